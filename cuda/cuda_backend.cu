@@ -1,0 +1,317 @@
+/* The CUDA backend: device, stream, persistent buffers, uploads and launches.
+ *
+ * Copyright (C) 2026 The cudagaussblur authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "cuda_backend.h"
+#include "kernels.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct GbCudaPlaneBuffers
+{
+  uint8_t *input;
+  size_t input_pitch;
+  float *intermediate;
+  size_t intermediate_pitch;
+  uint8_t *output;
+  size_t output_pitch;
+};
+
+struct GbCuda
+{
+  int device;
+  cudaStream_t stream;
+  GbGeometry geometry;
+  GbCudaPlaneBuffers planes[GB_MAX_PLANES];
+  float *device_weights;        /* 2 * GB_MAX_RADIUS + 1 taps, allocated once */
+  float host_weights[2 * GB_MAX_RADIUS + 1];
+  int radius;
+  unsigned allocations;
+};
+
+static GbStatus
+status_for (cudaError_t err)
+{
+  switch (err) {
+    case cudaErrorMemoryAllocation:
+      return GB_ERROR_OUT_OF_MEMORY;
+    case cudaErrorNoDevice:
+    case cudaErrorInsufficientDriver:
+    case cudaErrorInvalidDevice:
+    case cudaErrorDevicesUnavailable:
+    case cudaErrorSystemDriverMismatch:
+    case cudaErrorCompatNotSupportedOnDevice:
+      return GB_ERROR_NO_DEVICE;
+    default:
+      return GB_ERROR_CUDA;
+  }
+}
+
+/* Turns a CUDA failure into a GbError whose message names what failed and
+ * carries CUDA's own text. */
+static GbStatus
+cuda_fail (GbError * error, cudaError_t err, const char *what)
+{
+  return gb_error_set (error, status_for (err), "%s: %s (%s)", what,
+      cudaGetErrorString (err), cudaGetErrorName (err));
+}
+
+#define CUDA_TRY(call, what) \
+  do { \
+    cudaError_t try_err_ = (call); \
+    if (try_err_ != cudaSuccess) \
+      return cuda_fail (error, try_err_, what); \
+  } while (0)
+
+GbAlgorithm
+gb_cuda_auto_algorithm (int radius)
+{
+  (void) radius;
+  /* 2 (2r + 1) taps per sample against (2r + 1)^2 for the 2D kernels; the
+   * benchmark's table in docs/performance.md is the evidence. */
+  return GB_ALGORITHM_SEPARABLE;
+}
+
+GbStatus
+gb_cuda_create (int device_id, GbCuda ** out, GbError * error)
+{
+  int count = 0;
+  cudaError_t err;
+  GbCuda *cuda;
+
+  *out = NULL;
+  err = cudaGetDeviceCount (&count);
+  if (err != cudaSuccess)
+    return gb_error_set (error, GB_ERROR_NO_DEVICE,
+        "no usable CUDA device: %s (%s)", cudaGetErrorString (err),
+        cudaGetErrorName (err));
+  if (count == 0)
+    return gb_error_set (error, GB_ERROR_NO_DEVICE, "no CUDA device found");
+  if (device_id >= count || device_id < -1)
+    return gb_error_set (error, GB_ERROR_NO_DEVICE,
+        "CUDA device %d does not exist (%d device%s present)", device_id,
+        count, count == 1 ? "" : "s");
+
+  cuda = (GbCuda *) calloc (1, sizeof *cuda);
+  if (!cuda)
+    return gb_error_set (error, GB_ERROR_OUT_OF_MEMORY,
+        "cannot allocate the CUDA backend");
+  if (device_id < 0) {
+    err = cudaGetDevice (&cuda->device);
+    if (err != cudaSuccess) {
+      free (cuda);
+      return cuda_fail (error, err, "cannot query the current CUDA device");
+    }
+  } else {
+    cuda->device = device_id;
+  }
+
+  err = cudaSetDevice (cuda->device);
+  if (err == cudaSuccess)
+    err = cudaStreamCreateWithFlags (&cuda->stream, cudaStreamNonBlocking);
+  if (err == cudaSuccess) {
+    err = cudaMalloc (&cuda->device_weights,
+        sizeof (float) * (2 * GB_MAX_RADIUS + 1));
+    cuda->allocations++;
+  }
+  if (err != cudaSuccess) {
+    GbStatus status = cuda_fail (error, err, "cannot initialise CUDA device");
+    gb_cuda_destroy (cuda);
+    return status;
+  }
+  *out = cuda;
+  return GB_OK;
+}
+
+static void
+free_planes (GbCuda * cuda)
+{
+  for (int p = 0; p < GB_MAX_PLANES; p++) {
+    cudaFree (cuda->planes[p].input);
+    cudaFree (cuda->planes[p].intermediate);
+    cudaFree (cuda->planes[p].output);
+  }
+  memset (cuda->planes, 0, sizeof cuda->planes);
+  memset (&cuda->geometry, 0, sizeof cuda->geometry);
+}
+
+GbStatus
+gb_cuda_configure (GbCuda * cuda, const GbGeometry * geometry, GbError * error)
+{
+  CUDA_TRY (cudaSetDevice (cuda->device), "cannot select the CUDA device");
+  /* Frames still in flight may use the old buffers. */
+  CUDA_TRY (cudaStreamSynchronize (cuda->stream), "blur stream failed");
+  free_planes (cuda);
+
+  for (int p = 0; p < geometry->n_planes; p++) {
+    const GbPlaneGeometry *plane = &geometry->planes[p];
+    GbCudaPlaneBuffers *buffers = &cuda->planes[p];
+    const size_t samples = (size_t) plane->width * plane->channels;
+    cudaError_t err;
+
+    err = cudaMallocPitch ((void **) &buffers->input, &buffers->input_pitch,
+        samples, plane->height);
+    if (err == cudaSuccess)
+      err = cudaMallocPitch ((void **) &buffers->intermediate,
+          &buffers->intermediate_pitch, samples * sizeof (float),
+          plane->height);
+    if (err == cudaSuccess)
+      err = cudaMallocPitch ((void **) &buffers->output,
+          &buffers->output_pitch, samples, plane->height);
+    cuda->allocations += 3;
+    if (err != cudaSuccess) {
+      free_planes (cuda);
+      return cuda_fail (error, err, "cannot allocate frame buffers on the GPU");
+    }
+  }
+  cuda->geometry = *geometry;
+  return GB_OK;
+}
+
+GbStatus
+gb_cuda_set_weights (GbCuda * cuda, const float *weights, int radius,
+    GbError * error)
+{
+  const size_t bytes = sizeof (float) * (2 * radius + 1);
+
+  CUDA_TRY (cudaSetDevice (cuda->device), "cannot select the CUDA device");
+  /* A launch already queued may still read the device copy. */
+  CUDA_TRY (cudaStreamSynchronize (cuda->stream), "blur stream failed");
+  memcpy (cuda->host_weights, weights, bytes);
+  cuda->radius = radius;
+  CUDA_TRY (cudaMemcpyAsync (cuda->device_weights, cuda->host_weights, bytes,
+          cudaMemcpyHostToDevice, cuda->stream), "cannot upload the weights");
+  return GB_OK;
+}
+
+static GbStatus
+enqueue_planes (GbCuda * cuda, const GbImage * src, const GbImage * dst,
+    GbAlgorithm algorithm, GbBorder border, GbError * error)
+{
+  const GbTaps taps = { cuda->device_weights, cuda->host_weights,
+    cuda->radius
+  };
+
+  for (int p = 0; p < cuda->geometry.n_planes; p++) {
+    const GbPlaneGeometry *geometry = &cuda->geometry.planes[p];
+    GbDevicePlane plane;
+    cudaError_t err;
+
+    plane.src = (const uint8_t *) src->data[p];
+    plane.src_pitch = src->stride[p];
+    plane.dst = (uint8_t *) dst->data[p];
+    plane.dst_pitch = dst->stride[p];
+    plane.intermediate = cuda->planes[p].intermediate;
+    plane.intermediate_pitch = cuda->planes[p].intermediate_pitch;
+    plane.width = geometry->width;
+    plane.height = geometry->height;
+    plane.channels = geometry->channels;
+
+    switch (algorithm) {
+      case GB_ALGORITHM_NAIVE:
+        err = gb_launch_naive_2d (plane, taps, border, cuda->stream);
+        break;
+      case GB_ALGORITHM_SHARED:
+        err = gb_launch_shared_2d (plane, taps, border, cuda->stream);
+        break;
+      case GB_ALGORITHM_SEPARABLE:
+        err = gb_launch_separable (plane, taps, border, cuda->stream);
+        break;
+      default:
+        return gb_error_set (error, GB_ERROR_INVALID_ARGUMENT,
+            "algorithm %s is not a kernel", gb_algorithm_name (algorithm));
+    }
+    if (err != cudaSuccess)
+      return cuda_fail (error, err, "cannot launch the blur kernel");
+  }
+  return GB_OK;
+}
+
+GbStatus
+gb_cuda_enqueue (GbCuda * cuda, const GbImage * device_src,
+    const GbImage * device_dst, GbAlgorithm algorithm, GbBorder border,
+    GbError * error)
+{
+  CUDA_TRY (cudaSetDevice (cuda->device), "cannot select the CUDA device");
+  return enqueue_planes (cuda, device_src, device_dst, algorithm, border,
+      error);
+}
+
+GbStatus
+gb_cuda_process_host (GbCuda * cuda, const GbImage * src, const GbImage * dst,
+    GbAlgorithm algorithm, GbBorder border, GbError * error)
+{
+  GbImage device_src, device_dst;
+  GbStatus status;
+
+  memset (&device_src, 0, sizeof device_src);
+  memset (&device_dst, 0, sizeof device_dst);
+  CUDA_TRY (cudaSetDevice (cuda->device), "cannot select the CUDA device");
+  for (int p = 0; p < cuda->geometry.n_planes; p++) {
+    const GbPlaneGeometry *plane = &cuda->geometry.planes[p];
+    const size_t row_bytes = (size_t) plane->width * plane->channels;
+
+    device_src.data[p] = cuda->planes[p].input;
+    device_src.stride[p] = cuda->planes[p].input_pitch;
+    device_dst.data[p] = cuda->planes[p].output;
+    device_dst.stride[p] = cuda->planes[p].output_pitch;
+    CUDA_TRY (cudaMemcpy2DAsync (cuda->planes[p].input,
+            cuda->planes[p].input_pitch, src->data[p], src->stride[p],
+            row_bytes, plane->height, cudaMemcpyHostToDevice, cuda->stream),
+        "cannot upload the frame");
+  }
+
+  status = enqueue_planes (cuda, &device_src, &device_dst, algorithm, border,
+      error);
+  if (status != GB_OK)
+    return status;
+
+  for (int p = 0; p < cuda->geometry.n_planes; p++) {
+    const GbPlaneGeometry *plane = &cuda->geometry.planes[p];
+    CUDA_TRY (cudaMemcpy2DAsync (dst->data[p], dst->stride[p],
+            cuda->planes[p].output, cuda->planes[p].output_pitch,
+            (size_t) plane->width * plane->channels, plane->height,
+            cudaMemcpyDeviceToHost, cuda->stream),
+        "cannot download the frame");
+  }
+  /* Kernel faults surface here, with the kernel's own error. */
+  CUDA_TRY (cudaStreamSynchronize (cuda->stream), "blur on the GPU failed");
+  return GB_OK;
+}
+
+GbStatus
+gb_cuda_synchronize (GbCuda * cuda, GbError * error)
+{
+  CUDA_TRY (cudaSetDevice (cuda->device), "cannot select the CUDA device");
+  CUDA_TRY (cudaStreamSynchronize (cuda->stream), "blur on the GPU failed");
+  return GB_OK;
+}
+
+void *
+gb_cuda_stream (GbCuda * cuda)
+{
+  return cuda->stream;
+}
+
+unsigned
+gb_cuda_allocation_count (const GbCuda * cuda)
+{
+  return cuda->allocations;
+}
+
+void
+gb_cuda_destroy (GbCuda * cuda)
+{
+  if (!cuda)
+    return;
+  cudaSetDevice (cuda->device);
+  if (cuda->stream)
+    cudaStreamSynchronize (cuda->stream);
+  free_planes (cuda);
+  cudaFree (cuda->device_weights);
+  if (cuda->stream)
+    cudaStreamDestroy (cuda->stream);
+  free (cuda);
+}

@@ -1,0 +1,48 @@
+/* The CUDA backend (internal to the core; C interface, no CUDA types).
+ *
+ * Copyright (C) 2026 The cudagaussblur authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * Owns one CUDA stream and, per plane, a device input, intermediate and output
+ * buffer, kept between frames and reallocated only when the geometry changes.
+ */
+#ifndef GAUSSBLUR_CUDA_BACKEND_H
+#define GAUSSBLUR_CUDA_BACKEND_H
+
+#include "gaussblur.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct GbCuda GbCuda;
+
+/* GB_ERROR_NO_DEVICE when no usable device (or driver) exists. */
+GbStatus gb_cuda_create (int device_id, GbCuda ** cuda, GbError * error);
+GbStatus gb_cuda_configure (GbCuda * cuda, const GbGeometry * geometry,
+    GbError * error);
+/* Uploads the weights (stream-ordered, no allocation). */
+GbStatus gb_cuda_set_weights (GbCuda * cuda, const float *weights, int radius,
+    GbError * error);
+/* Host frame in, host frame out: upload, blur, download, wait. */
+GbStatus gb_cuda_process_host (GbCuda * cuda, const GbImage * src,
+    const GbImage * dst, GbAlgorithm algorithm, GbBorder border,
+    GbError * error);
+/* Enqueues the blur of device images on the backend's stream without waiting
+ * (the benchmark times this; src and dst are device pointers). */
+GbStatus gb_cuda_enqueue (GbCuda * cuda, const GbImage * device_src,
+    const GbImage * device_dst, GbAlgorithm algorithm, GbBorder border,
+    GbError * error);
+GbStatus gb_cuda_synchronize (GbCuda * cuda, GbError * error);
+/* The backend's cudaStream_t, for the benchmark's events. */
+void *gb_cuda_stream (GbCuda * cuda);
+unsigned gb_cuda_allocation_count (const GbCuda * cuda);
+void gb_cuda_destroy (GbCuda * cuda);
+
+/* The algorithm GB_ALGORITHM_AUTO means on the GPU for this radius. */
+GbAlgorithm gb_cuda_auto_algorithm (int radius);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,362 @@
+/* cudagaussblur core: the handle, parameter handling and the kernel weights.
+ *
+ * Copyright (C) 2026 The cudagaussblur authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "gaussblur.h"
+#include "cpu_backend.h"
+#include "cuda_backend.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct GbBlur
+{
+  GbBackend backend;
+  GbCpu *cpu;                   /* exactly one of cpu / cuda is set */
+  GbCuda *cuda;
+  GbGeometry geometry;
+  GbParams params;
+  int radius;                   /* resolved from params */
+  float weights[2 * GB_MAX_RADIUS + 1];
+};
+
+GbStatus
+gb_error_set (GbError * error, GbStatus status, const char *format, ...)
+{
+  if (error) {
+    va_list args;
+    error->status = status;
+    va_start (args, format);
+    vsnprintf (error->message, sizeof error->message, format, args);
+    va_end (args);
+  }
+  return status;
+}
+
+const char *
+gb_status_name (GbStatus status)
+{
+  switch (status) {
+    case GB_OK:
+      return "ok";
+    case GB_ERROR_INVALID_ARGUMENT:
+      return "invalid argument";
+    case GB_ERROR_UNSUPPORTED:
+      return "unsupported";
+    case GB_ERROR_NO_DEVICE:
+      return "no CUDA device";
+    case GB_ERROR_OUT_OF_MEMORY:
+      return "out of memory";
+    case GB_ERROR_CUDA:
+      return "CUDA error";
+  }
+  return "unknown status";
+}
+
+const char *
+gb_algorithm_name (GbAlgorithm algorithm)
+{
+  switch (algorithm) {
+    case GB_ALGORITHM_AUTO:
+      return "auto";
+    case GB_ALGORITHM_NAIVE:
+      return "naive";
+    case GB_ALGORITHM_SHARED:
+      return "shared";
+    case GB_ALGORITHM_SEPARABLE:
+      return "separable";
+  }
+  return "unknown";
+}
+
+const char *
+gb_border_name (GbBorder border)
+{
+  switch (border) {
+    case GB_BORDER_CLAMP:
+      return "clamp";
+    case GB_BORDER_MIRROR:
+      return "mirror";
+    case GB_BORDER_ZERO:
+      return "zero";
+  }
+  return "unknown";
+}
+
+int
+gb_auto_radius (double sigma)
+{
+  int radius = (int) ceil (3.0 * sigma);
+  if (radius < 1)
+    radius = 1;
+  return radius > GB_MAX_RADIUS ? GB_MAX_RADIUS : radius;
+}
+
+int
+gb_effective_radius (const GbParams * params)
+{
+  return params->radius > 0 ? params->radius : gb_auto_radius (params->sigma);
+}
+
+void
+gb_gaussian_weights (double sigma, int radius, float *weights)
+{
+  /* Sum in double and normalise once, so the float taps sum to 1 within
+   * float rounding whatever the radius. */
+  double taps[2 * GB_MAX_RADIUS + 1];
+  double sum = 0.0;
+  int k;
+
+  for (k = -radius; k <= radius; k++) {
+    double t = exp (-(double) k * k / (2.0 * sigma * sigma));
+    taps[k + radius] = t;
+    sum += t;
+  }
+  for (k = 0; k <= 2 * radius; k++)
+    weights[k] = (float) (taps[k] / sum);
+}
+
+GbStatus
+gb_geometry_validate (const GbGeometry * geometry, GbError * error)
+{
+  int p;
+
+  if (!geometry)
+    return gb_error_set (error, GB_ERROR_INVALID_ARGUMENT, "no geometry");
+  if (geometry->n_planes < 1 || geometry->n_planes > GB_MAX_PLANES)
+    return gb_error_set (error, GB_ERROR_INVALID_ARGUMENT,
+        "%d planes (1 to %d supported)", geometry->n_planes, GB_MAX_PLANES);
+  if (geometry->bytes_per_sample != 1)
+    return gb_error_set (error, GB_ERROR_UNSUPPORTED,
+        "%d bytes per sample (only 8-bit samples are supported)",
+        geometry->bytes_per_sample);
+  for (p = 0; p < geometry->n_planes; p++) {
+    const GbPlaneGeometry *plane = &geometry->planes[p];
+    if (plane->width < 1 || plane->height < 1
+        || plane->width > GB_MAX_DIMENSION || plane->height > GB_MAX_DIMENSION)
+      return gb_error_set (error, GB_ERROR_INVALID_ARGUMENT,
+          "plane %d is %dx%d (1 to %d pixels each way supported)", p,
+          plane->width, plane->height, GB_MAX_DIMENSION);
+    if (plane->channels < 1 || plane->channels > GB_MAX_CHANNELS)
+      return gb_error_set (error, GB_ERROR_INVALID_ARGUMENT,
+          "plane %d has %d channels (1 to %d supported)", p, plane->channels,
+          GB_MAX_CHANNELS);
+  }
+  return GB_OK;
+}
+
+GbStatus
+gb_params_validate (const GbParams * params, GbError * error)
+{
+  if (!params)
+    return gb_error_set (error, GB_ERROR_INVALID_ARGUMENT, "no parameters");
+  if (!(params->sigma > 0.0) || params->sigma > GB_MAX_SIGMA)
+    return gb_error_set (error, GB_ERROR_INVALID_ARGUMENT,
+        "sigma %g is outside (0, %g]", params->sigma, GB_MAX_SIGMA);
+  if (params->radius < 0 || params->radius > GB_MAX_RADIUS)
+    return gb_error_set (error, GB_ERROR_INVALID_ARGUMENT,
+        "radius %d is outside [0, %d]", params->radius, GB_MAX_RADIUS);
+  if (params->algorithm < GB_ALGORITHM_AUTO
+      || params->algorithm > GB_ALGORITHM_SEPARABLE)
+    return gb_error_set (error, GB_ERROR_INVALID_ARGUMENT,
+        "unknown algorithm %d", (int) params->algorithm);
+  if (params->border < GB_BORDER_CLAMP || params->border > GB_BORDER_ZERO)
+    return gb_error_set (error, GB_ERROR_INVALID_ARGUMENT,
+        "unknown border %d", (int) params->border);
+  return GB_OK;
+}
+
+static GbStatus
+validate_image (const GbBlur * blur, const GbImage * image, const char *which,
+    GbError * error)
+{
+  int p;
+
+  if (!image)
+    return gb_error_set (error, GB_ERROR_INVALID_ARGUMENT, "no %s image",
+        which);
+  for (p = 0; p < blur->geometry.n_planes; p++) {
+    const GbPlaneGeometry *plane = &blur->geometry.planes[p];
+    size_t row_bytes = (size_t) plane->width * plane->channels
+        * blur->geometry.bytes_per_sample;
+    if (!image->data[p])
+      return gb_error_set (error, GB_ERROR_INVALID_ARGUMENT,
+          "%s plane %d has no data", which, p);
+    if (image->stride[p] < row_bytes)
+      return gb_error_set (error, GB_ERROR_INVALID_ARGUMENT,
+          "%s plane %d stride %zu is less than its row of %zu bytes", which,
+          p, image->stride[p], row_bytes);
+  }
+  return GB_OK;
+}
+
+static GbStatus
+upload_weights (GbBlur * blur, GbError * error)
+{
+  blur->radius = gb_effective_radius (&blur->params);
+  gb_gaussian_weights (blur->params.sigma, blur->radius, blur->weights);
+  if (blur->cuda)
+    return gb_cuda_set_weights (blur->cuda, blur->weights, blur->radius,
+        error);
+  return GB_OK;
+}
+
+GbStatus
+gb_blur_create (GbBackend backend, int device_id, const GbGeometry * geometry,
+    GbBlur ** out, GbError * error)
+{
+  GbBlur *blur;
+  GbStatus status;
+
+  if (!out)
+    return gb_error_set (error, GB_ERROR_INVALID_ARGUMENT, "no handle pointer");
+  *out = NULL;
+  status = gb_geometry_validate (geometry, error);
+  if (status != GB_OK)
+    return status;
+  if (backend != GB_BACKEND_CPU && backend != GB_BACKEND_CUDA)
+    return gb_error_set (error, GB_ERROR_INVALID_ARGUMENT,
+        "unknown backend %d", (int) backend);
+
+  blur = calloc (1, sizeof *blur);
+  if (!blur)
+    return gb_error_set (error, GB_ERROR_OUT_OF_MEMORY,
+        "cannot allocate the blur handle");
+  blur->backend = backend;
+  blur->params.sigma = 1.0;
+  blur->params.radius = 0;
+  blur->params.algorithm = GB_ALGORITHM_AUTO;
+  blur->params.border = GB_BORDER_CLAMP;
+
+  if (backend == GB_BACKEND_CUDA) {
+    status = gb_cuda_create (device_id, &blur->cuda, error);
+    if (status == GB_OK)
+      status = gb_cuda_configure (blur->cuda, geometry, error);
+  } else {
+    status = gb_cpu_create (&blur->cpu, error);
+    if (status == GB_OK)
+      status = gb_cpu_configure (blur->cpu, geometry, error);
+  }
+  if (status == GB_OK)
+    status = upload_weights (blur, error);
+  if (status != GB_OK) {
+    gb_blur_destroy (blur);
+    return status;
+  }
+  blur->geometry = *geometry;
+  *out = blur;
+  return GB_OK;
+}
+
+static int
+geometry_equal (const GbGeometry * a, const GbGeometry * b)
+{
+  int p;
+
+  if (a->n_planes != b->n_planes || a->bytes_per_sample != b->bytes_per_sample)
+    return 0;
+  for (p = 0; p < a->n_planes; p++)
+    if (a->planes[p].width != b->planes[p].width
+        || a->planes[p].height != b->planes[p].height
+        || a->planes[p].channels != b->planes[p].channels)
+      return 0;
+  return 1;
+}
+
+GbStatus
+gb_blur_set_geometry (GbBlur * blur, const GbGeometry * geometry,
+    GbError * error)
+{
+  GbStatus status;
+
+  if (!blur)
+    return gb_error_set (error, GB_ERROR_INVALID_ARGUMENT, "no handle");
+  status = gb_geometry_validate (geometry, error);
+  if (status != GB_OK || geometry_equal (&blur->geometry, geometry))
+    return status;
+  status = blur->cuda ? gb_cuda_configure (blur->cuda, geometry, error)
+      : gb_cpu_configure (blur->cpu, geometry, error);
+  if (status == GB_OK)
+    blur->geometry = *geometry;
+  return status;
+}
+
+GbStatus
+gb_blur_set_params (GbBlur * blur, const GbParams * params, GbError * error)
+{
+  GbStatus status;
+  int weights_change;
+
+  if (!blur)
+    return gb_error_set (error, GB_ERROR_INVALID_ARGUMENT, "no handle");
+  status = gb_params_validate (params, error);
+  if (status != GB_OK)
+    return status;
+  weights_change = params->sigma != blur->params.sigma
+      || params->radius != blur->params.radius;
+  blur->params = *params;
+  return weights_change ? upload_weights (blur, error) : GB_OK;
+}
+
+GbAlgorithm
+gb_blur_get_effective_algorithm (const GbBlur * blur)
+{
+  if (blur->params.algorithm != GB_ALGORITHM_AUTO)
+    return blur->params.algorithm;
+  /* On the CPU the separable passes win at every radius (2 (2r + 1) taps
+   * against (2r + 1)^2); the GPU choice is measured (docs/performance.md). */
+  return blur->cuda ? gb_cuda_auto_algorithm (blur->radius)
+      : GB_ALGORITHM_SEPARABLE;
+}
+
+GbStatus
+gb_blur_process (GbBlur * blur, const GbImage * src, const GbImage * dst,
+    GbError * error)
+{
+  GbStatus status;
+  GbAlgorithm algorithm;
+
+  if (!blur)
+    return gb_error_set (error, GB_ERROR_INVALID_ARGUMENT, "no handle");
+  status = validate_image (blur, src, "source", error);
+  if (status == GB_OK)
+    status = validate_image (blur, dst, "destination", error);
+  if (status != GB_OK)
+    return status;
+
+  algorithm = gb_blur_get_effective_algorithm (blur);
+  if (blur->cuda)
+    return gb_cuda_process_host (blur->cuda, src, dst, algorithm,
+        blur->params.border, error);
+  return gb_cpu_process (blur->cpu, src, dst, blur->weights, blur->radius,
+      algorithm, blur->params.border, error);
+}
+
+GbBackend
+gb_blur_get_backend (const GbBlur * blur)
+{
+  return blur->backend;
+}
+
+unsigned
+gb_blur_get_allocation_count (const GbBlur * blur)
+{
+  return blur->cuda ? gb_cuda_allocation_count (blur->cuda)
+      : gb_cpu_allocation_count (blur->cpu);
+}
+
+void
+gb_blur_destroy (GbBlur * blur)
+{
+  if (!blur)
+    return;
+  if (blur->cuda)
+    gb_cuda_destroy (blur->cuda);
+  if (blur->cpu)
+    gb_cpu_destroy (blur->cpu);
+  free (blur);
+}

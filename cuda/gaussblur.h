@@ -1,0 +1,161 @@
+/* cudagaussblur core: Gaussian blur of video frames on a CUDA GPU or the CPU.
+ *
+ * Copyright (C) 2026 The cudagaussblur authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * A plain C API in front of the CUDA kernels and the CPU reference. It knows
+ * nothing about GStreamer; the element (gst/) and the tests and benchmark use
+ * it alike.
+ *
+ * Life cycle:
+ *   gb_blur_create()        for a frame geometry and a backend
+ *   gb_blur_set_params()    sigma, radius, algorithm, border (cheap; any time)
+ *   gb_blur_process()       one frame, host memory in and out
+ *   gb_blur_set_geometry()  when the caps change (reallocates only if needed)
+ *   gb_blur_destroy()
+ *
+ * Every call that can fail returns a GbStatus and, when given a GbError,
+ * fills it with a readable message (the CUDA error text included).
+ * A handle is not thread-safe: use one handle from one thread at a time.
+ */
+#ifndef GAUSSBLUR_H
+#define GAUSSBLUR_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define GB_MAX_PLANES 4
+#define GB_MAX_CHANNELS 4
+/* Largest radius any algorithm accepts (2 * GB_MAX_RADIUS + 1 taps). */
+#define GB_MAX_RADIUS 1024
+/* Largest sigma; its automatic radius, ceil(3 * sigma), stays within GB_MAX_RADIUS. */
+#define GB_MAX_SIGMA 300.0
+#define GB_MAX_DIMENSION 16384
+
+typedef enum {
+  GB_OK = 0,
+  GB_ERROR_INVALID_ARGUMENT,
+  GB_ERROR_UNSUPPORTED,
+  GB_ERROR_NO_DEVICE,           /* no usable CUDA device (or driver) */
+  GB_ERROR_OUT_OF_MEMORY,       /* host or device allocation failed */
+  GB_ERROR_CUDA,                /* any other CUDA failure (launch, copy...) */
+} GbStatus;
+
+typedef struct {
+  GbStatus status;
+  char message[256];
+} GbError;
+
+typedef enum {
+  GB_BACKEND_CPU = 0,
+  GB_BACKEND_CUDA,
+} GbBackend;
+
+typedef enum {
+  GB_ALGORITHM_AUTO = 0,        /* the fastest exact method for the parameters */
+  GB_ALGORITHM_NAIVE,           /* direct 2D convolution from global memory */
+  GB_ALGORITHM_SHARED,          /* 2D convolution from a shared-memory tile with apron */
+  GB_ALGORITHM_SEPARABLE,       /* row pass into the intermediate, then column pass */
+} GbAlgorithm;
+
+typedef enum {
+  GB_BORDER_CLAMP = 0,          /* replicate the edge sample: aaa|abcd|ddd */
+  GB_BORDER_MIRROR,             /* reflect without repeating the edge: cb|abcd|cb */
+  GB_BORDER_ZERO,               /* samples outside the frame are 0 */
+} GbBorder;
+
+/* One plane of a frame: its size in pixels and the interleaved samples per pixel. */
+typedef struct {
+  int width;
+  int height;
+  int channels;                 /* 1 (gray) .. 4 (RGBA); every channel is blurred */
+} GbPlaneGeometry;
+
+typedef struct {
+  int n_planes;                 /* 1 .. GB_MAX_PLANES; each plane is blurred on its own */
+  int bytes_per_sample;         /* 1 (8-bit) */
+  GbPlaneGeometry planes[GB_MAX_PLANES];
+} GbGeometry;
+
+/* A frame in memory: per-plane pointer and row stride in bytes.
+ * Strides belong to the frame, not the geometry: upstream and downstream
+ * buffers of one stream may pad their rows differently. A stride must be at
+ * least width * channels * bytes_per_sample. */
+typedef struct {
+  void *data[GB_MAX_PLANES];
+  size_t stride[GB_MAX_PLANES];
+} GbImage;
+
+typedef struct {
+  double sigma;                 /* > 0; 0 is the caller's passthrough */
+  int radius;                   /* taps each side; 0 = automatic, gb_auto_radius(sigma) */
+  GbAlgorithm algorithm;
+  GbBorder border;
+} GbParams;
+
+typedef struct GbBlur GbBlur;
+
+/* Creates a handle for one geometry. For GB_BACKEND_CUDA, device_id selects the
+ * device (-1: the current/default device); GB_ERROR_NO_DEVICE when none is usable.
+ * The handle starts with sigma 1, automatic radius, auto algorithm, clamp border. */
+GbStatus gb_blur_create (GbBackend backend, int device_id,
+    const GbGeometry * geometry, GbBlur ** blur, GbError * error);
+
+/* Reallocates the handle's buffers only if the geometry differs from the current one. */
+GbStatus gb_blur_set_geometry (GbBlur * blur, const GbGeometry * geometry,
+    GbError * error);
+
+/* Recomputes the weights if the parameters changed; never allocates. */
+GbStatus gb_blur_set_params (GbBlur * blur, const GbParams * params,
+    GbError * error);
+
+/* Blurs every plane of src into dst (host memory; must not overlap). */
+GbStatus gb_blur_process (GbBlur * blur, const GbImage * src,
+    const GbImage * dst, GbError * error);
+
+void gb_blur_destroy (GbBlur * blur);
+
+GbBackend gb_blur_get_backend (const GbBlur * blur);
+
+/* The algorithm that GB_ALGORITHM_AUTO resolves to for the current parameters
+ * (or the explicitly chosen one). */
+GbAlgorithm gb_blur_get_effective_algorithm (const GbBlur * blur);
+
+/* Number of device (or host) buffer allocations made since creation; lets the
+ * tests check that parameter changes do not reallocate. */
+unsigned gb_blur_get_allocation_count (const GbBlur * blur);
+
+/* --- helpers shared by every backend, the tests and the element --- */
+
+/* ceil(3 * sigma), at least 1: truncates the Gaussian where its tails hold
+ * 0.27 % of the weight (see docs/algorithms.md for the resulting error). */
+int gb_auto_radius (double sigma);
+
+/* The radius the parameters resolve to (params->radius, or the automatic one). */
+int gb_effective_radius (const GbParams * params);
+
+/* The sampled Gaussian exp(-k^2 / (2 sigma^2)), k = -radius..radius, normalised
+ * to sum 1, into weights[0 .. 2 * radius]. The one kernel-weight function of
+ * the project: CPU and CUDA paths both use it. */
+void gb_gaussian_weights (double sigma, int radius, float *weights);
+
+/* Validates geometry / params; fills error and returns its status. */
+GbStatus gb_geometry_validate (const GbGeometry * geometry, GbError * error);
+GbStatus gb_params_validate (const GbParams * params, GbError * error);
+
+const char *gb_status_name (GbStatus status);
+const char *gb_algorithm_name (GbAlgorithm algorithm);
+const char *gb_border_name (GbBorder border);
+
+/* Fills error (if not NULL) with printf-style text and returns status. */
+GbStatus gb_error_set (GbError * error, GbStatus status, const char *format,
+    ...) __attribute__((format (printf, 3, 4)));
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* GAUSSBLUR_H */

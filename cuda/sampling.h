@@ -1,0 +1,52 @@
+/* Border handling and 8-bit rounding, shared by the CPU reference and the CUDA
+ * kernels so both read the same samples and round the same way.
+ *
+ * Copyright (C) 2026 The cudagaussblur authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#ifndef GAUSSBLUR_SAMPLING_H
+#define GAUSSBLUR_SAMPLING_H
+
+#include "gaussblur.h"
+
+#ifdef __CUDACC__
+#define GB_HOST_DEVICE __host__ __device__ __forceinline__
+#else
+#define GB_HOST_DEVICE static inline
+#endif
+
+/* Maps a coordinate that may lie outside [0, n) to the one whose sample is
+ * read, or -1 when the sample is zero (GB_BORDER_ZERO). Works for any
+ * distance outside the frame, so any radius works on any size. */
+GB_HOST_DEVICE int
+gb_border_index (int i, int n, GbBorder border)
+{
+  if (i >= 0 && i < n)
+    return i;
+  if (border == GB_BORDER_ZERO)
+    return -1;
+  if (border == GB_BORDER_CLAMP || n == 1)
+    return i < 0 ? 0 : n - 1;
+  /* Mirror without repeating the edge (period 2n - 2): -1 -> 1, n -> n - 2. */
+  {
+    int period = 2 * n - 2;
+    int m = i % period;
+    if (m < 0)
+      m += period;
+    return m < n ? m : period - m;
+  }
+}
+
+/* Round to nearest and saturate: the one 8-bit conversion of the project. */
+GB_HOST_DEVICE uint8_t
+gb_round_u8 (float value)
+{
+  float r = value + 0.5f;
+  if (r <= 0.0f)
+    return 0;
+  if (r >= 255.0f)
+    return 255;
+  return (uint8_t) (int) r;
+}
+
+#endif /* GAUSSBLUR_SAMPLING_H */
