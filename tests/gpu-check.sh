@@ -1,0 +1,34 @@
+#!/bin/bash
+# Runs everything that needs a GPU, on the GPU machine, from the project root:
+#   tests/gpu-check.sh [BUILD_DIR] [LOG_DIR]
+# BUILD_DIR (default build) is a build made on a development machine with sm_90
+# among its architectures; .gpu/ comes from ../shared/gpu/prepare.sh. Logs go
+# to LOG_DIR (default $OUT, else gpu-logs). Prints a summary last.
+set -u
+build=${1:-build}
+logs=${2:-${OUT:-gpu-logs}}
+mkdir -p "$logs"
+source .gpu/env.sh "$build/gst"
+summary=()
+
+step() {                        # step NAME COMMAND...: run, log, remember the result
+  local name=$1; shift
+  echo "=== $name: $*"
+  local start=$SECONDS
+  "$@" > "$logs/$name.log" 2>&1
+  local rc=$?
+  tail -n 15 "$logs/$name.log"
+  summary+=("$(printf '%-22s rc=%-3s %4ss' "$name" "$rc" $((SECONDS - start)))")
+}
+
+nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.mem --format=csv > "$logs/gpu.txt" 2>&1
+cat "$logs/gpu.txt"
+step inspect gst-inspect-1.0 cudagaussblur
+step parity "$build/tests/test-gpu-parity"
+step element-gpu "$build/tests/test-element-gpu"
+step memcheck compute-sanitizer --tool memcheck --error-exitcode 1 "$build/tests/test-gpu-parity" --quick
+step racecheck compute-sanitizer --tool racecheck --error-exitcode 1 "$build/tests/test-gpu-parity" --quick
+step pipeline gst-launch-1.0 -q videotestsrc num-buffers=30 ! video/x-raw,format=RGBA,width=1920,height=1080 ! cudagaussblur sigma=3 backend=cuda ! fakesink
+step bench "$build/bench/cudagaussblur-bench" --no-cpu
+echo "=== summary"
+printf '%s\n' "${summary[@]}" | tee "$logs/summary.txt"
