@@ -90,7 +90,7 @@ gb_border_name (GbBorder border)
 int
 gb_auto_radius (double sigma)
 {
-  int radius = (int) ceil (3.0 * sigma);
+  int radius = (int) ceil (3.5 * sigma);
   if (radius < 1)
     radius = 1;
   return radius > GB_MAX_RADIUS ? GB_MAX_RADIUS : radius;

@@ -1,6 +1,6 @@
 #!/bin/bash
 # Runs everything that needs a GPU, on the GPU machine, from the project root:
-#   tests/gpu-check.sh [BUILD_DIR] [LOG_DIR]
+#   tests/gpu-check.sh [BUILD_DIR] [LOG_DIR] [tests|bench|all]
 # BUILD_DIR (default build) is a build made on a development machine with sm_90
 # among its architectures; .gpu/ comes from ../shared/gpu/prepare.sh. Logs go
 # to LOG_DIR (default $OUT, else gpu-logs). Prints a summary last.
@@ -11,11 +11,11 @@ mkdir -p "$logs"
 source .gpu/env.sh "$build/gst"
 summary=()
 
-step() {                        # step NAME COMMAND...: run, log, remember the result
-  local name=$1; shift
+step() {                        # step NAME SECONDS COMMAND...: run, log, remember
+  local name=$1 limit=$2; shift 2
   echo "=== $name: $*"
   local start=$SECONDS
-  "$@" > "$logs/$name.log" 2>&1
+  timeout "$limit" "$@" > "$logs/$name.log" 2>&1
   local rc=$?
   tail -n 15 "$logs/$name.log"
   summary+=("$(printf '%-22s rc=%-3s %4ss' "$name" "$rc" $((SECONDS - start)))")
@@ -23,12 +23,18 @@ step() {                        # step NAME COMMAND...: run, log, remember the r
 
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.mem --format=csv > "$logs/gpu.txt" 2>&1
 cat "$logs/gpu.txt"
-step inspect gst-inspect-1.0 cudagaussblur
-step parity "$build/tests/test-gpu-parity"
-step element-gpu "$build/tests/test-element-gpu"
-step memcheck compute-sanitizer --tool memcheck --error-exitcode 1 "$build/tests/test-gpu-parity" --quick
-step racecheck compute-sanitizer --tool racecheck --error-exitcode 1 "$build/tests/test-gpu-parity" --quick
-step pipeline gst-launch-1.0 -q videotestsrc num-buffers=30 ! video/x-raw,format=RGBA,width=1920,height=1080 ! cudagaussblur sigma=3 backend=cuda ! fakesink
-step bench "$build/bench/cudagaussblur-bench" --no-cpu
+# What to run: "tests" (default), "bench", or "all".
+what=${3:-tests}
+if [ "$what" != bench ]; then
+  step inspect 30 gst-inspect-1.0 cudagaussblur
+  step pipeline 60 gst-launch-1.0 -q videotestsrc num-buffers=30 ! video/x-raw,format=RGBA,width=1920,height=1080 ! cudagaussblur sigma=3 backend=cuda ! fakesink
+  step parity 240 "$build/tests/test-gpu-parity"
+  step element-gpu 120 "$build/tests/test-element-gpu"
+  step memcheck 100 compute-sanitizer --tool memcheck --error-exitcode 1 "$build/tests/test-gpu-parity" --quick
+  step racecheck 100 compute-sanitizer --tool racecheck --error-exitcode 1 "$build/tests/test-gpu-parity" --quick
+fi
+if [ "$what" != tests ]; then
+  step bench 400 "$build/bench/cudagaussblur-bench" --no-cpu
+fi
 echo "=== summary"
 printf '%s\n' "${summary[@]}" | tee "$logs/summary.txt"

@@ -1,0 +1,730 @@
+/* The CPU reference backend: every algorithm of the CUDA backend, on threads.
+ *
+ * Copyright (C) 2026 The cudagaussblur authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * Each algorithm follows the arithmetic the CUDA kernels follow: the same
+ * weights, gb_border_index() for every sample outside the frame, float
+ * accumulation in the same order, gb_round_u8() once at the end. So the GPU
+ * output can be checked against this one (at most 1 apart per sample).
+ *
+ * Work is split by rows: each thread of a small persistent pool (the calling
+ * thread included) takes one contiguous band of rows. The hot loops run over
+ * contiguous floats (a border-padded copy of each source row), so the compiler
+ * vectorises them.
+ */
+#include "cpu_backend.h"
+#include "sampling.h"
+
+#include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* At most one band (thread) per online CPU, and never more than this. */
+#define GB_CPU_MAX_THREADS 64
+/* Multiply-adds below which one more thread costs more than it saves. */
+#define GB_CPU_MIN_WORK_PER_BAND (1 << 17)
+/* Floats of a row accumulated at a time, so the accumulators stay in L1. */
+#define GB_CPU_STRIP 512
+/* Taps added per sweep over the accumulators (the sweeps are written out
+ * for four; see accumulate_taps). */
+#define GB_CPU_TAPS_PER_SWEEP 4
+/* Floats of each intermediate row the column pass reads at a time: the
+ * 2r + 1 rows of a strip stay in L2 from one output row to the next. */
+#define GB_CPU_COLUMN_STRIP 1024
+/* The SHARED tile holds this many source rows padded for GB_MAX_RADIUS; at
+ * smaller radii the same memory holds more (narrower) rows. */
+#define GB_CPU_TILE_ROWS 8
+/* Output rows per SHARED tile at most (the CUDA block height analogue). */
+#define GB_CPU_SHARED_BAND_ROWS 16
+/* Per-thread scratch areas start on their own cache lines (64 bytes). */
+#define GB_CPU_ALIGN_FLOATS 16
+
+/* The hot loops get an AVX2 clone picked at load time. Without FMA on
+ * purpose: every clone then rounds exactly like the plain build. */
+#if defined(__x86_64__) && defined(__has_attribute)
+#if __has_attribute(target_clones)
+#define GB_CPU_HOT __attribute__((target_clones ("avx2", "default")))
+#endif
+#endif
+#ifndef GB_CPU_HOT
+#define GB_CPU_HOT
+#endif
+
+/* One plane of one frame and the parameters to blur it with. */
+typedef struct
+{
+  const uint8_t *src;
+  size_t src_stride;
+  uint8_t *dst;
+  size_t dst_stride;
+  int width;
+  int height;
+  int channels;
+  const float *weights;         /* 2 * radius + 1 taps */
+  int radius;
+  GbBorder border;
+  float *intermediate;          /* SEPARABLE: height rows of width * channels */
+  size_t tile_floats;           /* SHARED: the tile at the start of the scratch */
+} GbPlaneJob;
+
+/* Blurs rows [row_begin, row_end) of a job; scratch is the band's own. */
+typedef void (*GbBandFunction) (const GbPlaneJob * job, float *scratch,
+    int row_begin, int row_end);
+
+typedef struct
+{
+  GbBandFunction function;
+  const GbPlaneJob *job;
+  int rows;
+  int n_bands;
+  float *scratch;               /* band b uses scratch + b * scratch_floats */
+  size_t scratch_floats;
+} GbTask;
+
+typedef struct
+{
+  GbCpu *cpu;
+  int band;                     /* the band of each task this worker runs */
+  pthread_t thread;
+} GbWorker;
+
+struct GbCpu
+{
+  GbGeometry geometry;
+  int configured;
+
+  /* One allocation: the intermediate (the largest plane, in floats), then
+   * one scratch area per band: the SHARED tile (also the SEPARABLE padded
+   * row and column-pass accumulator) followed by the SHARED accumulator. */
+  float *buffer;
+  size_t buffer_floats;
+  float *intermediate;
+  float *scratch;
+  size_t scratch_floats;        /* per band */
+  size_t tile_floats;           /* per band, at the start of its scratch */
+  unsigned allocation_count;
+
+  /* The pool: workers wait for a new generation, run their band, report. */
+  pthread_mutex_t lock;
+  pthread_cond_t task_ready;
+  pthread_cond_t task_done;
+  unsigned generation;
+  int pending;
+  int quit;
+  GbTask task;
+  int n_workers;
+  GbWorker workers[GB_CPU_MAX_THREADS - 1];
+};
+
+/* --- the pool --- */
+
+static void
+run_band (const GbTask * task, int band)
+{
+  int row_begin = (int) ((long long) task->rows * band / task->n_bands);
+  int row_end = (int) ((long long) task->rows * (band + 1) / task->n_bands);
+
+  task->function (task->job, task->scratch + band * task->scratch_floats,
+      row_begin, row_end);
+}
+
+static void *
+worker_main (void *data)
+{
+  GbWorker *worker = data;
+  GbCpu *cpu = worker->cpu;
+  unsigned seen = 0;
+
+  pthread_mutex_lock (&cpu->lock);
+  for (;;) {
+    while (cpu->generation == seen && !cpu->quit)
+      pthread_cond_wait (&cpu->task_ready, &cpu->lock);
+    if (cpu->quit)
+      break;
+    seen = cpu->generation;
+    if (worker->band < cpu->task.n_bands) {
+      GbTask task = cpu->task;
+      pthread_mutex_unlock (&cpu->lock);
+      run_band (&task, worker->band);
+      pthread_mutex_lock (&cpu->lock);
+      if (--cpu->pending == 0)
+        pthread_cond_signal (&cpu->task_done);
+    }
+  }
+  pthread_mutex_unlock (&cpu->lock);
+  return NULL;
+}
+
+static int
+online_cpus (void)
+{
+  long n = sysconf (_SC_NPROCESSORS_ONLN);
+  if (n < 1)
+    return 1;
+  return n > GB_CPU_MAX_THREADS ? GB_CPU_MAX_THREADS : (int) n;
+}
+
+/* Starts one worker per online CPU beyond the calling thread. A worker that
+ * cannot be started is not an error: its bands never exist, and with none
+ * the calling thread does all the work. */
+static void
+start_workers (GbCpu * cpu)
+{
+  int wanted = online_cpus () - 1;
+  int i;
+
+  for (i = 0; i < wanted; i++) {
+    GbWorker *worker = &cpu->workers[i];
+    worker->cpu = cpu;
+    worker->band = i + 1;       /* band 0 is the calling thread's */
+    if (pthread_create (&worker->thread, NULL, worker_main, worker) != 0)
+      break;
+    cpu->n_workers++;
+  }
+}
+
+static void
+stop_workers (GbCpu * cpu)
+{
+  int i;
+
+  pthread_mutex_lock (&cpu->lock);
+  cpu->quit = 1;
+  pthread_cond_broadcast (&cpu->task_ready);
+  pthread_mutex_unlock (&cpu->lock);
+  for (i = 0; i < cpu->n_workers; i++)
+    pthread_join (cpu->workers[i].thread, NULL);
+  cpu->n_workers = 0;
+}
+
+/* As many bands as threads, unless the image is too small to share out. */
+static int
+band_count (const GbCpu * cpu, int rows, double work_per_row)
+{
+  double work = work_per_row * rows;
+  int n = cpu->n_workers + 1;
+
+  if (n > rows)
+    n = rows;
+  if (work < (double) n * GB_CPU_MIN_WORK_PER_BAND)
+    n = (int) (work / GB_CPU_MIN_WORK_PER_BAND);
+  return n < 1 ? 1 : n;
+}
+
+/* Runs function over rows [0, rows) in n_bands bands and waits for all. */
+static void
+run_bands (GbCpu * cpu, GbBandFunction function, const GbPlaneJob * job,
+    int rows, int n_bands)
+{
+  GbTask task = { function, job, rows, n_bands, cpu->scratch,
+    cpu->scratch_floats
+  };
+
+  if (n_bands > 1) {
+    pthread_mutex_lock (&cpu->lock);
+    cpu->task = task;
+    cpu->pending = n_bands - 1;
+    cpu->generation++;
+    pthread_cond_broadcast (&cpu->task_ready);
+    pthread_mutex_unlock (&cpu->lock);
+  }
+  run_band (&task, 0);
+  if (n_bands > 1) {
+    pthread_mutex_lock (&cpu->lock);
+    while (cpu->pending > 0)
+      pthread_cond_wait (&cpu->task_done, &cpu->lock);
+    pthread_mutex_unlock (&cpu->lock);
+  }
+}
+
+/* --- rows of floats --- */
+
+static void
+fill_border_pixel (float *pixel, const uint8_t * row, int source_x,
+    int channels)
+{
+  int c;
+
+  for (c = 0; c < channels; c++)
+    pixel[c] = source_x < 0 ? 0.0f : row[source_x * channels + c];
+}
+
+/* Converts one source row to floats with radius border pixels each side, so
+ * the convolution reads it without bounds checks. */
+static void
+fill_padded_row (float *padded, const uint8_t * row, const GbPlaneJob * job)
+{
+  const int channels = job->channels;
+  const int radius = job->radius;
+  const int row_samples = job->width * channels;
+  float *interior = padded + (size_t) radius * channels;
+  int x, i;
+
+  for (i = 0; i < row_samples; i++)
+    interior[i] = row[i];
+  for (x = -radius; x < 0; x++)
+    fill_border_pixel (padded + (size_t) (x + radius) * channels, row,
+        gb_border_index (x, job->width, job->border), channels);
+  for (x = job->width; x < job->width + radius; x++)
+    fill_border_pixel (padded + (size_t) (x + radius) * channels, row,
+        gb_border_index (x, job->width, job->border), channels);
+}
+
+/* A padded row for any row index; rows outside a zero border are all 0. */
+static void
+fill_tile_row (float *padded, int y, const GbPlaneJob * job)
+{
+  int source_y = gb_border_index (y, job->height, job->border);
+
+  if (source_y < 0) {
+    memset (padded, 0, sizeof (float) * (size_t) (job->width + 2 * job->radius)
+        * job->channels);
+    return;
+  }
+  fill_padded_row (padded, job->src + (size_t) source_y * job->src_stride, job);
+}
+
+/* acc[i] += taps[k] * in[i + k * tap_step] for k = 0 .. n_taps - 1 in order,
+ * strip by strip so acc stays in L1. Four taps per sweep over the strip
+ * (written out, so the additions keep their order) load and store acc once
+ * for four multiply-adds. */
+GB_CPU_HOT static void
+accumulate_taps (float *restrict acc, const float *restrict in, size_t n,
+    const float *restrict taps, int n_taps, size_t tap_step)
+{
+  size_t start, i;
+  int k;
+
+  for (start = 0; start < n; start += GB_CPU_STRIP) {
+    const size_t len = n - start < GB_CPU_STRIP ? n - start : GB_CPU_STRIP;
+    float *restrict out = acc + start;
+    const float *restrict s0 = in + start;
+    for (k = 0; k + GB_CPU_TAPS_PER_SWEEP <= n_taps;
+        k += GB_CPU_TAPS_PER_SWEEP) {
+      const float w0 = taps[k], w1 = taps[k + 1];
+      const float w2 = taps[k + 2], w3 = taps[k + 3];
+      const float *restrict s = s0 + k * tap_step;
+      for (i = 0; i < len; i++)
+        out[i] = out[i] + w0 * s[i] + w1 * s[i + tap_step]
+            + w2 * s[i + 2 * tap_step] + w3 * s[i + 3 * tap_step];
+    }
+    for (; k < n_taps; k++) {
+      const float w = taps[k];
+      const float *restrict s = s0 + k * tap_step;
+      for (i = 0; i < len; i++)
+        out[i] += w * s[i];
+    }
+  }
+}
+
+/* acc[i] += weights[k] * rows[k][i] for k = 0 .. n_rows - 1 in order, four
+ * rows per sweep as above. */
+GB_CPU_HOT static void
+accumulate_rows (float *restrict acc, const float *const *rows,
+    const float *restrict weights, int n_rows, size_t n)
+{
+  size_t i;
+  int k;
+
+  for (k = 0; k + GB_CPU_TAPS_PER_SWEEP <= n_rows;
+      k += GB_CPU_TAPS_PER_SWEEP) {
+    const float w0 = weights[k], w1 = weights[k + 1];
+    const float w2 = weights[k + 2], w3 = weights[k + 3];
+    const float *restrict r0 = rows[k], *restrict r1 = rows[k + 1];
+    const float *restrict r2 = rows[k + 2], *restrict r3 = rows[k + 3];
+    for (i = 0; i < n; i++)
+      acc[i] = acc[i] + w0 * r0[i] + w1 * r1[i] + w2 * r2[i] + w3 * r3[i];
+  }
+  for (; k < n_rows; k++) {
+    const float w = weights[k];
+    const float *restrict row = rows[k];
+    for (i = 0; i < n; i++)
+      acc[i] += w * row[i];
+  }
+}
+
+GB_CPU_HOT static void
+round_row (uint8_t * restrict out, const float *restrict acc, size_t n)
+{
+  size_t i;
+
+  for (i = 0; i < n; i++)
+    out[i] = gb_round_u8 (acc[i]);
+}
+
+/* --- NAIVE: the direct 2D sum, every sample through gb_border_index --- */
+
+static void
+naive_pixel (const GbPlaneJob * job, int x, int y, float *acc)
+{
+  const int radius = job->radius;
+  const int channels = job->channels;
+  const float *w = job->weights;
+  /* Away from the left and right edges no column needs the border rule. */
+  const int interior = x >= radius && x < job->width - radius;
+  int dx, dy, c;
+
+  for (dy = -radius; dy <= radius; dy++) {
+    int source_y = gb_border_index (y + dy, job->height, job->border);
+    const uint8_t *row;
+    float weight_y;
+    if (source_y < 0)
+      continue;
+    row = job->src + (size_t) source_y * job->src_stride;
+    weight_y = w[dy + radius];
+    for (dx = -radius; dx <= radius; dx++) {
+      int source_x = interior ? x + dx
+          : gb_border_index (x + dx, job->width, job->border);
+      const uint8_t *pixel;
+      float weight;
+      if (source_x < 0)
+        continue;
+      pixel = row + (size_t) source_x * channels;
+      weight = weight_y * w[dx + radius];
+      for (c = 0; c < channels; c++)
+        acc[c] += weight * pixel[c];
+    }
+  }
+}
+
+static void
+naive_band (const GbPlaneJob * job, float *scratch, int row_begin, int row_end)
+{
+  int x, y, c;
+
+  (void) scratch;
+  for (y = row_begin; y < row_end; y++) {
+    uint8_t *out = job->dst + (size_t) y * job->dst_stride;
+    for (x = 0; x < job->width; x++) {
+      float acc[GB_MAX_CHANNELS] = { 0.0f, 0.0f, 0.0f, 0.0f };
+      naive_pixel (job, x, y, acc);
+      for (c = 0; c < job->channels; c++)
+        out[x * job->channels + c] = gb_round_u8 (acc[c]);
+    }
+  }
+}
+
+/* --- SHARED: the 2D sum from a padded tile (the shared-memory analogue) ---
+ *
+ * A tile is a band of output rows and the source rows around it, border
+ * applied once while filling. When the radius is too large for all 2r + 1
+ * kernel rows to fit, the kernel rows go through the tile in chunks, each
+ * adding to the float accumulator: every sum keeps NAIVE's order (dy outer,
+ * dx inner). */
+
+static void
+shared_tile (const GbPlaneJob * job, float *tile, size_t padded_floats,
+    float *acc, int y0, int band_rows, int chunk_taps)
+{
+  const int radius = job->radius;
+  const int n_taps = 2 * radius + 1;
+  const size_t row_samples = (size_t) job->width * job->channels;
+  float products[2 * GB_MAX_RADIUS + 1];
+  int dy0, dy, dx, j, t;
+
+  memset (acc, 0, sizeof (float) * row_samples * band_rows);
+  for (dy0 = -radius; dy0 <= radius; dy0 += chunk_taps) {
+    int chunk = radius + 1 - dy0 < chunk_taps ? radius + 1 - dy0 : chunk_taps;
+    /* Tile row t is source row y0 + dy0 + t. */
+    for (t = 0; t < band_rows + chunk - 1; t++)
+      fill_tile_row (tile + t * padded_floats, y0 + dy0 + t, job);
+    for (dy = dy0; dy < dy0 + chunk; dy++) {
+      for (dx = 0; dx < n_taps; dx++)
+        products[dx] = job->weights[dy + radius] * job->weights[dx];
+      for (j = 0; j < band_rows; j++)
+        accumulate_taps (acc + j * row_samples,
+            tile + (j + dy - dy0) * padded_floats, row_samples, products,
+            n_taps, job->channels);
+    }
+  }
+  for (j = 0; j < band_rows; j++)
+    round_row (job->dst + (size_t) (y0 + j) * job->dst_stride,
+        acc + j * row_samples, row_samples);
+}
+
+static void
+shared_band (const GbPlaneJob * job, float *scratch, int row_begin,
+    int row_end)
+{
+  const int radius = job->radius;
+  const size_t padded_floats =
+      (size_t) (job->width + 2 * radius) * job->channels;
+  const int tile_rows = (int) (job->tile_floats / padded_floats);
+  int band_rows = tile_rows - 2 * radius;
+  int chunk_taps;
+  int y0;
+
+  if (band_rows > GB_CPU_SHARED_BAND_ROWS)
+    band_rows = GB_CPU_SHARED_BAND_ROWS;
+  if (band_rows < 1)
+    band_rows = 1;
+  chunk_taps = tile_rows - band_rows + 1;
+  if (chunk_taps > 2 * radius + 1)
+    chunk_taps = 2 * radius + 1;
+
+  for (y0 = row_begin; y0 < row_end; y0 += band_rows) {
+    int rows = row_end - y0 < band_rows ? row_end - y0 : band_rows;
+    shared_tile (job, scratch, padded_floats, scratch + job->tile_floats,
+        y0, rows, chunk_taps);
+  }
+}
+
+/* --- SEPARABLE: row pass into the intermediate, then column pass --- */
+
+static void
+row_pass_band (const GbPlaneJob * job, float *scratch, int row_begin,
+    int row_end)
+{
+  const size_t row_samples = (size_t) job->width * job->channels;
+  float *padded = scratch;
+  int y;
+
+  for (y = row_begin; y < row_end; y++) {
+    float *inter = job->intermediate + (size_t) y * row_samples;
+    fill_padded_row (padded, job->src + (size_t) y * job->src_stride, job);
+    memset (inter, 0, sizeof (float) * row_samples);
+    accumulate_taps (inter, padded, row_samples, job->weights,
+        2 * job->radius + 1, job->channels);
+  }
+}
+
+/* Strip by strip (outer), so the 2r + 1 intermediate rows an output row
+ * reads are mostly those the previous output row read, still in cache. */
+static void
+column_pass_band (const GbPlaneJob * job, float *scratch, int row_begin,
+    int row_end)
+{
+  const int radius = job->radius;
+  const size_t row_samples = (size_t) job->width * job->channels;
+  const float *rows[2 * GB_MAX_RADIUS + 1];
+  float weights[2 * GB_MAX_RADIUS + 1];
+  float *acc = scratch;
+  size_t start;
+  int y, k;
+
+  for (start = 0; start < row_samples; start += GB_CPU_COLUMN_STRIP) {
+    size_t len = row_samples - start < GB_CPU_COLUMN_STRIP
+        ? row_samples - start : GB_CPU_COLUMN_STRIP;
+    for (y = row_begin; y < row_end; y++) {
+      int n_rows = 0;
+      /* Rows outside a zero border are left out: their terms are 0. */
+      for (k = -radius; k <= radius; k++) {
+        int source_y = gb_border_index (y + k, job->height, job->border);
+        if (source_y < 0)
+          continue;
+        rows[n_rows] = job->intermediate + (size_t) source_y * row_samples
+            + start;
+        weights[n_rows++] = job->weights[k + radius];
+      }
+      memset (acc, 0, sizeof (float) * len);
+      accumulate_rows (acc, rows, weights, n_rows, len);
+      round_row (job->dst + (size_t) y * job->dst_stride + start, acc, len);
+    }
+  }
+}
+
+/* --- the backend --- */
+
+GbStatus
+gb_cpu_create (GbCpu ** out, GbError * error)
+{
+  GbCpu *cpu;
+
+  if (!out)
+    return gb_error_set (error, GB_ERROR_INVALID_ARGUMENT,
+        "no CPU backend pointer");
+  *out = NULL;
+  cpu = calloc (1, sizeof *cpu);
+  if (!cpu)
+    return gb_error_set (error, GB_ERROR_OUT_OF_MEMORY,
+        "cannot allocate the CPU backend");
+  if (pthread_mutex_init (&cpu->lock, NULL) != 0) {
+    free (cpu);
+    return gb_error_set (error, GB_ERROR_OUT_OF_MEMORY,
+        "cannot create the CPU backend's lock");
+  }
+  if (pthread_cond_init (&cpu->task_ready, NULL) != 0) {
+    pthread_mutex_destroy (&cpu->lock);
+    free (cpu);
+    return gb_error_set (error, GB_ERROR_OUT_OF_MEMORY,
+        "cannot create the CPU backend's condition");
+  }
+  if (pthread_cond_init (&cpu->task_done, NULL) != 0) {
+    pthread_cond_destroy (&cpu->task_ready);
+    pthread_mutex_destroy (&cpu->lock);
+    free (cpu);
+    return gb_error_set (error, GB_ERROR_OUT_OF_MEMORY,
+        "cannot create the CPU backend's condition");
+  }
+  start_workers (cpu);
+  *out = cpu;
+  return GB_OK;
+}
+
+static size_t
+align_floats (size_t n)
+{
+  return (n + GB_CPU_ALIGN_FLOATS - 1) / GB_CPU_ALIGN_FLOATS
+      * GB_CPU_ALIGN_FLOATS;
+}
+
+/* The one buffer is sized for the geometry only (never for the radius: any
+ * radius up to GB_MAX_RADIUS fits), so parameter changes never reallocate.
+ * It is reallocated when a new geometry needs a different size, smaller
+ * included, so a stream that shrinks gives its memory back. */
+GbStatus
+gb_cpu_configure (GbCpu * cpu, const GbGeometry * geometry, GbError * error)
+{
+  uint64_t plane_floats = 0, row_floats = 0, padded_floats = 0;
+  uint64_t tile_floats, scratch_floats, total;
+  GbStatus status;
+  int p;
+
+  if (!cpu)
+    return gb_error_set (error, GB_ERROR_INVALID_ARGUMENT,
+        "no CPU backend");
+  status = gb_geometry_validate (geometry, error);
+  if (status != GB_OK)
+    return status;
+
+  for (p = 0; p < geometry->n_planes; p++) {
+    const GbPlaneGeometry *plane = &geometry->planes[p];
+    uint64_t row = (uint64_t) plane->width * plane->channels;
+    uint64_t padded = (uint64_t) (plane->width + 2 * GB_MAX_RADIUS)
+        * plane->channels;
+    if (row * plane->height > plane_floats)
+      plane_floats = row * plane->height;
+    if (row > row_floats)
+      row_floats = row;
+    if (padded > padded_floats)
+      padded_floats = padded;
+  }
+  tile_floats = align_floats (GB_CPU_TILE_ROWS * padded_floats);
+  /* The tile area doubles as the SEPARABLE padded row (at most one row
+   * padded for GB_MAX_RADIUS) and column-pass accumulator (one strip). */
+  scratch_floats = tile_floats
+      + align_floats (GB_CPU_SHARED_BAND_ROWS * row_floats);
+  total = align_floats (plane_floats)
+      + scratch_floats * (uint64_t) (cpu->n_workers + 1);
+  if (total > SIZE_MAX / sizeof (float))
+    return gb_error_set (error, GB_ERROR_OUT_OF_MEMORY,
+        "%llu floats of CPU buffers do not fit in memory",
+        (unsigned long long) total);
+
+  if (total != cpu->buffer_floats) {
+    free (cpu->buffer);
+    cpu->buffer_floats = 0;
+    cpu->configured = 0;
+    /* total is a multiple of the alignment, as aligned_alloc wants. */
+    cpu->buffer = aligned_alloc (sizeof (float) * GB_CPU_ALIGN_FLOATS,
+        sizeof (float) * total);
+    if (!cpu->buffer)
+      return gb_error_set (error, GB_ERROR_OUT_OF_MEMORY,
+          "cannot allocate %llu MiB for the CPU intermediate buffers",
+          (unsigned long long) ((sizeof (float) * total) >> 20));
+    cpu->buffer_floats = total;
+    cpu->allocation_count++;
+  }
+  cpu->intermediate = cpu->buffer;
+  cpu->scratch = cpu->buffer + align_floats (plane_floats);
+  cpu->scratch_floats = scratch_floats;
+  cpu->tile_floats = tile_floats;
+  cpu->geometry = *geometry;
+  cpu->configured = 1;
+  return GB_OK;
+}
+
+static void
+process_plane (GbCpu * cpu, const GbPlaneJob * job, GbAlgorithm algorithm)
+{
+  const double row_samples = (double) job->width * job->channels;
+  const double taps = 2.0 * job->radius + 1.0;
+
+  switch (algorithm) {
+    case GB_ALGORITHM_NAIVE:
+      run_bands (cpu, naive_band, job, job->height,
+          band_count (cpu, job->height, row_samples * taps * taps));
+      break;
+    case GB_ALGORITHM_SHARED:
+      run_bands (cpu, shared_band, job, job->height,
+          band_count (cpu, job->height, row_samples * taps * taps));
+      break;
+    default:
+      /* Every row of the intermediate is written before any is read. */
+      run_bands (cpu, row_pass_band, job, job->height,
+          band_count (cpu, job->height, row_samples * taps));
+      run_bands (cpu, column_pass_band, job, job->height,
+          band_count (cpu, job->height, row_samples * taps));
+      break;
+  }
+}
+
+GbStatus
+gb_cpu_process (GbCpu * cpu, const GbImage * src, const GbImage * dst,
+    const float *weights, int radius, GbAlgorithm algorithm, GbBorder border,
+    GbError * error)
+{
+  int p;
+
+  if (!cpu || !cpu->configured)
+    return gb_error_set (error, GB_ERROR_INVALID_ARGUMENT,
+        "the CPU backend has no geometry");
+  if (!src || !dst || !weights)
+    return gb_error_set (error, GB_ERROR_INVALID_ARGUMENT,
+        "no source, destination or weights");
+  if (radius < 0 || radius > GB_MAX_RADIUS)
+    return gb_error_set (error, GB_ERROR_INVALID_ARGUMENT,
+        "radius %d is outside [0, %d]", radius, GB_MAX_RADIUS);
+  if (algorithm != GB_ALGORITHM_NAIVE && algorithm != GB_ALGORITHM_SHARED
+      && algorithm != GB_ALGORITHM_SEPARABLE)
+    return gb_error_set (error, GB_ERROR_INVALID_ARGUMENT,
+        "algorithm %d is not one the CPU backend runs (auto is resolved "
+        "by the caller)", (int) algorithm);
+  if (border < GB_BORDER_CLAMP || border > GB_BORDER_ZERO)
+    return gb_error_set (error, GB_ERROR_INVALID_ARGUMENT,
+        "unknown border %d", (int) border);
+
+  for (p = 0; p < cpu->geometry.n_planes; p++) {
+    const GbPlaneGeometry *plane = &cpu->geometry.planes[p];
+    GbPlaneJob job;
+    job.src = src->data[p];
+    job.src_stride = src->stride[p];
+    job.dst = dst->data[p];
+    job.dst_stride = dst->stride[p];
+    job.width = plane->width;
+    job.height = plane->height;
+    job.channels = plane->channels;
+    job.weights = weights;
+    job.radius = radius;
+    job.border = border;
+    job.intermediate = cpu->intermediate;
+    job.tile_floats = cpu->tile_floats;
+    if (!job.src || !job.dst)
+      return gb_error_set (error, GB_ERROR_INVALID_ARGUMENT,
+          "plane %d has no data", p);
+    process_plane (cpu, &job, algorithm);
+  }
+  return GB_OK;
+}
+
+unsigned
+gb_cpu_allocation_count (const GbCpu * cpu)
+{
+  return cpu ? cpu->allocation_count : 0;
+}
+
+void
+gb_cpu_destroy (GbCpu * cpu)
+{
+  if (!cpu)
+    return;
+  stop_workers (cpu);
+  pthread_cond_destroy (&cpu->task_done);
+  pthread_cond_destroy (&cpu->task_ready);
+  pthread_mutex_destroy (&cpu->lock);
+  free (cpu->buffer);
+  free (cpu);
+}

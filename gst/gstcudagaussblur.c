@@ -1,0 +1,723 @@
+/* GStreamer
+ * Copyright (C) 2026 The cudagaussblur authors
+ *
+ * This library is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Library General Public
+ * License as published by the Free Software Foundation; either
+ * version 2.1 of the License, or (at your option) any later version.
+ *
+ * This library is distributed in the hope that it will be useful,
+ * but WITHOUT ANY WARRANTY; without even the implied warranty of
+ * MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the GNU
+ * Library General Public License for more details.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+/**
+ * SECTION:element-cudagaussblur
+ * @title: cudagaussblur
+ *
+ * Blurs video with a Gaussian kernel on a CUDA GPU, or on the CPU when no
+ * device is usable. Every channel is blurred, alpha included; the output has
+ * the format and size of the input.
+ *
+ * #GstCudaGaussBlur:sigma is the standard deviation in pixels; 0 lets the
+ * buffers through untouched. #GstCudaGaussBlur:radius bounds the kernel
+ * (0 picks ceil(3.5 sigma)). All properties may change while playing and apply
+ * from the next frame; they can be driven by a #GstControlSource.
+ *
+ * ## Example launch line
+ * |[
+ * gst-launch-1.0 videotestsrc ! video/x-raw,format=RGBA ! cudagaussblur sigma=4 ! videoconvert ! autovideosink
+ * ]| Blurs the test pattern with sigma 4 pixels on the default CUDA device.
+ * |[
+ * gst-launch-1.0 videotestsrc ! video/x-raw,format=GRAY8 ! cudagaussblur sigma=2 border=mirror backend=cpu ! videoconvert ! autovideosink
+ * ]| Blurs on the CPU, mirroring the frame at its edges.
+ */
+
+#include "gstcudagaussblur.h"
+
+#include <string.h>
+
+#include <gst/video/video.h>
+
+#include "gaussblur.h"
+
+GST_DEBUG_CATEGORY_STATIC (gst_cuda_gauss_blur_debug);
+#define GST_CAT_DEFAULT gst_cuda_gauss_blur_debug
+
+/* The element's enums pass straight to the core. */
+G_STATIC_ASSERT ((int) GST_CUDA_GAUSS_BLUR_ALGORITHM_AUTO == GB_ALGORITHM_AUTO);
+G_STATIC_ASSERT ((int) GST_CUDA_GAUSS_BLUR_ALGORITHM_NAIVE ==
+    GB_ALGORITHM_NAIVE);
+G_STATIC_ASSERT ((int) GST_CUDA_GAUSS_BLUR_ALGORITHM_SHARED ==
+    GB_ALGORITHM_SHARED);
+G_STATIC_ASSERT ((int) GST_CUDA_GAUSS_BLUR_ALGORITHM_SEPARABLE ==
+    GB_ALGORITHM_SEPARABLE);
+G_STATIC_ASSERT ((int) GST_CUDA_GAUSS_BLUR_BORDER_CLAMP == GB_BORDER_CLAMP);
+G_STATIC_ASSERT ((int) GST_CUDA_GAUSS_BLUR_BORDER_MIRROR == GB_BORDER_MIRROR);
+G_STATIC_ASSERT ((int) GST_CUDA_GAUSS_BLUR_BORDER_ZERO == GB_BORDER_ZERO);
+
+enum
+{
+  PROP_0,
+  PROP_SIGMA,
+  PROP_RADIUS,
+  PROP_ALGORITHM,
+  PROP_BORDER,
+  PROP_BACKEND,
+  PROP_CUDA_DEVICE_ID,
+};
+
+#define DEFAULT_SIGMA 2.0
+#define DEFAULT_RADIUS 0
+#define DEFAULT_ALGORITHM GST_CUDA_GAUSS_BLUR_ALGORITHM_AUTO
+#define DEFAULT_BORDER GST_CUDA_GAUSS_BLUR_BORDER_CLAMP
+#define DEFAULT_BACKEND GST_CUDA_GAUSS_BLUR_BACKEND_AUTO
+#define DEFAULT_CUDA_DEVICE_ID -1
+
+#define MAX_DIMENSION 8192
+
+/* The formats the element accepts: packed 8-bit gray and RGB. How many
+ * channels each has, and in how many planes, comes from its
+ * GstVideoFormatInfo (see geometry_from_info). */
+static const GstVideoFormat gst_cuda_gauss_blur_formats[] = {
+  GST_VIDEO_FORMAT_GRAY8,
+  GST_VIDEO_FORMAT_RGB, GST_VIDEO_FORMAT_BGR,
+  GST_VIDEO_FORMAT_RGBA, GST_VIDEO_FORMAT_BGRA,
+  GST_VIDEO_FORMAT_ARGB, GST_VIDEO_FORMAT_ABGR,
+  GST_VIDEO_FORMAT_RGBx, GST_VIDEO_FORMAT_BGRx,
+  GST_VIDEO_FORMAT_xRGB, GST_VIDEO_FORMAT_xBGR,
+};
+
+struct _GstCudaGaussBlur
+{
+  GstBaseTransform parent;
+
+  /* properties, under the object lock */
+  gdouble sigma;
+  gint radius;
+  GstCudaGaussBlurAlgorithm algorithm;
+  GstCudaGaussBlurBorder border;
+  GstCudaGaussBlurBackend backend;
+  gint cuda_device_id;
+
+  /* streaming thread only (set_caps, transform) and stop */
+  GstVideoInfo info;            /* of both pads: in and out caps are equal */
+  GbGeometry geometry;
+  GbBlur *blur;
+  /* the backend and cuda-device-id the handle was made for, or failed for */
+  GstCudaGaussBlurBackend blur_backend;
+  gint blur_device_id;
+  gboolean blur_failed;         /* its error is posted: do not retry */
+  gboolean cpu_fallback_warned;
+};
+
+#define gst_cuda_gauss_blur_parent_class parent_class
+G_DEFINE_TYPE (GstCudaGaussBlur, gst_cuda_gauss_blur, GST_TYPE_BASE_TRANSFORM);
+GST_ELEMENT_REGISTER_DEFINE (cudagaussblur, "cudagaussblur", GST_RANK_NONE,
+    GST_TYPE_CUDA_GAUSS_BLUR);
+
+GType
+gst_cuda_gauss_blur_algorithm_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    {GST_CUDA_GAUSS_BLUR_ALGORITHM_AUTO,
+        "The fastest exact method for the parameters", "auto"},
+    {GST_CUDA_GAUSS_BLUR_ALGORITHM_NAIVE,
+        "Direct 2D convolution", "naive"},
+    {GST_CUDA_GAUSS_BLUR_ALGORITHM_SHARED,
+        "2D convolution from a shared-memory tile", "shared"},
+    {GST_CUDA_GAUSS_BLUR_ALGORITHM_SEPARABLE,
+        "A row pass, then a column pass", "separable"},
+    {0, NULL, NULL},
+  };
+
+  if (g_once_init_enter (&type)) {
+    GType new_type = g_enum_register_static ("GstCudaGaussBlurAlgorithm",
+        values);
+    g_once_init_leave (&type, new_type);
+  }
+  return type;
+}
+
+GType
+gst_cuda_gauss_blur_border_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    {GST_CUDA_GAUSS_BLUR_BORDER_CLAMP, "Replicate the edge sample", "clamp"},
+    {GST_CUDA_GAUSS_BLUR_BORDER_MIRROR,
+        "Reflect without repeating the edge", "mirror"},
+    {GST_CUDA_GAUSS_BLUR_BORDER_ZERO, "Samples outside the frame are 0",
+        "zero"},
+    {0, NULL, NULL},
+  };
+
+  if (g_once_init_enter (&type)) {
+    GType new_type = g_enum_register_static ("GstCudaGaussBlurBorder", values);
+    g_once_init_leave (&type, new_type);
+  }
+  return type;
+}
+
+GType
+gst_cuda_gauss_blur_backend_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    {GST_CUDA_GAUSS_BLUR_BACKEND_AUTO,
+        "CUDA when a device is usable, else the CPU", "auto"},
+    {GST_CUDA_GAUSS_BLUR_BACKEND_CUDA, "CUDA (error without a device)",
+        "cuda"},
+    {GST_CUDA_GAUSS_BLUR_BACKEND_CPU, "The CPU reference", "cpu"},
+    {0, NULL, NULL},
+  };
+
+  if (g_once_init_enter (&type)) {
+    GType new_type = g_enum_register_static ("GstCudaGaussBlurBackend",
+        values);
+    g_once_init_leave (&type, new_type);
+  }
+  return type;
+}
+
+static void gst_cuda_gauss_blur_set_property (GObject * object, guint prop_id,
+    const GValue * value, GParamSpec * pspec);
+static void gst_cuda_gauss_blur_get_property (GObject * object, guint prop_id,
+    GValue * value, GParamSpec * pspec);
+static void gst_cuda_gauss_blur_finalize (GObject * object);
+
+static gboolean gst_cuda_gauss_blur_stop (GstBaseTransform * trans);
+static gboolean gst_cuda_gauss_blur_set_caps (GstBaseTransform * trans,
+    GstCaps * incaps, GstCaps * outcaps);
+static gboolean gst_cuda_gauss_blur_transform_size (GstBaseTransform * trans,
+    GstPadDirection direction, GstCaps * caps, gsize size, GstCaps * othercaps,
+    gsize * othersize);
+static gboolean gst_cuda_gauss_blur_propose_allocation (GstBaseTransform *
+    trans, GstQuery * decide_query, GstQuery * query);
+static gboolean gst_cuda_gauss_blur_transform_meta (GstBaseTransform * trans,
+    GstBuffer * outbuf, GstMeta * meta, GstBuffer * inbuf);
+static void gst_cuda_gauss_blur_before_transform (GstBaseTransform * trans,
+    GstBuffer * buffer);
+static GstFlowReturn gst_cuda_gauss_blur_transform (GstBaseTransform * trans,
+    GstBuffer * inbuf, GstBuffer * outbuf);
+
+static GstCaps *
+gst_cuda_gauss_blur_make_caps (void)
+{
+  GstCaps *caps = gst_video_make_raw_caps (gst_cuda_gauss_blur_formats,
+      G_N_ELEMENTS (gst_cuda_gauss_blur_formats));
+
+  gst_caps_set_simple (caps,
+      "width", GST_TYPE_INT_RANGE, 1, MAX_DIMENSION,
+      "height", GST_TYPE_INT_RANGE, 1, MAX_DIMENSION, NULL);
+  return caps;
+}
+
+static void
+gst_cuda_gauss_blur_class_init (GstCudaGaussBlurClass * klass)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
+  GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
+  const GParamFlags flags = G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+      GST_PARAM_CONTROLLABLE | GST_PARAM_MUTABLE_PLAYING;
+  GstCaps *caps;
+
+  GST_DEBUG_CATEGORY_INIT (gst_cuda_gauss_blur_debug, "cudagaussblur", 0,
+      "CUDA Gaussian blur");
+
+  gobject_class->set_property = gst_cuda_gauss_blur_set_property;
+  gobject_class->get_property = gst_cuda_gauss_blur_get_property;
+  gobject_class->finalize = gst_cuda_gauss_blur_finalize;
+
+  /**
+   * GstCudaGaussBlur:sigma:
+   *
+   * Standard deviation of the Gaussian in pixels. 0 passes the buffers
+   * through untouched.
+   */
+  g_object_class_install_property (gobject_class, PROP_SIGMA,
+      g_param_spec_double ("sigma", "Sigma",
+          "Standard deviation of the Gaussian in pixels (0 = passthrough)",
+          0.0, GB_MAX_SIGMA, DEFAULT_SIGMA, flags));
+
+  /**
+   * GstCudaGaussBlur:radius:
+   *
+   * Taps on each side of the centre; 0 picks ceil(3.5 sigma).
+   */
+  g_object_class_install_property (gobject_class, PROP_RADIUS,
+      g_param_spec_int ("radius", "Radius",
+          "Kernel taps on each side of the centre (0 = automatic, "
+          "ceil(3.5 * sigma))", 0, GB_MAX_RADIUS, DEFAULT_RADIUS, flags));
+
+  /**
+   * GstCudaGaussBlur:algorithm:
+   *
+   * How the convolution is computed. Every algorithm gives the same output
+   * within one level per sample; they differ in speed.
+   */
+  g_object_class_install_property (gobject_class, PROP_ALGORITHM,
+      g_param_spec_enum ("algorithm", "Algorithm",
+          "How the convolution is computed",
+          GST_TYPE_CUDA_GAUSS_BLUR_ALGORITHM, DEFAULT_ALGORITHM, flags));
+
+  /**
+   * GstCudaGaussBlur:border:
+   *
+   * Which samples stand in for those outside the frame.
+   */
+  g_object_class_install_property (gobject_class, PROP_BORDER,
+      g_param_spec_enum ("border", "Border",
+          "Which samples stand in for those outside the frame",
+          GST_TYPE_CUDA_GAUSS_BLUR_BORDER, DEFAULT_BORDER, flags));
+
+  /**
+   * GstCudaGaussBlur:backend:
+   *
+   * Where the blur runs. With auto, the CPU stands in (after one element
+   * warning) when no CUDA device is usable; with cuda, that is an error.
+   */
+  g_object_class_install_property (gobject_class, PROP_BACKEND,
+      g_param_spec_enum ("backend", "Backend", "Where the blur runs",
+          GST_TYPE_CUDA_GAUSS_BLUR_BACKEND, DEFAULT_BACKEND, flags));
+
+  /**
+   * GstCudaGaussBlur:cuda-device-id:
+   *
+   * The CUDA device to blur on; -1 picks the default device.
+   */
+  g_object_class_install_property (gobject_class, PROP_CUDA_DEVICE_ID,
+      g_param_spec_int ("cuda-device-id", "CUDA device ID",
+          "The CUDA device to blur on (-1 = the default device)",
+          -1, G_MAXINT, DEFAULT_CUDA_DEVICE_ID, flags));
+
+  gst_element_class_set_static_metadata (element_class,
+      "CUDA Gaussian blur", "Filter/Effect/Video",
+      "Blurs video with a Gaussian kernel on a CUDA GPU or the CPU",
+      "The cudagaussblur authors");
+
+  caps = gst_cuda_gauss_blur_make_caps ();
+  gst_element_class_add_pad_template (element_class,
+      gst_pad_template_new ("sink", GST_PAD_SINK, GST_PAD_ALWAYS, caps));
+  gst_element_class_add_pad_template (element_class,
+      gst_pad_template_new ("src", GST_PAD_SRC, GST_PAD_ALWAYS, caps));
+  gst_caps_unref (caps);
+
+  trans_class->stop = GST_DEBUG_FUNCPTR (gst_cuda_gauss_blur_stop);
+  trans_class->set_caps = GST_DEBUG_FUNCPTR (gst_cuda_gauss_blur_set_caps);
+  trans_class->transform_size =
+      GST_DEBUG_FUNCPTR (gst_cuda_gauss_blur_transform_size);
+  trans_class->propose_allocation =
+      GST_DEBUG_FUNCPTR (gst_cuda_gauss_blur_propose_allocation);
+  trans_class->transform_meta =
+      GST_DEBUG_FUNCPTR (gst_cuda_gauss_blur_transform_meta);
+  trans_class->before_transform =
+      GST_DEBUG_FUNCPTR (gst_cuda_gauss_blur_before_transform);
+  trans_class->transform = GST_DEBUG_FUNCPTR (gst_cuda_gauss_blur_transform);
+
+  gst_type_mark_as_plugin_api (GST_TYPE_CUDA_GAUSS_BLUR_ALGORITHM, 0);
+  gst_type_mark_as_plugin_api (GST_TYPE_CUDA_GAUSS_BLUR_BORDER, 0);
+  gst_type_mark_as_plugin_api (GST_TYPE_CUDA_GAUSS_BLUR_BACKEND, 0);
+}
+
+static void
+gst_cuda_gauss_blur_init (GstCudaGaussBlur * self)
+{
+  self->sigma = DEFAULT_SIGMA;
+  self->radius = DEFAULT_RADIUS;
+  self->algorithm = DEFAULT_ALGORITHM;
+  self->border = DEFAULT_BORDER;
+  self->backend = DEFAULT_BACKEND;
+  self->cuda_device_id = DEFAULT_CUDA_DEVICE_ID;
+  gst_video_info_init (&self->info);
+}
+
+static void
+gst_cuda_gauss_blur_finalize (GObject * object)
+{
+  GstCudaGaussBlur *self = GST_CUDA_GAUSS_BLUR (object);
+
+  g_clear_pointer (&self->blur, gb_blur_destroy);
+
+  G_OBJECT_CLASS (parent_class)->finalize (object);
+}
+
+/* Sigma 0 is the identity: let the input buffers through. */
+static void
+gst_cuda_gauss_blur_update_passthrough (GstCudaGaussBlur * self)
+{
+  GstBaseTransform *trans = GST_BASE_TRANSFORM (self);
+  gboolean passthrough;
+
+  GST_OBJECT_LOCK (self);
+  passthrough = self->sigma == 0.0;
+  GST_OBJECT_UNLOCK (self);
+
+  if (passthrough != gst_base_transform_is_passthrough (trans)) {
+    GST_DEBUG_OBJECT (self, "passthrough %s", passthrough ? "on" : "off");
+    gst_base_transform_set_passthrough (trans, passthrough);
+    /* Leaving passthrough needs an output pool of our own; entering it lets
+     * upstream allocate from downstream again. */
+    gst_base_transform_reconfigure_src (trans);
+  }
+}
+
+static void
+gst_cuda_gauss_blur_set_property (GObject * object, guint prop_id,
+    const GValue * value, GParamSpec * pspec)
+{
+  GstCudaGaussBlur *self = GST_CUDA_GAUSS_BLUR (object);
+
+  GST_OBJECT_LOCK (self);
+  switch (prop_id) {
+    case PROP_SIGMA:
+      GST_DEBUG_OBJECT (self, "sigma %g -> %g", self->sigma,
+          g_value_get_double (value));
+      self->sigma = g_value_get_double (value);
+      break;
+    case PROP_RADIUS:
+      self->radius = g_value_get_int (value);
+      break;
+    case PROP_ALGORITHM:
+      self->algorithm = g_value_get_enum (value);
+      break;
+    case PROP_BORDER:
+      self->border = g_value_get_enum (value);
+      break;
+    case PROP_BACKEND:
+      /* the handle is re-created at the next frame */
+      self->backend = g_value_get_enum (value);
+      break;
+    case PROP_CUDA_DEVICE_ID:
+      self->cuda_device_id = g_value_get_int (value);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK (self);
+
+  if (prop_id == PROP_SIGMA)
+    gst_cuda_gauss_blur_update_passthrough (self);
+}
+
+static void
+gst_cuda_gauss_blur_get_property (GObject * object, guint prop_id,
+    GValue * value, GParamSpec * pspec)
+{
+  GstCudaGaussBlur *self = GST_CUDA_GAUSS_BLUR (object);
+
+  GST_OBJECT_LOCK (self);
+  switch (prop_id) {
+    case PROP_SIGMA:
+      g_value_set_double (value, self->sigma);
+      break;
+    case PROP_RADIUS:
+      g_value_set_int (value, self->radius);
+      break;
+    case PROP_ALGORITHM:
+      g_value_set_enum (value, self->algorithm);
+      break;
+    case PROP_BORDER:
+      g_value_set_enum (value, self->border);
+      break;
+    case PROP_BACKEND:
+      g_value_set_enum (value, self->backend);
+      break;
+    case PROP_CUDA_DEVICE_ID:
+      g_value_set_int (value, self->cuda_device_id);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK (self);
+}
+
+/* Posts a core failure as an element error carrying the core's message. */
+static void
+gst_cuda_gauss_blur_post_error (GstCudaGaussBlur * self, const gchar * what,
+    const GbError * error)
+{
+  switch (error->status) {
+    case GB_ERROR_NO_DEVICE:
+      GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND,
+          ("%s: %s", what, error->message),
+          ("core status: %s", gb_status_name (error->status)));
+      break;
+    case GB_ERROR_OUT_OF_MEMORY:
+      GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
+          ("%s: %s", what, error->message),
+          ("core status: %s", gb_status_name (error->status)));
+      break;
+    default:
+      GST_ELEMENT_ERROR (self, LIBRARY, FAILED,
+          ("%s: %s", what, error->message),
+          ("core status: %s", gb_status_name (error->status)));
+      break;
+  }
+}
+
+/* Makes sure a core handle exists for the negotiated geometry and for the
+ * current backend and cuda-device-id, re-creating it when those changed.
+ * A failure is posted once; the same settings then fail quietly (upstream
+ * retries negotiation) until they change or the element stops. */
+static gboolean
+gst_cuda_gauss_blur_ensure_blur (GstCudaGaussBlur * self)
+{
+  GstCudaGaussBlurBackend backend;
+  gint device_id;
+  GbError error = { 0 };
+  GbStatus status;
+
+  GST_OBJECT_LOCK (self);
+  backend = self->backend;
+  device_id = self->cuda_device_id;
+  GST_OBJECT_UNLOCK (self);
+
+  if (backend == self->blur_backend && device_id == self->blur_device_id) {
+    if (self->blur)
+      return TRUE;
+    if (self->blur_failed)
+      return FALSE;
+  }
+
+  g_clear_pointer (&self->blur, gb_blur_destroy);
+  self->blur_backend = backend;
+  self->blur_device_id = device_id;
+  self->blur_failed = TRUE;
+
+  if (backend != GST_CUDA_GAUSS_BLUR_BACKEND_CPU) {
+    status = gb_blur_create (GB_BACKEND_CUDA, device_id, &self->geometry,
+        &self->blur, &error);
+    if (status == GB_OK) {
+      GST_INFO_OBJECT (self, "blurring on CUDA device %d", device_id);
+      self->blur_failed = FALSE;
+      return TRUE;
+    }
+    if (backend == GST_CUDA_GAUSS_BLUR_BACKEND_CUDA
+        || status != GB_ERROR_NO_DEVICE) {
+      gst_cuda_gauss_blur_post_error (self, "Cannot blur with CUDA", &error);
+      return FALSE;
+    }
+    if (!self->cpu_fallback_warned) {
+      GST_ELEMENT_WARNING (self, RESOURCE, NOT_FOUND,
+          ("Blurring on the CPU: %s", error.message), (NULL));
+      self->cpu_fallback_warned = TRUE;
+    }
+  }
+
+  status = gb_blur_create (GB_BACKEND_CPU, -1, &self->geometry, &self->blur,
+      &error);
+  if (status != GB_OK) {
+    gst_cuda_gauss_blur_post_error (self, "Cannot blur on the CPU", &error);
+    return FALSE;
+  }
+  GST_INFO_OBJECT (self, "blurring on the CPU");
+  self->blur_failed = FALSE;
+  return TRUE;
+}
+
+/* Each plane of the format is one image for the core: the first component
+ * in it gives its size, and its pixel stride the interleaved samples. */
+static void
+gst_cuda_gauss_blur_geometry_from_info (const GstVideoInfo * info,
+    GbGeometry * geometry)
+{
+  guint plane;
+
+  memset (geometry, 0, sizeof *geometry);
+  geometry->n_planes = GST_VIDEO_INFO_N_PLANES (info);
+  geometry->bytes_per_sample =
+      (GST_VIDEO_FORMAT_INFO_BITS (info->finfo) + 7) / 8;
+  for (plane = 0; plane < GST_VIDEO_INFO_N_PLANES (info); plane++) {
+    gint components[GST_VIDEO_MAX_COMPONENTS];
+    gint comp;
+
+    gst_video_format_info_component (info->finfo, plane, components);
+    comp = components[0];
+    geometry->planes[plane].width = GST_VIDEO_INFO_COMP_WIDTH (info, comp);
+    geometry->planes[plane].height = GST_VIDEO_INFO_COMP_HEIGHT (info, comp);
+    geometry->planes[plane].channels = GST_VIDEO_INFO_COMP_PSTRIDE (info, comp)
+        / geometry->bytes_per_sample;
+  }
+}
+
+static gboolean
+gst_cuda_gauss_blur_set_caps (GstBaseTransform * trans, GstCaps * incaps,
+    GstCaps * outcaps)
+{
+  GstCudaGaussBlur *self = GST_CUDA_GAUSS_BLUR (trans);
+  GstVideoInfo in_info, out_info;
+  GbGeometry geometry;
+  GbError error = { 0 };
+
+  GST_DEBUG_OBJECT (self, "in %" GST_PTR_FORMAT " out %" GST_PTR_FORMAT,
+      incaps, outcaps);
+
+  if (!gst_video_info_from_caps (&in_info, incaps)
+      || !gst_video_info_from_caps (&out_info, outcaps)) {
+    GST_ERROR_OBJECT (self, "invalid caps");
+    return FALSE;
+  }
+  if (GST_VIDEO_INFO_FORMAT (&in_info) != GST_VIDEO_INFO_FORMAT (&out_info)
+      || in_info.width != out_info.width
+      || in_info.height != out_info.height) {
+    GST_ERROR_OBJECT (self, "input and output differ in format or size");
+    return FALSE;
+  }
+
+  self->info = in_info;
+  gst_cuda_gauss_blur_geometry_from_info (&in_info, &geometry);
+  /* a failure for another geometry says nothing about this one */
+  if (memcmp (&geometry, &self->geometry, sizeof geometry) != 0)
+    self->blur_failed = FALSE;
+  self->geometry = geometry;
+
+  if (!gst_cuda_gauss_blur_ensure_blur (self))
+    return FALSE;
+  /* A handle made before keeps its buffers where the geometry allows; one
+   * just made has this geometry already, and this does nothing. */
+  if (gb_blur_set_geometry (self->blur, &self->geometry, &error) != GB_OK) {
+    gst_cuda_gauss_blur_post_error (self, "Cannot blur this video", &error);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+/* The output buffer has the output caps' size, whatever padding the input
+ * buffer's video meta describes. */
+static gboolean
+gst_cuda_gauss_blur_transform_size (GstBaseTransform * trans,
+    GstPadDirection direction, GstCaps * caps, gsize size, GstCaps * othercaps,
+    gsize * othersize)
+{
+  GstVideoInfo info;
+
+  if (!gst_video_info_from_caps (&info, othercaps))
+    return FALSE;
+  *othersize = GST_VIDEO_INFO_SIZE (&info);
+  return TRUE;
+}
+
+static gboolean
+gst_cuda_gauss_blur_propose_allocation (GstBaseTransform * trans,
+    GstQuery * decide_query, GstQuery * query)
+{
+  if (!GST_BASE_TRANSFORM_CLASS (parent_class)->propose_allocation (trans,
+          decide_query, query))
+    return FALSE;
+
+  /* In passthrough (no decide_query) downstream answered for us. Otherwise
+   * upstream may pad its rows: we map through its video meta. */
+  if (decide_query)
+    gst_query_add_allocation_meta (query, GST_VIDEO_META_API_TYPE, NULL);
+  return TRUE;
+}
+
+/* Metas that only describe the video (and not its memory layout, size or
+ * orientation) still hold for the blurred frame. */
+static gboolean
+gst_cuda_gauss_blur_transform_meta (GstBaseTransform * trans,
+    GstBuffer * outbuf, GstMeta * meta, GstBuffer * inbuf)
+{
+  const gchar *const *tags = gst_meta_api_type_get_tags (meta->info->api);
+
+  if (!tags || (g_strv_length ((gchar **) tags) == 1
+          && gst_meta_api_type_has_tag (meta->info->api,
+              g_quark_from_static_string (GST_META_TAG_VIDEO_STR))))
+    return TRUE;
+
+  return GST_BASE_TRANSFORM_CLASS (parent_class)->transform_meta (trans,
+      outbuf, meta, inbuf);
+}
+
+static void
+gst_cuda_gauss_blur_before_transform (GstBaseTransform * trans,
+    GstBuffer * buffer)
+{
+  GstClockTime stream_time = gst_segment_to_stream_time (&trans->segment,
+      GST_FORMAT_TIME, GST_BUFFER_PTS (buffer));
+
+  if (GST_CLOCK_TIME_IS_VALID (stream_time))
+    gst_object_sync_values (GST_OBJECT (trans), stream_time);
+}
+
+static GstFlowReturn
+gst_cuda_gauss_blur_transform (GstBaseTransform * trans, GstBuffer * inbuf,
+    GstBuffer * outbuf)
+{
+  GstCudaGaussBlur *self = GST_CUDA_GAUSS_BLUR (trans);
+  GstVideoFrame in_frame, out_frame;
+  GbParams params;
+  GbImage src = { {NULL}, {0} }, dst = { {NULL}, {0} };
+  GbError error = { 0 };
+  GstFlowReturn ret = GST_FLOW_OK;
+  guint plane;
+
+  if (!gst_cuda_gauss_blur_ensure_blur (self))
+    return GST_FLOW_ERROR;
+
+  GST_OBJECT_LOCK (self);
+  params.sigma = self->sigma;
+  params.radius = self->radius;
+  params.algorithm = (GbAlgorithm) self->algorithm;
+  params.border = (GbBorder) self->border;
+  GST_OBJECT_UNLOCK (self);
+
+  if (!gst_video_frame_map (&in_frame, &self->info, inbuf, GST_MAP_READ)) {
+    GST_ELEMENT_ERROR (self, STREAM, FAILED, (NULL),
+        ("Cannot map the input buffer"));
+    return GST_FLOW_ERROR;
+  }
+  if (!gst_video_frame_map (&out_frame, &self->info, outbuf, GST_MAP_WRITE)) {
+    gst_video_frame_unmap (&in_frame);
+    GST_ELEMENT_ERROR (self, STREAM, FAILED, (NULL),
+        ("Cannot map the output buffer"));
+    return GST_FLOW_ERROR;
+  }
+
+  if (params.sigma == 0.0) {
+    /* sigma became 0 after this buffer missed the switch to passthrough */
+    if (!gst_video_frame_copy (&out_frame, &in_frame)) {
+      GST_ELEMENT_ERROR (self, STREAM, FAILED, (NULL),
+          ("Cannot copy the frame"));
+      ret = GST_FLOW_ERROR;
+    }
+    goto done;
+  }
+
+  for (plane = 0; plane < GST_VIDEO_FRAME_N_PLANES (&in_frame); plane++) {
+    src.data[plane] = GST_VIDEO_FRAME_PLANE_DATA (&in_frame, plane);
+    src.stride[plane] = GST_VIDEO_FRAME_PLANE_STRIDE (&in_frame, plane);
+    dst.data[plane] = GST_VIDEO_FRAME_PLANE_DATA (&out_frame, plane);
+    dst.stride[plane] = GST_VIDEO_FRAME_PLANE_STRIDE (&out_frame, plane);
+  }
+
+  if (gb_blur_set_params (self->blur, &params, &error) != GB_OK
+      || gb_blur_process (self->blur, &src, &dst, &error) != GB_OK) {
+    gst_cuda_gauss_blur_post_error (self, "Cannot blur the frame", &error);
+    ret = GST_FLOW_ERROR;
+  }
+
+done:
+  gst_video_frame_unmap (&out_frame);
+  gst_video_frame_unmap (&in_frame);
+  return ret;
+}
+
+static gboolean
+gst_cuda_gauss_blur_stop (GstBaseTransform * trans)
+{
+  GstCudaGaussBlur *self = GST_CUDA_GAUSS_BLUR (trans);
+
+  g_clear_pointer (&self->blur, gb_blur_destroy);
+  self->blur_failed = FALSE;
+  gst_video_info_init (&self->info);
+  return TRUE;
+}

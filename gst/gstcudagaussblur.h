@@ -1,0 +1,88 @@
+/* GStreamer
+ * Copyright (C) 2026 The cudagaussblur authors
+ *
+ * This library is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Library General Public
+ * License as published by the Free Software Foundation; either
+ * version 2.1 of the License, or (at your option) any later version.
+ *
+ * This library is distributed in the hope that it will be useful,
+ * but WITHOUT ANY WARRANTY; without even the implied warranty of
+ * MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the GNU
+ * Library General Public License for more details.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+#ifndef __GST_CUDA_GAUSS_BLUR_H__
+#define __GST_CUDA_GAUSS_BLUR_H__
+
+#include <gst/gst.h>
+#include <gst/base/gstbasetransform.h>
+
+G_BEGIN_DECLS
+
+/**
+ * GstCudaGaussBlurAlgorithm:
+ * @GST_CUDA_GAUSS_BLUR_ALGORITHM_AUTO: the fastest exact method for the
+ *   parameters
+ * @GST_CUDA_GAUSS_BLUR_ALGORITHM_NAIVE: direct 2D convolution
+ * @GST_CUDA_GAUSS_BLUR_ALGORITHM_SHARED: 2D convolution from a shared-memory
+ *   tile
+ * @GST_CUDA_GAUSS_BLUR_ALGORITHM_SEPARABLE: a row pass, then a column pass
+ */
+typedef enum
+{
+  GST_CUDA_GAUSS_BLUR_ALGORITHM_AUTO = 0,
+  GST_CUDA_GAUSS_BLUR_ALGORITHM_NAIVE = 1,
+  GST_CUDA_GAUSS_BLUR_ALGORITHM_SHARED = 2,
+  GST_CUDA_GAUSS_BLUR_ALGORITHM_SEPARABLE = 3,
+} GstCudaGaussBlurAlgorithm;
+
+/**
+ * GstCudaGaussBlurBorder:
+ * @GST_CUDA_GAUSS_BLUR_BORDER_CLAMP: replicate the edge sample
+ * @GST_CUDA_GAUSS_BLUR_BORDER_MIRROR: reflect without repeating the edge
+ * @GST_CUDA_GAUSS_BLUR_BORDER_ZERO: samples outside the frame are 0
+ */
+typedef enum
+{
+  GST_CUDA_GAUSS_BLUR_BORDER_CLAMP = 0,
+  GST_CUDA_GAUSS_BLUR_BORDER_MIRROR = 1,
+  GST_CUDA_GAUSS_BLUR_BORDER_ZERO = 2,
+} GstCudaGaussBlurBorder;
+
+/**
+ * GstCudaGaussBlurBackend:
+ * @GST_CUDA_GAUSS_BLUR_BACKEND_AUTO: CUDA when a device is usable, else the
+ *   CPU reference (with a warning)
+ * @GST_CUDA_GAUSS_BLUR_BACKEND_CUDA: CUDA only; an error without a device
+ * @GST_CUDA_GAUSS_BLUR_BACKEND_CPU: the CPU reference
+ */
+typedef enum
+{
+  GST_CUDA_GAUSS_BLUR_BACKEND_AUTO,
+  GST_CUDA_GAUSS_BLUR_BACKEND_CUDA,
+  GST_CUDA_GAUSS_BLUR_BACKEND_CPU,
+} GstCudaGaussBlurBackend;
+
+#define GST_TYPE_CUDA_GAUSS_BLUR_ALGORITHM \
+    (gst_cuda_gauss_blur_algorithm_get_type ())
+GType gst_cuda_gauss_blur_algorithm_get_type (void);
+
+#define GST_TYPE_CUDA_GAUSS_BLUR_BORDER (gst_cuda_gauss_blur_border_get_type ())
+GType gst_cuda_gauss_blur_border_get_type (void);
+
+#define GST_TYPE_CUDA_GAUSS_BLUR_BACKEND \
+    (gst_cuda_gauss_blur_backend_get_type ())
+GType gst_cuda_gauss_blur_backend_get_type (void);
+
+#define GST_TYPE_CUDA_GAUSS_BLUR (gst_cuda_gauss_blur_get_type ())
+G_DECLARE_FINAL_TYPE (GstCudaGaussBlur, gst_cuda_gauss_blur,
+    GST, CUDA_GAUSS_BLUR, GstBaseTransform);
+
+GST_ELEMENT_REGISTER_DECLARE (cudagaussblur);
+
+G_END_DECLS
+
+#endif /* __GST_CUDA_GAUSS_BLUR_H__ */

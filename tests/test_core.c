@@ -1,0 +1,1239 @@
+/* Core unit tests: the CPU backend through the public API, against an
+ * independent reference.
+ *
+ * Copyright (C) 2026 The cudagaussblur authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * The reference is the textbook 2D convolution in double precision, with its
+ * own weights and its own border rule (deliberately not sampling.h), so a
+ * mistake shared by the core's helpers cannot hide. Every blur is compared
+ * with it: at most 1 apart per 8-bit sample.
+ *
+ * Plain C, no GStreamer. Prints one line per group of checks; exits 0 when
+ * all pass. Images stay small: the test also runs under valgrind.
+ */
+#include "gaussblur.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Largest difference allowed per sample (float against double, rounding). */
+#define TOLERANCE 1
+/* Row padding of test frames: odd, so strides are never multiples of 4. */
+#define SRC_PADDING 3
+#define DST_PADDING 5
+/* Failures printed per group; the rest are only counted. */
+#define MAX_REPORTED 5
+
+static const GbAlgorithm all_algorithms[] = {
+  GB_ALGORITHM_NAIVE, GB_ALGORITHM_SHARED, GB_ALGORITHM_SEPARABLE,
+  GB_ALGORITHM_AUTO
+};
+
+static const GbBorder all_borders[] = {
+  GB_BORDER_CLAMP, GB_BORDER_MIRROR, GB_BORDER_ZERO
+};
+
+#define N_ELEMENTS(array) ((int) (sizeof (array) / sizeof ((array)[0])))
+
+/* --- check bookkeeping --- */
+
+static const char *group_name;
+static int group_checks;
+static int group_failures;
+static int total_failures;
+
+static void
+group_begin (const char *name)
+{
+  group_name = name;
+  group_checks = 0;
+  group_failures = 0;
+}
+
+static void
+group_end (void)
+{
+  if (group_failures == 0)
+    printf ("ok   %-28s %6d checks\n", group_name, group_checks);
+  else
+    printf ("FAIL %-28s %6d of %d checks failed\n", group_name,
+        group_failures, group_checks);
+  fflush (stdout);
+  total_failures += group_failures;
+}
+
+static int check (int ok, const char *format, ...)
+    __attribute__((format (printf, 2, 3)));
+
+static int
+check (int ok, const char *format, ...)
+{
+  group_checks++;
+  if (!ok) {
+    group_failures++;
+    if (group_failures <= MAX_REPORTED) {
+      va_list args;
+      printf ("  %s: ", group_name);
+      va_start (args, format);
+      vprintf (format, args);
+      va_end (args);
+      printf ("\n");
+    }
+  }
+  return ok;
+}
+
+/* --- random data from a fixed seed (xorshift64*) --- */
+
+static uint64_t random_state;
+
+static void
+random_seed (uint64_t seed)
+{
+  random_state = seed * 0x9E3779B97F4A7C15ull + 1;
+}
+
+static uint8_t
+random_byte (void)
+{
+  random_state ^= random_state >> 12;
+  random_state ^= random_state << 25;
+  random_state ^= random_state >> 27;
+  return (uint8_t) ((random_state * 0x2545F4914F6CDD1Dull) >> 56);
+}
+
+/* --- test frames: one buffer per plane, rows padded --- */
+
+typedef struct
+{
+  GbGeometry geometry;
+  uint8_t *data[GB_MAX_PLANES];
+  size_t stride[GB_MAX_PLANES];
+  size_t size[GB_MAX_PLANES];
+} Frame;
+
+static size_t
+row_bytes (const GbPlaneGeometry * plane)
+{
+  return (size_t) plane->width * plane->channels;
+}
+
+/* Plane p's rows get padding + p bytes more, so planes differ in stride. */
+static void
+frame_init (Frame * frame, const GbGeometry * geometry, int padding)
+{
+  int p;
+
+  memset (frame, 0, sizeof *frame);
+  frame->geometry = *geometry;
+  for (p = 0; p < geometry->n_planes; p++) {
+    const GbPlaneGeometry *plane = &geometry->planes[p];
+    frame->stride[p] = row_bytes (plane) + padding + p;
+    frame->size[p] = frame->stride[p] * plane->height;
+    frame->data[p] = malloc (frame->size[p]);
+    if (!frame->data[p]) {
+      fprintf (stderr, "out of memory\n");
+      exit (2);
+    }
+  }
+}
+
+static void
+frame_clear (Frame * frame)
+{
+  int p;
+
+  for (p = 0; p < frame->geometry.n_planes; p++)
+    free (frame->data[p]);
+}
+
+/* Every byte, padding included, random. */
+static void
+frame_fill_random (Frame * frame)
+{
+  int p;
+  size_t i;
+
+  for (p = 0; p < frame->geometry.n_planes; p++)
+    for (i = 0; i < frame->size[p]; i++)
+      frame->data[p][i] = random_byte ();
+}
+
+/* The sentinel a destination is filled with before a blur; the padding must
+ * still hold it afterwards. */
+static uint8_t
+sentinel (size_t i)
+{
+  return (uint8_t) (i * 37 + 11);
+}
+
+static void
+frame_fill_sentinel (Frame * frame)
+{
+  int p;
+  size_t i;
+
+  for (p = 0; p < frame->geometry.n_planes; p++)
+    for (i = 0; i < frame->size[p]; i++)
+      frame->data[p][i] = sentinel (i);
+}
+
+static uint8_t *
+sample (const Frame * frame, int p, int x, int y, int c)
+{
+  return frame->data[p] + (size_t) y * frame->stride[p]
+      + (size_t) x * frame->geometry.planes[p].channels + c;
+}
+
+static GbImage
+frame_image (const Frame * frame)
+{
+  GbImage image;
+  int p;
+
+  memset (&image, 0, sizeof image);
+  for (p = 0; p < frame->geometry.n_planes; p++) {
+    image.data[p] = frame->data[p];
+    image.stride[p] = frame->stride[p];
+  }
+  return image;
+}
+
+static GbGeometry
+single_plane (int width, int height, int channels)
+{
+  GbGeometry geometry;
+
+  memset (&geometry, 0, sizeof geometry);
+  geometry.n_planes = 1;
+  geometry.bytes_per_sample = 1;
+  geometry.planes[0].width = width;
+  geometry.planes[0].height = height;
+  geometry.planes[0].channels = channels;
+  return geometry;
+}
+
+/* --- the reference --- */
+
+static void
+reference_weights (double sigma, int radius, double *weights)
+{
+  double sum = 0.0;
+  int k;
+
+  for (k = -radius; k <= radius; k++)
+    sum += weights[k + radius] = exp (-(double) (k * k) / (2 * sigma * sigma));
+  for (k = 0; k <= 2 * radius; k++)
+    weights[k] /= sum;
+}
+
+/* The coordinate whose sample is read for i, or -1 for a zero sample. Mirror
+ * reflects about 0 and about n - 1 (edge not repeated): it is even in i and
+ * repeats every 2 (n - 1). */
+static int
+reference_source (int i, int n, GbBorder border)
+{
+  int period, folded;
+
+  if (i >= 0 && i < n)
+    return i;
+  switch (border) {
+    case GB_BORDER_CLAMP:
+      return i < 0 ? 0 : n - 1;
+    case GB_BORDER_MIRROR:
+      if (n == 1)
+        return 0;
+      period = 2 * (n - 1);
+      folded = abs (i) % period;
+      return folded < n ? folded : period - folded;
+    case GB_BORDER_ZERO:
+      return -1;
+  }
+  return -1;
+}
+
+static uint8_t
+reference_round (double value)
+{
+  double rounded = floor (value + 0.5);
+  return rounded < 0 ? 0 : rounded > 255 ? 255 : (uint8_t) rounded;
+}
+
+/* Blurs plane p of src into expected (rows of width * channels, no padding). */
+static void
+reference_blur_plane (const Frame * src, int p, double sigma, int radius,
+    GbBorder border, uint8_t * expected)
+{
+  const GbPlaneGeometry *plane = &src->geometry.planes[p];
+  const int width = plane->width, height = plane->height;
+  const int channels = plane->channels;
+  double *weights = malloc (sizeof (double) * (2 * radius + 1));
+  int *source_x = malloc (sizeof (int) * (width + 2 * radius));
+  int *source_y = malloc (sizeof (int) * (height + 2 * radius));
+  int x, y, c, dx, dy;
+
+  reference_weights (sigma, radius, weights);
+  for (x = -radius; x < width + radius; x++)
+    source_x[x + radius] = reference_source (x, width, border);
+  for (y = -radius; y < height + radius; y++)
+    source_y[y + radius] = reference_source (y, height, border);
+
+  for (y = 0; y < height; y++)
+    for (x = 0; x < width; x++)
+      for (c = 0; c < channels; c++) {
+        double sum = 0.0;
+        for (dy = -radius; dy <= radius; dy++) {
+          int sy = source_y[y + dy + radius];
+          if (sy < 0)
+            continue;
+          for (dx = -radius; dx <= radius; dx++) {
+            int sx = source_x[x + dx + radius];
+            if (sx < 0)
+              continue;
+            sum += weights[dy + radius] * weights[dx + radius]
+                * *sample (src, p, sx, sy, c);
+          }
+        }
+        expected[((size_t) y * width + x) * channels + c] =
+            reference_round (sum);
+      }
+  free (source_y);
+  free (source_x);
+  free (weights);
+}
+
+/* --- running blurs --- */
+
+static int
+effective_radius (double sigma, int radius)
+{
+  return radius > 0 ? radius : gb_auto_radius (sigma);
+}
+
+static GbBlur *
+create_blur (const GbGeometry * geometry)
+{
+  GbBlur *blur = NULL;
+  GbError error;
+  GbStatus status;
+
+  status = gb_blur_create (GB_BACKEND_CPU, -1, geometry, &blur, &error);
+  if (status != GB_OK) {
+    fprintf (stderr, "gb_blur_create: %s\n", error.message);
+    exit (2);
+  }
+  return blur;
+}
+
+static GbStatus
+set_params (GbBlur * blur, double sigma, int radius, GbAlgorithm algorithm,
+    GbBorder border)
+{
+  GbParams params;
+  GbError error;
+  GbStatus status;
+
+  params.sigma = sigma;
+  params.radius = radius;
+  params.algorithm = algorithm;
+  params.border = border;
+  status = gb_blur_set_params (blur, &params, &error);
+  check (status == GB_OK, "set_params (sigma %g, radius %d): %s", sigma,
+      radius, status == GB_OK ? "" : error.message);
+  return status;
+}
+
+/* Fills dst with the sentinel and blurs src into it. */
+static GbStatus
+blur_frame (GbBlur * blur, const Frame * src, Frame * dst)
+{
+  GbImage src_image = frame_image (src), dst_image = frame_image (dst);
+  GbError error;
+  GbStatus status;
+
+  frame_fill_sentinel (dst);
+  status = gb_blur_process (blur, &src_image, &dst_image, &error);
+  check (status == GB_OK, "process: %s",
+      status == GB_OK ? "" : error.message);
+  return status;
+}
+
+/* Checks that the padding bytes of dst still hold the sentinel. */
+static void
+check_padding (const Frame * dst, const char *what)
+{
+  int p, y;
+  size_t i, touched = 0;
+
+  for (p = 0; p < dst->geometry.n_planes; p++) {
+    const GbPlaneGeometry *plane = &dst->geometry.planes[p];
+    for (y = 0; y < plane->height; y++)
+      for (i = y * dst->stride[p] + row_bytes (plane);
+          i < (y + 1) * dst->stride[p]; i++)
+        touched += dst->data[p][i] != sentinel (i);
+  }
+  check (touched == 0, "%s: %zu padding bytes of the destination written",
+      what, touched);
+}
+
+/* Largest difference between plane p of got and expected. */
+static int
+max_difference (const Frame * got, int p, const uint8_t * expected,
+    int *worst_x, int *worst_y)
+{
+  const GbPlaneGeometry *plane = &got->geometry.planes[p];
+  int x, y, c, worst = 0;
+
+  for (y = 0; y < plane->height; y++)
+    for (x = 0; x < plane->width; x++)
+      for (c = 0; c < plane->channels; c++) {
+        int d = abs ((int) *sample (got, p, x, y, c)
+            - expected[((size_t) y * plane->width + x) * plane->channels + c]);
+        if (d > worst) {
+          worst = d;
+          *worst_x = x;
+          *worst_y = y;
+        }
+      }
+  return worst;
+}
+
+/* References of every plane of src, for one sigma / radius / border. */
+typedef struct
+{
+  uint8_t *planes[GB_MAX_PLANES];
+} Expected;
+
+static void
+expected_compute (Expected * expected, const Frame * src, double sigma,
+    int radius, GbBorder border)
+{
+  int p;
+
+  memset (expected, 0, sizeof *expected);
+  for (p = 0; p < src->geometry.n_planes; p++) {
+    const GbPlaneGeometry *plane = &src->geometry.planes[p];
+    expected->planes[p] = malloc (row_bytes (plane) * plane->height);
+    reference_blur_plane (src, p, sigma, effective_radius (sigma, radius),
+        border, expected->planes[p]);
+  }
+}
+
+static void
+expected_clear (Expected * expected, const Frame * src)
+{
+  int p;
+
+  for (p = 0; p < src->geometry.n_planes; p++)
+    free (expected->planes[p]);
+}
+
+/* Compares every plane of dst with the reference and checks its padding. */
+static void
+check_frame (const Frame * dst, const Expected * expected, const char *what)
+{
+  int p;
+
+  for (p = 0; p < dst->geometry.n_planes; p++) {
+    const GbPlaneGeometry *plane = &dst->geometry.planes[p];
+    int x = 0, y = 0;
+    int worst = max_difference (dst, p, expected->planes[p], &x, &y);
+    check (worst <= TOLERANCE,
+        "%s, plane %d (%dx%dx%d): off by %d at (%d, %d)", what, p,
+        plane->width, plane->height, plane->channels, worst, x, y);
+  }
+  check_padding (dst, what);
+}
+
+/* Blurs src with every algorithm and compares each result with the
+ * reference (computed once). */
+static void
+check_all_algorithms (GbBlur * blur, const Frame * src, double sigma,
+    int radius, GbBorder border)
+{
+  Expected expected;
+  Frame dst;
+  int a;
+
+  expected_compute (&expected, src, sigma, radius, border);
+  frame_init (&dst, &src->geometry, DST_PADDING);
+  for (a = 0; a < N_ELEMENTS (all_algorithms); a++) {
+    char what[160];
+    const GbPlaneGeometry *plane = &src->geometry.planes[0];
+    snprintf (what, sizeof what, "%dx%dx%d %s %s sigma %g radius %d",
+        plane->width, plane->height, plane->channels,
+        gb_algorithm_name (all_algorithms[a]), gb_border_name (border), sigma,
+        effective_radius (sigma, radius));
+    if (set_params (blur, sigma, radius, all_algorithms[a], border) != GB_OK
+        || blur_frame (blur, src, &dst) != GB_OK)
+      continue;
+    check_frame (&dst, &expected, what);
+  }
+  frame_clear (&dst);
+  expected_clear (&expected, src);
+}
+
+/* --- the groups --- */
+
+static void
+test_reference_border (void)
+{
+  /* The examples of gaussblur.h, for a row abcd: aaa|abcd|ddd, cb|abcd|cb. */
+  static const int clamp[] = { 0, 0, 0, 0, 1, 2, 3, 3, 3, 3 };
+  static const int mirror[] = { 3, 2, 1, 0, 1, 2, 3, 2, 1, 0 };
+  int i;
+
+  group_begin ("reference border rule");
+  for (i = -3; i < 7; i++) {
+    check (reference_source (i, 4, GB_BORDER_CLAMP) == clamp[i + 3],
+        "clamp %d", i);
+    check (reference_source (i, 4, GB_BORDER_MIRROR) == mirror[i + 3],
+        "mirror %d", i);
+    check (reference_source (i, 4, GB_BORDER_ZERO) == (i >= 0 && i < 4 ? i
+            : -1), "zero %d", i);
+  }
+  check (reference_source (-5, 1, GB_BORDER_MIRROR) == 0, "mirror of 1");
+  check (reference_source (-1, 2, GB_BORDER_MIRROR) == 1
+      && reference_source (2, 2, GB_BORDER_MIRROR) == 0
+      && reference_source (-1000, 2, GB_BORDER_MIRROR) == 0, "mirror of 2");
+  group_end ();
+}
+
+static void
+test_weights (void)
+{
+  static const struct
+  {
+    double sigma;
+    int radius;
+  } cases[] = {
+    {0.3, 1}, {1.0, 3}, {1.0, 10}, {2.5, 8}, {5.0, 2}, {10.0, 30},
+    {100.0, 300}, {GB_MAX_SIGMA, 900}, {GB_MAX_SIGMA, GB_MAX_RADIUS},
+  };
+  static float weights[2 * GB_MAX_RADIUS + 1];
+  static double expected[2 * GB_MAX_RADIUS + 1];
+  int i, k;
+
+  group_begin ("gaussian weights");
+  for (i = 0; i < N_ELEMENTS (cases); i++) {
+    const double sigma = cases[i].sigma;
+    const int radius = cases[i].radius;
+    double sum = 0.0, worst = 0.0;
+    int symmetric = 1, decreasing = 1;
+
+    gb_gaussian_weights (sigma, radius, weights);
+    reference_weights (sigma, radius, expected);
+    for (k = 0; k <= 2 * radius; k++) {
+      double error = fabs (weights[k] - expected[k]) / expected[k];
+      sum += weights[k];
+      if (error > worst)
+        worst = error;
+    }
+    for (k = 1; k <= radius; k++) {
+      symmetric &= weights[radius - k] == weights[radius + k];
+      decreasing &= weights[radius + k] < weights[radius + k - 1];
+    }
+    check (fabs (sum - 1.0) <= 1e-6, "sigma %g radius %d: sum %.9f", sigma,
+        radius, sum);
+    check (symmetric, "sigma %g radius %d: not symmetric", sigma, radius);
+    check (decreasing, "sigma %g radius %d: peak not at the centre, or not "
+        "decreasing away from it", sigma, radius);
+    check (worst <= 1e-6, "sigma %g radius %d: %g relative error against "
+        "exp(-k^2 / 2 sigma^2) / sum", sigma, radius, worst);
+  }
+  group_end ();
+}
+
+static void
+test_auto_radius (void)
+{
+  static const struct
+  {
+    double sigma;
+    int radius;
+  } cases[] = {
+    {0.01, 1}, {0.1, 1}, {0.34, 2}, {0.5, 2}, {1.0, 4}, {1.5, 6}, {2.2, 8},
+    {3.0, 11}, {10.0, 35}, {GB_MAX_SIGMA, 875},
+  };
+  GbGeometry geometry = single_plane (29, 23, 3);
+  GbBlur *blur = create_blur (&geometry);
+  Frame src, automatic, explicit;
+  Expected expected;
+  GbParams params;
+  int i;
+
+  group_begin ("automatic radius");
+  for (i = 0; i < N_ELEMENTS (cases); i++) {
+    check (gb_auto_radius (cases[i].sigma) == cases[i].radius,
+        "gb_auto_radius (%g) = %d, expected %d", cases[i].sigma,
+        gb_auto_radius (cases[i].sigma), cases[i].radius);
+    params.sigma = cases[i].sigma;
+    params.radius = 0;
+    check (gb_effective_radius (&params) == cases[i].radius,
+        "gb_effective_radius (sigma %g, radius 0)", cases[i].sigma);
+  }
+  params.radius = 4;
+  check (gb_effective_radius (&params) == 4, "an explicit radius is kept");
+
+  /* radius 0 blurs exactly like radius ceil(3.5 sigma). */
+  random_seed (1);
+  frame_init (&src, &geometry, SRC_PADDING);
+  frame_init (&automatic, &geometry, DST_PADDING);
+  frame_init (&explicit, &geometry, DST_PADDING);
+  frame_fill_random (&src);
+  for (i = 0; i < N_ELEMENTS (all_algorithms); i++) {
+    const GbAlgorithm algorithm = all_algorithms[i];
+    set_params (blur, 1.5, 0, algorithm, GB_BORDER_MIRROR);
+    blur_frame (blur, &src, &automatic);
+    set_params (blur, 1.5, 6, algorithm, GB_BORDER_MIRROR);
+    blur_frame (blur, &src, &explicit);
+    check (memcmp (automatic.data[0], explicit.data[0],
+            automatic.size[0]) == 0, "%s: radius 0 and radius 6 differ at "
+        "sigma 1.5", gb_algorithm_name (algorithm));
+  }
+  expected_compute (&expected, &src, 1.5, 6, GB_BORDER_MIRROR);
+  check_frame (&automatic, &expected, "sigma 1.5 radius 0");
+  expected_clear (&expected, &src);
+  frame_clear (&explicit);
+  frame_clear (&automatic);
+  frame_clear (&src);
+  gb_blur_destroy (blur);
+  group_end ();
+}
+
+/* An impulse gives the kernel itself: 255 w[dy] w[dx] around it. */
+static void
+check_impulse (int channels, int impulse_channel, double sigma)
+{
+  /* The whole kernel fits around the centre: the response is the kernel. */
+  enum { centre = 20, size = 2 * centre + 1 };
+  const int radius = gb_auto_radius (sigma);
+  GbGeometry geometry = single_plane (size, size, channels);
+  GbBlur *blur = create_blur (&geometry);
+  double weights[2 * centre + 1];
+  uint8_t background[GB_MAX_CHANNELS];
+  Frame src, dst;
+  int a, x, y, c;
+
+  if (radius > centre) {
+    fprintf (stderr, "impulse test: radius %d does not fit\n", radius);
+    exit (2);
+  }
+  reference_weights (sigma, radius, weights);
+  /* The other channels hold constants, which must come out unchanged. */
+  for (c = 0; c < channels; c++)
+    background[c] = c == impulse_channel ? 0 : (uint8_t) (40 + 70 * c);
+  frame_init (&src, &geometry, SRC_PADDING);
+  frame_init (&dst, &geometry, DST_PADDING);
+  frame_fill_random (&src);
+  for (y = 0; y < size; y++)
+    for (x = 0; x < size; x++)
+      for (c = 0; c < channels; c++)
+        *sample (&src, 0, x, y, c) = background[c];
+  *sample (&src, 0, centre, centre, impulse_channel) = 255;
+
+  for (a = 0; a < N_ELEMENTS (all_algorithms); a++) {
+    int worst = 0, changed = 0;
+    set_params (blur, sigma, 0, all_algorithms[a], GB_BORDER_CLAMP);
+    blur_frame (blur, &src, &dst);
+    for (y = 0; y < size; y++)
+      for (x = 0; x < size; x++) {
+        int dx = x - centre, dy = y - centre;
+        double kernel = abs (dx) <= radius && abs (dy) <= radius
+            ? 255.0 * weights[dy + radius] * weights[dx + radius] : 0.0;
+        int d = abs (*sample (&dst, 0, x, y, impulse_channel)
+            - reference_round (kernel));
+        if (d > worst)
+          worst = d;
+        for (c = 0; c < channels; c++)
+          changed += c != impulse_channel
+              && *sample (&dst, 0, x, y, c) != background[c];
+      }
+    check (worst <= TOLERANCE, "%s, %d channels, sigma %g: impulse "
+        "response off the kernel by %d", gb_algorithm_name (all_algorithms[a]),
+        channels, sigma, worst);
+    check (changed == 0, "%s, %d channels: %d samples of the constant "
+        "channels changed", gb_algorithm_name (all_algorithms[a]), channels,
+        changed);
+    check (*sample (&dst, 0, centre, centre, impulse_channel) ==
+        reference_round (255.0 * weights[radius] * weights[radius]),
+        "%s: peak", gb_algorithm_name (all_algorithms[a]));
+  }
+  frame_clear (&dst);
+  frame_clear (&src);
+  gb_blur_destroy (blur);
+}
+
+static void
+test_impulse (void)
+{
+  group_begin ("impulse response");
+  check_impulse (1, 0, 1.0);
+  check_impulse (1, 0, 2.5);
+  check_impulse (1, 0, 5.0);
+  check_impulse (4, 3, 1.7);     /* alpha is blurred like any channel */
+  check_impulse (3, 1, 2.0);
+  group_end ();
+}
+
+/* A constant frame stays the same constant under clamp and mirror; the zero
+ * border darkens the edges but leaves the middle alone. */
+static void
+test_constant (void)
+{
+  static const uint8_t values[GB_MAX_CHANNELS] = { 255, 17, 0, 128 };
+  static const double sigmas[] = { 0.8, 3.0, 12.0 };
+  static const int channel_counts[] = { 1, 3, 4 };
+  int n, s, b, a, x, y, c;
+
+  group_begin ("constant frame");
+  for (n = 0; n < N_ELEMENTS (channel_counts); n++) {
+    const int channels = channel_counts[n];
+    GbGeometry geometry = single_plane (23, 17, channels);
+    GbBlur *blur = create_blur (&geometry);
+    Frame src, dst;
+
+    frame_init (&src, &geometry, SRC_PADDING);
+    frame_init (&dst, &geometry, DST_PADDING);
+    frame_fill_random (&src);
+    for (y = 0; y < 17; y++)
+      for (x = 0; x < 23; x++)
+        for (c = 0; c < channels; c++)
+          *sample (&src, 0, x, y, c) = values[c];
+
+    for (s = 0; s < N_ELEMENTS (sigmas); s++)
+      for (b = 0; b < N_ELEMENTS (all_borders); b++)
+        for (a = 0; a < N_ELEMENTS (all_algorithms); a++) {
+          const GbBorder border = all_borders[b];
+          int changed = 0;
+          set_params (blur, sigmas[s], 0, all_algorithms[a], border);
+          blur_frame (blur, &src, &dst);
+          check_padding (&dst, "constant");
+          if (border == GB_BORDER_ZERO) {
+            /* Compared with the reference in the sweep; here the shape. */
+            check (*sample (&dst, 0, 0, 0, 0) < values[0],
+                "zero border: the corner is not darker");
+            if (sigmas[s] < 1.0)
+              check (*sample (&dst, 0, 11, 8, 0) == values[0],
+                  "zero border: the middle changed");
+            continue;
+          }
+          for (y = 0; y < 17; y++)
+            for (x = 0; x < 23; x++)
+              for (c = 0; c < channels; c++)
+                changed += *sample (&dst, 0, x, y, c) != values[c];
+          check (changed == 0, "%d channels, %s, %s, sigma %g: %d samples "
+              "changed", channels, gb_algorithm_name (all_algorithms[a]),
+              gb_border_name (border), sigmas[s], changed);
+        }
+    frame_clear (&dst);
+    frame_clear (&src);
+    gb_blur_destroy (blur);
+  }
+  group_end ();
+}
+
+/* A frame symmetric about both middle lines blurs into one, up to the float
+ * rounding of sums taken in the opposite order (rarely 1 off). */
+static void
+test_symmetry (void)
+{
+  const int width = 31, height = 21, channels = 3;
+  GbGeometry geometry = single_plane (width, height, channels);
+  GbBlur *blur = create_blur (&geometry);
+  Frame src, dst;
+  int b, a, x, y, c;
+
+  group_begin ("symmetry");
+  random_seed (2);
+  frame_init (&src, &geometry, SRC_PADDING);
+  frame_init (&dst, &geometry, DST_PADDING);
+  frame_fill_random (&src);
+  for (y = 0; y < height; y++)
+    for (x = 0; x < width; x++)
+      for (c = 0; c < channels; c++)
+        *sample (&src, 0, x, y, c) = *sample (&src, 0,
+            x < width / 2 ? x : width - 1 - x,
+            y < height / 2 ? y : height - 1 - y, c);
+
+  for (b = 0; b < N_ELEMENTS (all_borders); b++)
+    for (a = 0; a < N_ELEMENTS (all_algorithms); a++) {
+      int worst = 0, differing = 0;
+      set_params (blur, 2.3, 0, all_algorithms[a], all_borders[b]);
+      blur_frame (blur, &src, &dst);
+      for (y = 0; y < height; y++)
+        for (x = 0; x < width; x++)
+          for (c = 0; c < channels; c++) {
+            int value = *sample (&dst, 0, x, y, c);
+            int mirrored_x = *sample (&dst, 0, width - 1 - x, y, c);
+            int mirrored_y = *sample (&dst, 0, x, height - 1 - y, c);
+            int d = abs (value - mirrored_x) > abs (value - mirrored_y)
+                ? abs (value - mirrored_x) : abs (value - mirrored_y);
+            differing += d != 0;
+            if (d > worst)
+              worst = d;
+          }
+      check (worst <= TOLERANCE && differing * 100 <= width * height
+          * channels, "%s, %s: not symmetric (%d samples differ, by up to %d)",
+          gb_algorithm_name (all_algorithms[a]),
+          gb_border_name (all_borders[b]), differing, worst);
+    }
+  frame_clear (&dst);
+  frame_clear (&src);
+  gb_blur_destroy (blur);
+  group_end ();
+}
+
+/* Every algorithm, border, channel count and several sigmas and radii, on a
+ * frame with odd strides, against the reference. */
+static void
+test_sweep (void)
+{
+  static const struct
+  {
+    double sigma;
+    int radius;                 /* 0: automatic */
+  } cases[] = {
+    {0.3, 0}, {0.5, 0}, {1.0, 0}, {1.7, 2}, {2.5, 0}, {4.0, 5}, {3.0, 9},
+  };
+  static const int channel_counts[] = { 1, 3, 4 };
+  int n, b, i;
+
+  group_begin ("algorithms x borders");
+  random_seed (3);
+  for (n = 0; n < N_ELEMENTS (channel_counts); n++) {
+    GbGeometry geometry = single_plane (37, 29, channel_counts[n]);
+    GbBlur *blur = create_blur (&geometry);
+    Frame src;
+
+    frame_init (&src, &geometry, SRC_PADDING);
+    frame_fill_random (&src);
+    for (b = 0; b < N_ELEMENTS (all_borders); b++)
+      for (i = 0; i < N_ELEMENTS (cases); i++)
+        check_all_algorithms (blur, &src, cases[i].sigma, cases[i].radius,
+            all_borders[b]);
+    frame_clear (&src);
+    gb_blur_destroy (blur);
+  }
+  group_end ();
+}
+
+/* Tiny frames and radii larger than the frame: the border rule reaches far
+ * outside (mirror more than once), every pixel is an edge or a corner. */
+static void
+test_small_frames (void)
+{
+  static const int sizes[][2] = {
+    {1, 1}, {2, 1}, {1, 2}, {2, 2}, {7, 3}, {3, 7}, {9, 7},
+  };
+  static const struct
+  {
+    double sigma;
+    int radius;
+  } cases[] = {
+    {0.7, 0}, {2.0, 0}, {3.0, 9}, {13.0, 40},
+  };
+  static const int channel_counts[] = { 1, 2, 4 };
+  int s, n, b, i;
+
+  group_begin ("small frames, large radii");
+  random_seed (4);
+  for (s = 0; s < N_ELEMENTS (sizes); s++)
+    for (n = 0; n < N_ELEMENTS (channel_counts); n++) {
+      GbGeometry geometry = single_plane (sizes[s][0], sizes[s][1],
+          channel_counts[n]);
+      GbBlur *blur = create_blur (&geometry);
+      Frame src;
+
+      frame_init (&src, &geometry, SRC_PADDING);
+      frame_fill_random (&src);
+      for (b = 0; b < N_ELEMENTS (all_borders); b++)
+        for (i = 0; i < N_ELEMENTS (cases); i++)
+          check_all_algorithms (blur, &src, cases[i].sigma, cases[i].radius,
+              all_borders[b]);
+      frame_clear (&src);
+      gb_blur_destroy (blur);
+    }
+  group_end ();
+}
+
+/* The largest radii: the SHARED tile then takes the kernel rows in chunks.
+ * (Each case costs (2r + 1)^2 per sample, so the frames are tiny.) */
+static void
+test_largest_radius (void)
+{
+  static const struct
+  {
+    int width, height;
+    double sigma;
+    int radius;
+    GbBorder border;
+  } cases[] = {
+    {4, 3, 100.0, 300, GB_BORDER_CLAMP},
+    {4, 3, 100.0, 300, GB_BORDER_MIRROR},
+    {4, 3, 100.0, 300, GB_BORDER_ZERO},
+    {2, 1, GB_MAX_SIGMA, GB_MAX_RADIUS, GB_BORDER_MIRROR},
+    {1, 2, GB_MAX_SIGMA, 0, GB_BORDER_ZERO},
+  };
+  int i;
+
+  group_begin ("largest radii");
+  random_seed (5);
+  for (i = 0; i < N_ELEMENTS (cases); i++) {
+    GbGeometry geometry = single_plane (cases[i].width, cases[i].height, 1);
+    GbBlur *blur = create_blur (&geometry);
+    Frame src;
+
+    frame_init (&src, &geometry, SRC_PADDING);
+    frame_fill_random (&src);
+    check_all_algorithms (blur, &src, cases[i].sigma, cases[i].radius,
+        cases[i].border);
+    frame_clear (&src);
+    gb_blur_destroy (blur);
+  }
+  group_end ();
+}
+
+/* Planes of different sizes and channel counts, each blurred on its own. */
+static void
+test_planes (void)
+{
+  static const GbGeometry geometries[] = {
+    /* I420-like: full-size luma, two quarter-size chroma planes. */
+    {3, 1, {{40, 30, 1}, {20, 15, 1}, {20, 15, 1}}},
+    /* NV12-like: luma and interleaved chroma. */
+    {2, 1, {{40, 30, 1}, {20, 15, 2}}},
+    {4, 1, {{17, 9, 4}, {9, 17, 3}, {5, 5, 2}, {1, 3, 1}}},
+  };
+  int g, b;
+
+  group_begin ("multi-plane frames");
+  random_seed (6);
+  for (g = 0; g < N_ELEMENTS (geometries); g++) {
+    GbBlur *blur = create_blur (&geometries[g]);
+    Frame src;
+
+    frame_init (&src, &geometries[g], SRC_PADDING);
+    frame_fill_random (&src);
+    for (b = 0; b < N_ELEMENTS (all_borders); b++)
+      check_all_algorithms (blur, &src, 1.5, 0, all_borders[b]);
+    check_all_algorithms (blur, &src, 4.0, 0, GB_BORDER_MIRROR);
+    frame_clear (&src);
+    gb_blur_destroy (blur);
+  }
+  group_end ();
+}
+
+/* One frame large enough to be split over threads and SHARED tiles. */
+static void
+test_moderate_frame (void)
+{
+  GbGeometry geometry = single_plane (160, 120, 4);
+  GbBlur *blur = create_blur (&geometry);
+  Frame src;
+
+  group_begin ("160x120 RGBA frame");
+  random_seed (7);
+  frame_init (&src, &geometry, SRC_PADDING);
+  frame_fill_random (&src);
+  check_all_algorithms (blur, &src, 3.0, 0, GB_BORDER_MIRROR);
+  check_all_algorithms (blur, &src, 1.0, 0, GB_BORDER_ZERO);
+  frame_clear (&src);
+  gb_blur_destroy (blur);
+  group_end ();
+}
+
+/* Results depend on nothing but the frame and the parameters. */
+static void
+test_repeatability (void)
+{
+  GbGeometry geometry = single_plane (45, 33, 3);
+  GbBlur *blur = create_blur (&geometry);
+  Frame first, second, dst_first, dst_again;
+  int a;
+
+  group_begin ("repeatability");
+  random_seed (8);
+  frame_init (&first, &geometry, SRC_PADDING);
+  frame_init (&second, &geometry, SRC_PADDING);
+  frame_init (&dst_first, &geometry, DST_PADDING);
+  frame_init (&dst_again, &geometry, DST_PADDING);
+  frame_fill_random (&first);
+  frame_fill_random (&second);
+  for (a = 0; a < N_ELEMENTS (all_algorithms); a++) {
+    set_params (blur, 2.0, 0, all_algorithms[a], GB_BORDER_CLAMP);
+    blur_frame (blur, &first, &dst_first);
+    blur_frame (blur, &second, &dst_again);
+    blur_frame (blur, &first, &dst_again);
+    check (memcmp (dst_first.data[0], dst_again.data[0],
+            dst_first.size[0]) == 0, "%s: the same frame blurred twice "
+        "differs", gb_algorithm_name (all_algorithms[a]));
+  }
+  check (gb_blur_get_backend (blur) == GB_BACKEND_CPU, "backend");
+  set_params (blur, 2.0, 0, GB_ALGORITHM_AUTO, GB_BORDER_CLAMP);
+  check (gb_blur_get_effective_algorithm (blur) == GB_ALGORITHM_SEPARABLE,
+      "auto is separable on the CPU");
+  set_params (blur, 2.0, 0, GB_ALGORITHM_SHARED, GB_BORDER_CLAMP);
+  check (gb_blur_get_effective_algorithm (blur) == GB_ALGORITHM_SHARED,
+      "an explicit algorithm is kept");
+  frame_clear (&dst_again);
+  frame_clear (&dst_first);
+  frame_clear (&second);
+  frame_clear (&first);
+  gb_blur_destroy (blur);
+  group_end ();
+}
+
+static void
+test_allocations (void)
+{
+  GbGeometry small = single_plane (32, 24, 3);
+  GbGeometry same = small;
+  GbGeometry large = single_plane (48, 40, 4);
+  GbBlur *blur = create_blur (&small);
+  Expected expected;
+  Frame src, dst;
+  GbError error;
+  unsigned count, before;
+  int a, b;
+
+  group_begin ("allocations");
+  random_seed (9);
+  frame_init (&src, &small, SRC_PADDING);
+  frame_init (&dst, &small, DST_PADDING);
+  frame_fill_random (&src);
+  count = gb_blur_get_allocation_count (blur);
+  for (a = 0; a < N_ELEMENTS (all_algorithms); a++)
+    for (b = 0; b < N_ELEMENTS (all_borders); b++) {
+      set_params (blur, 0.5 + a + b, 0, all_algorithms[a], all_borders[b]);
+      set_params (blur, 0.5 + a + b, 3 + 10 * a, all_algorithms[a],
+          all_borders[b]);
+      blur_frame (blur, &src, &dst);
+    }
+  check (gb_blur_get_allocation_count (blur) == count,
+      "parameter changes and processing allocated (%u, then %u)", count,
+      gb_blur_get_allocation_count (blur));
+  check (gb_blur_set_geometry (blur, &same, &error) == GB_OK,
+      "same geometry refused");
+  check (gb_blur_get_allocation_count (blur) == count,
+      "the same geometry reallocated");
+
+  before = count;
+  check (gb_blur_set_geometry (blur, &large, &error) == GB_OK,
+      "new geometry refused");
+  count = gb_blur_get_allocation_count (blur);
+  check (count > before, "a larger geometry did not reallocate");
+  frame_clear (&dst);
+  frame_clear (&src);
+  frame_init (&src, &large, SRC_PADDING);
+  frame_fill_random (&src);
+  check_all_algorithms (blur, &src, 2.0, 0, GB_BORDER_MIRROR);
+  check (gb_blur_get_allocation_count (blur) == count,
+      "processing the new geometry allocated");
+  check (gb_blur_set_geometry (blur, &large, &error) == GB_OK
+      && gb_blur_get_allocation_count (blur) == count,
+      "the same geometry again reallocated");
+
+  /* Back to the first geometry (whether it reallocates is the backend's
+   * choice): still blurred right. */
+  check (gb_blur_set_geometry (blur, &small, &error) == GB_OK,
+      "first geometry refused");
+  frame_clear (&src);
+  frame_init (&src, &small, SRC_PADDING);
+  frame_fill_random (&src);
+  check_all_algorithms (blur, &src, 1.0, 0, GB_BORDER_ZERO);
+
+  /* A refused change leaves the previous parameters in effect. */
+  set_params (blur, 1.2, 0, GB_ALGORITHM_SEPARABLE, GB_BORDER_CLAMP);
+  {
+    GbParams bad = { -1.0, 0, GB_ALGORITHM_NAIVE, GB_BORDER_ZERO };
+    check (gb_blur_set_params (blur, &bad, &error) != GB_OK,
+        "sigma -1 accepted");
+  }
+  frame_init (&dst, &small, DST_PADDING);
+  blur_frame (blur, &src, &dst);
+  expected_compute (&expected, &src, 1.2, 0, GB_BORDER_CLAMP);
+  check_frame (&dst, &expected, "after a refused set_params");
+  expected_clear (&expected, &src);
+  frame_clear (&dst);
+  frame_clear (&src);
+  gb_blur_destroy (blur);
+  group_end ();
+}
+
+static void
+check_refused (GbStatus status, GbStatus expected, const GbError * error,
+    const char *what)
+{
+  check (status == expected, "%s: %s, expected %s", what,
+      gb_status_name (status), gb_status_name (expected));
+  check (error->status == expected && error->message[0] != '\0',
+      "%s: no error message", what);
+}
+
+static void
+refuse_params (GbBlur * blur, double sigma, int radius, GbAlgorithm algorithm,
+    GbBorder border, const char *what)
+{
+  GbParams params = { sigma, radius, algorithm, border };
+  GbError error;
+
+  memset (&error, 0, sizeof error);
+  check_refused (gb_blur_set_params (blur, &params, &error),
+      GB_ERROR_INVALID_ARGUMENT, &error, what);
+}
+
+static void
+refuse_geometry (GbGeometry geometry, GbStatus expected, const char *what)
+{
+  static int not_a_handle;
+  GbBlur *blur = (GbBlur *) &not_a_handle;     /* must be reset to NULL */
+  GbError error;
+
+  memset (&error, 0, sizeof error);
+  check_refused (gb_blur_create (GB_BACKEND_CPU, -1, &geometry, &blur,
+          &error), expected, &error, what);
+  check (blur == NULL, "%s: handle not reset", what);
+}
+
+static void
+refuse_image (GbBlur * blur, const GbImage * src, const GbImage * dst,
+    const char *what)
+{
+  GbError error;
+
+  memset (&error, 0, sizeof error);
+  check_refused (gb_blur_process (blur, src, dst, &error),
+      GB_ERROR_INVALID_ARGUMENT, &error, what);
+}
+
+static void
+test_invalid_arguments (void)
+{
+  GbGeometry geometry = single_plane (16, 8, 3);
+  GbGeometry bad;
+  GbBlur *blur = create_blur (&geometry);
+  Frame src, dst;
+  GbImage src_image, dst_image, broken;
+  GbError error;
+
+  group_begin ("invalid arguments");
+  refuse_params (blur, 0.0, 0, GB_ALGORITHM_AUTO, GB_BORDER_CLAMP,
+      "sigma 0");
+  refuse_params (blur, -2.0, 0, GB_ALGORITHM_AUTO, GB_BORDER_CLAMP,
+      "negative sigma");
+  refuse_params (blur, NAN, 0, GB_ALGORITHM_AUTO, GB_BORDER_CLAMP,
+      "sigma NaN");
+  refuse_params (blur, GB_MAX_SIGMA * 1.01, 0, GB_ALGORITHM_AUTO,
+      GB_BORDER_CLAMP, "sigma above the maximum");
+  refuse_params (blur, 1.0, -1, GB_ALGORITHM_AUTO, GB_BORDER_CLAMP,
+      "negative radius");
+  refuse_params (blur, 1.0, GB_MAX_RADIUS + 1, GB_ALGORITHM_AUTO,
+      GB_BORDER_CLAMP, "radius above the maximum");
+  refuse_params (blur, 1.0, 0, (GbAlgorithm) 17, GB_BORDER_CLAMP,
+      "unknown algorithm");
+  refuse_params (blur, 1.0, 0, GB_ALGORITHM_AUTO, (GbBorder) 9,
+      "unknown border");
+  memset (&error, 0, sizeof error);
+  check_refused (gb_blur_set_params (blur, NULL, &error),
+      GB_ERROR_INVALID_ARGUMENT, &error, "no parameters");
+  {
+    GbParams largest = { GB_MAX_SIGMA, GB_MAX_RADIUS, GB_ALGORITHM_AUTO,
+      GB_BORDER_ZERO
+    };
+    check (gb_blur_set_params (blur, &largest, &error) == GB_OK,
+        "the largest sigma and radius refused");
+  }
+
+  bad = geometry;
+  bad.planes[0].width = 0;
+  refuse_geometry (bad, GB_ERROR_INVALID_ARGUMENT, "width 0");
+  bad = geometry;
+  bad.planes[0].height = GB_MAX_DIMENSION + 1;
+  refuse_geometry (bad, GB_ERROR_INVALID_ARGUMENT, "height too large");
+  bad = geometry;
+  bad.planes[0].channels = 5;
+  refuse_geometry (bad, GB_ERROR_INVALID_ARGUMENT, "5 channels");
+  bad = geometry;
+  bad.planes[0].channels = 0;
+  refuse_geometry (bad, GB_ERROR_INVALID_ARGUMENT, "0 channels");
+  bad = geometry;
+  bad.bytes_per_sample = 2;
+  refuse_geometry (bad, GB_ERROR_UNSUPPORTED, "16-bit samples");
+  bad = geometry;
+  bad.n_planes = 0;
+  refuse_geometry (bad, GB_ERROR_INVALID_ARGUMENT, "no planes");
+  bad = geometry;
+  bad.n_planes = GB_MAX_PLANES + 1;
+  refuse_geometry (bad, GB_ERROR_INVALID_ARGUMENT, "too many planes");
+  memset (&error, 0, sizeof error);
+  bad = geometry;
+  bad.planes[0].channels = 5;
+  check_refused (gb_blur_set_geometry (blur, &bad, &error),
+      GB_ERROR_INVALID_ARGUMENT, &error, "set_geometry with 5 channels");
+
+  frame_init (&src, &geometry, SRC_PADDING);
+  frame_init (&dst, &geometry, DST_PADDING);
+  frame_fill_random (&src);
+  src_image = frame_image (&src);
+  dst_image = frame_image (&dst);
+  broken = src_image;
+  broken.stride[0] = 16 * 3 - 1;
+  refuse_image (blur, &broken, &dst_image, "source stride below a row");
+  broken = dst_image;
+  broken.stride[0] = 16 * 3 - 1;
+  refuse_image (blur, &src_image, &broken, "destination stride below a row");
+  broken = src_image;
+  broken.data[0] = NULL;
+  refuse_image (blur, &broken, &dst_image, "no source data");
+  broken = dst_image;
+  broken.data[0] = NULL;
+  refuse_image (blur, &src_image, &broken, "no destination data");
+  refuse_image (blur, NULL, &dst_image, "no source image");
+  refuse_image (blur, &src_image, NULL, "no destination image");
+
+  /* After all that the handle still works. */
+  {
+    Expected expected;
+    set_params (blur, 1.0, 0, GB_ALGORITHM_AUTO, GB_BORDER_MIRROR);
+    blur_frame (blur, &src, &dst);
+    expected_compute (&expected, &src, 1.0, 0, GB_BORDER_MIRROR);
+    check_frame (&dst, &expected, "after refused calls");
+    expected_clear (&expected, &src);
+  }
+  frame_clear (&dst);
+  frame_clear (&src);
+  gb_blur_destroy (blur);
+  group_end ();
+}
+
+int
+main (void)
+{
+  test_reference_border ();
+  test_weights ();
+  test_auto_radius ();
+  test_impulse ();
+  test_constant ();
+  test_symmetry ();
+  test_sweep ();
+  test_small_frames ();
+  test_largest_radius ();
+  test_planes ();
+  test_moderate_frame ();
+  test_repeatability ();
+  test_allocations ();
+  test_invalid_arguments ();
+
+  if (total_failures) {
+    printf ("%d checks failed\n", total_failures);
+    return 1;
+  }
+  printf ("all checks passed\n");
+  return 0;
+}
