@@ -69,8 +69,9 @@ GbAlgorithm
 gb_cuda_auto_algorithm (int radius)
 {
   (void) radius;
-  /* 2 (2r + 1) taps per sample against (2r + 1)^2 for the 2D kernels; the
-   * benchmark's table in docs/performance.md is the evidence. */
+  /* Measured on an H100 (docs/performance.md): the separable passes beat
+   * both 2D kernels at every radius benchmarked (4 to 105), for GRAY8 and
+   * RGBA, 1080p and 4K, by 4.6x (radius 4) to 80x (radius 105). */
   return GB_ALGORITHM_SEPARABLE;
 }
 

@@ -1,6 +1,6 @@
 #!/bin/bash
 # Runs everything that needs a GPU, on the GPU machine, from the project root:
-#   tests/gpu-check.sh [BUILD_DIR] [LOG_DIR] [tests|bench|all]
+#   tests/gpu-check.sh [BUILD_DIR] [LOG_DIR] [tests|race|bench|all]
 # BUILD_DIR (default build) is a build made on a development machine with sm_90
 # among its architectures; .gpu/ comes from ../shared/gpu/prepare.sh. Logs go
 # to LOG_DIR (default $OUT, else gpu-logs). Prints a summary last.
@@ -25,15 +25,17 @@ nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.mem --f
 cat "$logs/gpu.txt"
 # What to run: "tests" (default), "bench", or "all".
 what=${3:-tests}
-if [ "$what" != bench ]; then
+if [ "$what" = race ]; then
+  step racecheck 200 compute-sanitizer --tool racecheck --error-exitcode 1 "$build/tests/test-gpu-parity" --race
+elif [ "$what" != bench ]; then
   step inspect 30 gst-inspect-1.0 cudagaussblur
   step pipeline 60 gst-launch-1.0 -q videotestsrc num-buffers=30 ! video/x-raw,format=RGBA,width=1920,height=1080 ! cudagaussblur sigma=3 backend=cuda ! fakesink
   step parity 240 "$build/tests/test-gpu-parity"
   step element-gpu 120 "$build/tests/test-element-gpu"
   step memcheck 100 compute-sanitizer --tool memcheck --error-exitcode 1 "$build/tests/test-gpu-parity" --quick
-  step racecheck 100 compute-sanitizer --tool racecheck --error-exitcode 1 "$build/tests/test-gpu-parity" --quick
+  step racecheck 200 compute-sanitizer --tool racecheck --error-exitcode 1 "$build/tests/test-gpu-parity" --race
 fi
-if [ "$what" != tests ]; then
+if [ "$what" = bench ] || [ "$what" = all ]; then
   step bench 400 "$build/bench/cudagaussblur-bench" --no-cpu
 fi
 echo "=== summary"

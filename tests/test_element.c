@@ -16,9 +16,7 @@
 #include <gst/controller/controller.h>
 #include <gst/video/video.h>
 
-#include "gaussblur.h"
-
-#define ELEMENT "cudagaussblur"
+#include "element_check.h"
 
 /* The caps both pad templates must have. */
 #define TEMPLATE_CAPS "video/x-raw, format = (string) { GRAY8, RGB, BGR, " \
@@ -26,125 +24,7 @@
   "width = (int) [ 1, 8192 ], height = (int) [ 1, 8192 ], " \
   "framerate = (fraction) [ 0/1, 2147483647/1 ]"
 
-/* --- frames and the reference blur --- */
-
-static GstVideoInfo
-video_info (const gchar * format, gint width, gint height)
-{
-  GstVideoInfo info;
-
-  fail_unless (gst_video_info_set_format (&info,
-          gst_video_format_from_string (format), width, height));
-  return info;
-}
-
-static GstCaps *
-video_caps (const gchar * format, gint width, gint height)
-{
-  GstVideoInfo info = video_info (format, width, height);
-
-  GST_VIDEO_INFO_FPS_N (&info) = 30;
-  GST_VIDEO_INFO_FPS_D (&info) = 1;
-  return gst_video_info_to_caps (&info);
-}
-
-/* Random samples everywhere, row padding included: the blur must neither
- * read nor write the padding. */
-static GstBuffer *
-random_frame (const GstVideoInfo * info, guint32 seed)
-{
-  GstBuffer *buffer = gst_buffer_new_allocate (NULL, info->size, NULL);
-  GRand *rand = g_rand_new_with_seed (seed);
-  GstMapInfo map;
-  gsize i;
-
-  fail_unless (gst_buffer_map (buffer, &map, GST_MAP_WRITE));
-  for (i = 0; i < map.size; i++)
-    map.data[i] = g_rand_int_range (rand, 0, 256);
-  gst_buffer_unmap (buffer, &map);
-  g_rand_free (rand);
-  return buffer;
-}
-
-/* Every accepted format is packed: one plane, pixel stride samples a pixel. */
-static GbGeometry
-geometry_for (const GstVideoInfo * info)
-{
-  GbGeometry geometry;
-
-  memset (&geometry, 0, sizeof geometry);
-  fail_unless_equals_int (GST_VIDEO_INFO_N_PLANES (info), 1);
-  geometry.n_planes = 1;
-  geometry.bytes_per_sample = 1;
-  geometry.planes[0].width = GST_VIDEO_INFO_WIDTH (info);
-  geometry.planes[0].height = GST_VIDEO_INFO_HEIGHT (info);
-  geometry.planes[0].channels = GST_VIDEO_INFO_COMP_PSTRIDE (info, 0);
-  return geometry;
-}
-
-static GbImage
-image_of (GstVideoFrame * frame)
-{
-  GbImage image;
-
-  memset (&image, 0, sizeof image);
-  image.data[0] = GST_VIDEO_FRAME_PLANE_DATA (frame, 0);
-  image.stride[0] = GST_VIDEO_FRAME_PLANE_STRIDE (frame, 0);
-  return image;
-}
-
-/* The CPU core's blur of input, in a buffer laid out as info says. */
-static GstBuffer *
-reference_blur (GstBuffer * input, const GstVideoInfo * info,
-    const GbParams * params)
-{
-  GbGeometry geometry = geometry_for (info);
-  GstBuffer *expected = gst_buffer_new_allocate (NULL, info->size, NULL);
-  GstVideoFrame in_frame, out_frame;
-  GbImage src, dst;
-  GbError error = { 0 };
-  GbBlur *blur = NULL;
-
-  fail_unless (gb_blur_create (GB_BACKEND_CPU, -1, &geometry, &blur,
-          &error) == GB_OK, "%s", error.message);
-  fail_unless (gb_blur_set_params (blur, params, &error) == GB_OK, "%s",
-      error.message);
-  fail_unless (gst_video_frame_map (&in_frame, info, input, GST_MAP_READ));
-  fail_unless (gst_video_frame_map (&out_frame, info, expected,
-          GST_MAP_WRITE));
-  src = image_of (&in_frame);
-  dst = image_of (&out_frame);
-  fail_unless (gb_blur_process (blur, &src, &dst, &error) == GB_OK, "%s",
-      error.message);
-  gst_video_frame_unmap (&out_frame);
-  gst_video_frame_unmap (&in_frame);
-  gb_blur_destroy (blur);
-  return expected;
-}
-
-/* Largest difference between two frames' samples, padding ignored. */
-static gint
-max_difference (GstBuffer * a, GstBuffer * b, const GstVideoInfo * info)
-{
-  GstVideoFrame frame_a, frame_b;
-  gint row_bytes = GST_VIDEO_INFO_WIDTH (info)
-      * GST_VIDEO_INFO_COMP_PSTRIDE (info, 0);
-  gint max = 0, x, y;
-
-  fail_unless (gst_video_frame_map (&frame_a, info, a, GST_MAP_READ));
-  fail_unless (gst_video_frame_map (&frame_b, info, b, GST_MAP_READ));
-  for (y = 0; y < GST_VIDEO_INFO_HEIGHT (info); y++) {
-    const guint8 *row_a = (const guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&frame_a,
-        0) + y * GST_VIDEO_FRAME_PLANE_STRIDE (&frame_a, 0);
-    const guint8 *row_b = (const guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&frame_b,
-        0) + y * GST_VIDEO_FRAME_PLANE_STRIDE (&frame_b, 0);
-    for (x = 0; x < row_bytes; x++)
-      max = MAX (max, ABS ((gint) row_a[x] - (gint) row_b[x]));
-  }
-  gst_video_frame_unmap (&frame_b);
-  gst_video_frame_unmap (&frame_a);
-  return max;
-}
+/* --- helpers --- */
 
 static GbParams
 params_make (gdouble sigma, gint radius, GbAlgorithm algorithm,
@@ -154,39 +34,15 @@ params_make (gdouble sigma, gint radius, GbAlgorithm algorithm,
   return params;
 }
 
-/* The element's enum values are the core's (checked in test_properties). */
-static void
-element_set_params (GstElement * element, const GbParams * params)
-{
-  g_object_set (element, "sigma", params->sigma, "radius", params->radius,
-      "algorithm", (gint) params->algorithm, "border", (gint) params->border,
-      NULL);
-}
-
-static GstHarness *
-harness_new (const gchar * format, gint width, gint height)
-{
-  GstHarness *h = gst_harness_new (ELEMENT);
-
-  gst_util_set_object_arg (G_OBJECT (h->element), "backend", "cpu");
-  gst_harness_set_src_caps (h, video_caps (format, width, height));
-  return h;
-}
-
 /* Pushes input (keeping a ref), pulls the output and checks it is the core's
  * blur with params, and a blur indeed. Returns the output. */
 static GstBuffer *
 push_and_check (GstHarness * h, GstBuffer * input, const GstVideoInfo * info,
     const GbParams * params)
 {
-  GstBuffer *output, *expected;
+  GstBuffer *output = push_pull (h, input);
+  GstBuffer *expected = reference_blur (input, info, params);
 
-  fail_unless_equals_int (gst_harness_push (h, gst_buffer_ref (input)),
-      GST_FLOW_OK);
-  output = gst_harness_pull (h);
-  fail_unless (output != NULL);
-  fail_unless (output != input);
-  expected = reference_blur (input, info, params);
   fail_unless_equals_int (max_difference (output, expected, info), 0);
   fail_unless (max_difference (output, input, info) > 0,
       "output equals the input: not blurred");
@@ -406,7 +262,8 @@ GST_START_TEST (test_formats)
         g_value_get_string (gst_value_list_get_value (formats, f));
     for (s = 0; s < G_N_ELEMENTS (sizes); s++) {
       GstVideoInfo info = video_info (format, sizes[s][0], sizes[s][1]);
-      GstHarness *h = harness_new (format, sizes[s][0], sizes[s][1]);
+      GstHarness *h = element_harness_new ("cpu", format, sizes[s][0],
+          sizes[s][1]);
       GstBuffer *input = random_frame (&info, f * 16 + s);
       GstCaps *incaps, *outcaps;
 
@@ -448,7 +305,7 @@ GST_START_TEST (test_padded_input_strides)
     GstVideoInfo padded = info;
     gsize offset[GST_VIDEO_MAX_PLANES] = { 0 };
     gint stride[GST_VIDEO_MAX_PLANES] = { 0 };
-    GstHarness *h = harness_new (formats[i], 7, 5);
+    GstHarness *h = element_harness_new ("cpu", formats[i], 7, 5);
     GstBuffer *input;
 
     stride[0] = GST_VIDEO_INFO_PLANE_STRIDE (&info, 0) + 13;
@@ -470,7 +327,7 @@ GST_START_TEST (test_passthrough)
 {
   GstVideoInfo info = video_info ("RGBA", 7, 5);
   GbParams params = params_make (2.0, 0, GB_ALGORITHM_AUTO, GB_BORDER_CLAMP);
-  GstHarness *h = harness_new ("RGBA", 7, 5);
+  GstHarness *h = element_harness_new ("cpu", "RGBA", 7, 5);
   GstBaseTransform *trans = GST_BASE_TRANSFORM (h->element);
   GstBuffer *input = random_frame (&info, 1);
   GstBuffer *output;
@@ -506,45 +363,21 @@ GST_END_TEST;
 
 GST_START_TEST (test_property_change_while_playing)
 {
-  static const struct
-  {
-    const gchar *property;
-    const gchar *value;
-    GbParams params;            /* all parameters after the change */
-    gboolean output_changes;    /* the pixels must differ from the last frame */
-  } steps[] = {
-    {"sigma", "4", {4.0, 0, GB_ALGORITHM_AUTO, GB_BORDER_CLAMP}, TRUE},
-    {"algorithm", "naive", {4.0, 0, GB_ALGORITHM_NAIVE, GB_BORDER_CLAMP},
-        FALSE},
-    {"border", "zero", {4.0, 0, GB_ALGORITHM_NAIVE, GB_BORDER_ZERO}, TRUE},
-    {"radius", "2", {4.0, 2, GB_ALGORITHM_NAIVE, GB_BORDER_ZERO}, TRUE},
-    {"algorithm", "shared", {4.0, 2, GB_ALGORITHM_SHARED, GB_BORDER_ZERO},
-        FALSE},
-    {"border", "mirror", {4.0, 2, GB_ALGORITHM_SHARED, GB_BORDER_MIRROR},
-        TRUE},
-    {"algorithm", "separable", {4.0, 2, GB_ALGORITHM_SEPARABLE,
-            GB_BORDER_MIRROR}, FALSE},
+  /* after the common steps: a small sigma with an explicit radius */
+  static const PropertyStep cpu_steps[] = {
     {"sigma", "0.7", {0.7, 2, GB_ALGORITHM_SEPARABLE, GB_BORDER_MIRROR}, TRUE},
   };
   GstVideoInfo info = video_info ("RGBA", 33, 17);
   GbParams params = params_make (2.0, 0, GB_ALGORITHM_AUTO, GB_BORDER_CLAMP);
-  GstHarness *h = harness_new ("RGBA", 33, 17);
+  GstHarness *h = element_harness_new ("cpu", "RGBA", 33, 17);
   GstBuffer *input = random_frame (&info, 2);
-  GstBuffer *last, *output;
-  guint i;
+  GstBuffer *last;
 
   last = push_and_check (h, input, &info, &params);
-  for (i = 0; i < G_N_ELEMENTS (steps); i++) {
-    gst_util_set_object_arg (G_OBJECT (h->element), steps[i].property,
-        steps[i].value);
-    output = push_and_check (h, input, &info, &steps[i].params);
-    if (steps[i].output_changes)
-      fail_unless (max_difference (output, last, &info) > 0,
-          "setting %s to %s changed nothing", steps[i].property,
-          steps[i].value);
-    gst_buffer_unref (last);
-    last = output;
-  }
+  last = check_property_steps (h, input, &info, last, common_property_steps,
+      n_common_property_steps, push_and_check);
+  last = check_property_steps (h, input, &info, last, cpu_steps,
+      G_N_ELEMENTS (cpu_steps), push_and_check);
 
   gst_buffer_unref (last);
   gst_buffer_unref (input);
@@ -564,8 +397,8 @@ GST_START_TEST (test_renegotiation)
     {"RGBA", 33, 17},
   };
   GbParams params = params_make (1.2, 0, GB_ALGORITHM_AUTO, GB_BORDER_MIRROR);
-  GstHarness *h = harness_new (streams[0].format, streams[0].width,
-      streams[0].height);
+  GstHarness *h = element_harness_new ("cpu", streams[0].format,
+      streams[0].width, streams[0].height);
   guint i;
 
   gst_util_set_object_arg (G_OBJECT (h->element), "border", "mirror");
@@ -643,7 +476,7 @@ GST_START_TEST (test_controller)
     {0, 1.0}, {GST_SECOND, 4.0}, {2 * GST_SECOND, 0.0}, {3 * GST_SECOND, 2.5},
   };
   GstVideoInfo info = video_info ("GRAY8", 33, 17);
-  GstHarness *h = harness_new ("GRAY8", 33, 17);
+  GstHarness *h = element_harness_new ("cpu", "GRAY8", 33, 17);
   GstControlSource *control = gst_interpolation_control_source_new ();
   guint i;
 
@@ -728,7 +561,7 @@ GST_START_TEST (test_backend_change_while_playing)
 {
   GstVideoInfo info = video_info ("BGRx", 7, 5);
   GbParams params = params_make (2.0, 0, GB_ALGORITHM_AUTO, GB_BORDER_CLAMP);
-  GstHarness *h = harness_new ("BGRx", 7, 5);
+  GstHarness *h = element_harness_new ("cpu", "BGRx", 7, 5);
   GstBuffer *input = random_frame (&info, 3);
   GstBus *bus = gst_bus_new ();
   GstMessage *message;

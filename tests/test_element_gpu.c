@@ -7,16 +7,13 @@
  * core's blur of the same input (same algorithm, border and parameters):
  * at most one level apart per sample. Exits 77 (skipped) without a device.
  */
-#include <string.h>
-
 #include <gst/gst.h>
 #include <gst/check/gstcheck.h>
 #include <gst/check/gstharness.h>
 #include <gst/video/video.h>
 
-#include "gaussblur.h"
+#include "element_check.h"
 
-#define ELEMENT "cudagaussblur"
 #define TOLERANCE 1
 
 /* A 1x1 CUDA handle: proves a device is usable and tells what
@@ -27,147 +24,6 @@ static GbBlur *cuda_probe;
 static guint n_compared;
 static gint worst_difference;
 
-/* --- frames and the reference blur --- */
-
-static GstVideoInfo
-video_info (const gchar * format, gint width, gint height)
-{
-  GstVideoInfo info;
-
-  fail_unless (gst_video_info_set_format (&info,
-          gst_video_format_from_string (format), width, height));
-  return info;
-}
-
-static GstCaps *
-video_caps (const gchar * format, gint width, gint height)
-{
-  GstVideoInfo info = video_info (format, width, height);
-
-  GST_VIDEO_INFO_FPS_N (&info) = 30;
-  GST_VIDEO_INFO_FPS_D (&info) = 1;
-  return gst_video_info_to_caps (&info);
-}
-
-static GstBuffer *
-random_frame (const GstVideoInfo * info, guint32 seed)
-{
-  GstBuffer *buffer = gst_buffer_new_allocate (NULL, info->size, NULL);
-  GRand *rand = g_rand_new_with_seed (seed);
-  GstMapInfo map;
-  gsize i;
-
-  fail_unless (gst_buffer_map (buffer, &map, GST_MAP_WRITE));
-  for (i = 0; i + 4 <= map.size; i += 4) {
-    guint32 word = g_rand_int (rand);
-    memcpy (map.data + i, &word, 4);
-  }
-  for (; i < map.size; i++)
-    map.data[i] = g_rand_int_range (rand, 0, 256);
-  gst_buffer_unmap (buffer, &map);
-  g_rand_free (rand);
-  return buffer;
-}
-
-/* Every accepted format is packed: one plane, pixel stride samples a pixel. */
-static GbGeometry
-geometry_for (const GstVideoInfo * info)
-{
-  GbGeometry geometry;
-
-  memset (&geometry, 0, sizeof geometry);
-  fail_unless_equals_int (GST_VIDEO_INFO_N_PLANES (info), 1);
-  geometry.n_planes = 1;
-  geometry.bytes_per_sample = 1;
-  geometry.planes[0].width = GST_VIDEO_INFO_WIDTH (info);
-  geometry.planes[0].height = GST_VIDEO_INFO_HEIGHT (info);
-  geometry.planes[0].channels = GST_VIDEO_INFO_COMP_PSTRIDE (info, 0);
-  return geometry;
-}
-
-static GbImage
-image_of (GstVideoFrame * frame)
-{
-  GbImage image;
-
-  memset (&image, 0, sizeof image);
-  image.data[0] = GST_VIDEO_FRAME_PLANE_DATA (frame, 0);
-  image.stride[0] = GST_VIDEO_FRAME_PLANE_STRIDE (frame, 0);
-  return image;
-}
-
-/* The CPU core's blur of input, in a buffer laid out as info says. */
-static GstBuffer *
-reference_blur (GstBuffer * input, const GstVideoInfo * info,
-    const GbParams * params)
-{
-  GbGeometry geometry = geometry_for (info);
-  GstBuffer *expected = gst_buffer_new_allocate (NULL, info->size, NULL);
-  GstVideoFrame in_frame, out_frame;
-  GbImage src, dst;
-  GbError error = { 0 };
-  GbBlur *blur = NULL;
-
-  fail_unless (gb_blur_create (GB_BACKEND_CPU, -1, &geometry, &blur,
-          &error) == GB_OK, "%s", error.message);
-  fail_unless (gb_blur_set_params (blur, params, &error) == GB_OK, "%s",
-      error.message);
-  fail_unless (gst_video_frame_map (&in_frame, info, input, GST_MAP_READ));
-  fail_unless (gst_video_frame_map (&out_frame, info, expected,
-          GST_MAP_WRITE));
-  src = image_of (&in_frame);
-  dst = image_of (&out_frame);
-  fail_unless (gb_blur_process (blur, &src, &dst, &error) == GB_OK, "%s",
-      error.message);
-  gst_video_frame_unmap (&out_frame);
-  gst_video_frame_unmap (&in_frame);
-  gb_blur_destroy (blur);
-  return expected;
-}
-
-/* Largest difference between two frames' samples, padding ignored. */
-static gint
-max_difference (GstBuffer * a, GstBuffer * b, const GstVideoInfo * info)
-{
-  GstVideoFrame frame_a, frame_b;
-  gint row_bytes = GST_VIDEO_INFO_WIDTH (info)
-      * GST_VIDEO_INFO_COMP_PSTRIDE (info, 0);
-  gint max = 0, x, y;
-
-  fail_unless (gst_video_frame_map (&frame_a, info, a, GST_MAP_READ));
-  fail_unless (gst_video_frame_map (&frame_b, info, b, GST_MAP_READ));
-  for (y = 0; y < GST_VIDEO_INFO_HEIGHT (info); y++) {
-    const guint8 *row_a = (const guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&frame_a,
-        0) + y * GST_VIDEO_FRAME_PLANE_STRIDE (&frame_a, 0);
-    const guint8 *row_b = (const guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&frame_b,
-        0) + y * GST_VIDEO_FRAME_PLANE_STRIDE (&frame_b, 0);
-    for (x = 0; x < row_bytes; x++)
-      max = MAX (max, ABS ((gint) row_a[x] - (gint) row_b[x]));
-  }
-  gst_video_frame_unmap (&frame_b);
-  gst_video_frame_unmap (&frame_a);
-  return max;
-}
-
-/* The element's enum values are the core's (test_element checks it). */
-static void
-element_set_params (GstElement * element, const GbParams * params)
-{
-  g_object_set (element, "sigma", params->sigma, "radius", params->radius,
-      "algorithm", (gint) params->algorithm, "border", (gint) params->border,
-      NULL);
-}
-
-static GstHarness *
-cuda_harness_new (const gchar * format, gint width, gint height)
-{
-  GstHarness *h = gst_harness_new (ELEMENT);
-
-  gst_util_set_object_arg (G_OBJECT (h->element), "backend", "cuda");
-  gst_harness_set_src_caps (h, video_caps (format, width, height));
-  return h;
-}
-
 /* The algorithm the CPU reference must run to match the GPU's for params. */
 static GbAlgorithm
 gpu_algorithm (const GbParams * params)
@@ -177,20 +33,6 @@ gpu_algorithm (const GbParams * params)
   fail_unless (gb_blur_set_params (cuda_probe, params, &error) == GB_OK, "%s",
       error.message);
   return gb_blur_get_effective_algorithm (cuda_probe);
-}
-
-/* Pushes input (keeping a ref) and pulls the GPU's output. */
-static GstBuffer *
-push_pull (GstHarness * h, GstBuffer * input)
-{
-  GstBuffer *output;
-
-  fail_unless_equals_int (gst_harness_push (h, gst_buffer_ref (input)),
-      GST_FLOW_OK);
-  output = gst_harness_pull (h);
-  fail_unless (output != NULL);
-  fail_unless (output != input);
-  return output;
 }
 
 /* Pushes input and checks the output against the CPU core within TOLERANCE.
@@ -260,7 +102,8 @@ GST_START_TEST (test_parity)
 
     for (s = 0; s < G_N_ELEMENTS (sizes); s++) {
       GstVideoInfo info = video_info (format, sizes[s][0], sizes[s][1]);
-      GstHarness *h = cuda_harness_new (format, sizes[s][0], sizes[s][1]);
+      GstHarness *h = element_harness_new ("cuda", format, sizes[s][0],
+          sizes[s][1]);
       GstBuffer *input = random_frame (&info, seed++);
 
       for (b = GB_BORDER_CLAMP; b <= GB_BORDER_ZERO; b++) {
@@ -311,46 +154,22 @@ GST_END_TEST;
 
 GST_START_TEST (test_property_changes_while_playing)
 {
-  static const struct
-  {
-    const gchar *property;
-    const gchar *value;
-    GbParams params;            /* all parameters after the change */
-    gboolean output_changes;
-  } steps[] = {
-    {"sigma", "4", {4.0, 0, GB_ALGORITHM_AUTO, GB_BORDER_CLAMP}, TRUE},
-    {"algorithm", "naive", {4.0, 0, GB_ALGORITHM_NAIVE, GB_BORDER_CLAMP},
-        FALSE},
-    {"border", "zero", {4.0, 0, GB_ALGORITHM_NAIVE, GB_BORDER_ZERO}, TRUE},
-    {"radius", "2", {4.0, 2, GB_ALGORITHM_NAIVE, GB_BORDER_ZERO}, TRUE},
-    {"algorithm", "shared", {4.0, 2, GB_ALGORITHM_SHARED, GB_BORDER_ZERO},
-        FALSE},
-    {"border", "mirror", {4.0, 2, GB_ALGORITHM_SHARED, GB_BORDER_MIRROR},
-        TRUE},
-    {"algorithm", "separable", {4.0, 2, GB_ALGORITHM_SEPARABLE,
-            GB_BORDER_MIRROR}, FALSE},
+  /* after the common steps: the radius from sigma again, then a large one */
+  static const PropertyStep gpu_steps[] = {
     {"radius", "0", {4.0, 0, GB_ALGORITHM_SEPARABLE, GB_BORDER_MIRROR}, TRUE},
     {"sigma", "12", {12.0, 0, GB_ALGORITHM_SEPARABLE, GB_BORDER_MIRROR}, TRUE},
   };
   GstVideoInfo info = video_info ("RGBA", 640, 480);
   GbParams params = { 2.0, 0, GB_ALGORITHM_AUTO, GB_BORDER_CLAMP };
-  GstHarness *h = cuda_harness_new ("RGBA", 640, 480);
+  GstHarness *h = element_harness_new ("cuda", "RGBA", 640, 480);
   GstBuffer *input = random_frame (&info, 1000);
   GstBuffer *last, *output;
-  guint i;
 
   last = push_and_check (h, input, &info, &params);
-  for (i = 0; i < G_N_ELEMENTS (steps); i++) {
-    gst_util_set_object_arg (G_OBJECT (h->element), steps[i].property,
-        steps[i].value);
-    output = push_and_check (h, input, &info, &steps[i].params);
-    if (steps[i].output_changes)
-      fail_unless (max_difference (output, last, &info) > 0,
-          "setting %s to %s changed nothing", steps[i].property,
-          steps[i].value);
-    gst_buffer_unref (last);
-    last = output;
-  }
+  last = check_property_steps (h, input, &info, last, common_property_steps,
+      n_common_property_steps, push_and_check);
+  last = check_property_steps (h, input, &info, last, gpu_steps,
+      G_N_ELEMENTS (gpu_steps), push_and_check);
 
   /* sigma 0 lets the buffer through untouched, on the GPU too */
   g_object_set (h->element, "sigma", 0.0, NULL);
@@ -378,8 +197,8 @@ GST_START_TEST (test_renegotiation)
     {"xBGR", 1, 1}, {"BGR", 641, 479}, {"RGBA", 640, 480},
   };
   GbParams params = { 3.0, 0, GB_ALGORITHM_AUTO, GB_BORDER_MIRROR };
-  GstHarness *h = cuda_harness_new (streams[0].format, streams[0].width,
-      streams[0].height);
+  GstHarness *h = element_harness_new ("cuda", streams[0].format,
+      streams[0].width, streams[0].height);
   guint i;
 
   element_set_params (h->element, &params);
@@ -406,7 +225,7 @@ GST_START_TEST (test_backend_change_while_playing)
   static const gchar *const backends[] = { "cpu", "cuda", "cpu", "auto" };
   GstVideoInfo info = video_info ("BGRA", 640, 480);
   GbParams params = { 2.0, 0, GB_ALGORITHM_AUTO, GB_BORDER_CLAMP };
-  GstHarness *h = cuda_harness_new ("BGRA", 640, 480);
+  GstHarness *h = element_harness_new ("cuda", "BGRA", 640, 480);
   GstBuffer *input = random_frame (&info, 3000);
   GstBus *bus = gst_bus_new ();
   GstMessage *message;
