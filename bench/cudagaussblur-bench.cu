@@ -14,6 +14,9 @@
  * Without a CUDA device it prints the CPU figures alone.
  *
  * Usage: cudagaussblur-bench [--quick] [--no-cpu] [--cpu-only]
+ *                             [--format F] [--width W] [--sigma S]
+ *                             [--algorithm A]
+ * The last four keep only the matching rows (e.g. to profile one case).
  */
 #include "gaussblur.h"
 #include "cuda_backend.h"
@@ -193,6 +196,9 @@ main (int argc, char **argv)
   };
   bool quick = false, with_cpu = true, gpu = true;
   int n_cases = 4;
+  const char *only_format = NULL, *only_algorithm = NULL;
+  int only_width = 0;
+  double only_sigma = 0;
   GbCuda *cuda = NULL;
   GbError error;
   cudaDeviceProp props;
@@ -204,9 +210,17 @@ main (int argc, char **argv)
       with_cpu = false;
     else if (!strcmp (argv[i], "--cpu-only"))
       gpu = false;
+    else if (!strcmp (argv[i], "--format") && i + 1 < argc)
+      only_format = argv[++i];
+    else if (!strcmp (argv[i], "--width") && i + 1 < argc)
+      only_width = atoi (argv[++i]);
+    else if (!strcmp (argv[i], "--sigma") && i + 1 < argc)
+      only_sigma = atof (argv[++i]);
+    else if (!strcmp (argv[i], "--algorithm") && i + 1 < argc)
+      only_algorithm = argv[++i];
     else {
-      fprintf (stderr, "usage: %s [--quick] [--no-cpu] [--cpu-only]\n",
-          argv[0]);
+      fprintf (stderr, "usage: %s [--quick] [--no-cpu] [--cpu-only] "
+          "[--format F] [--width W] [--sigma S] [--algorithm A]\n", argv[0]);
       return 2;
     }
   }
@@ -233,6 +247,9 @@ main (int argc, char **argv)
 
   for (int ci = 0; ci < n_cases; ci++) {
     const Case & c = full_cases[ci];
+    if ((only_format && strcmp (only_format, c.format))
+        || (only_width && only_width != c.width))
+      continue;
     GbGeometry geometry = { 1, 1, {{c.width, c.height, c.channels}} };
     DeviceFrames *frames = NULL;
     cudaStream_t stream = NULL;
@@ -251,6 +268,8 @@ main (int argc, char **argv)
     }
 
     for (double sigma : sigmas) {
+      if (only_sigma && only_sigma != sigma)
+        continue;
       const int radius = gb_auto_radius (sigma);
       float weights[2 * GB_MAX_RADIUS + 1];
       gb_gaussian_weights (sigma, radius, weights);
@@ -258,6 +277,9 @@ main (int argc, char **argv)
         CHECK_GB (gb_cuda_set_weights (cuda, weights, radius, &error_));
 
       for (GbAlgorithm algorithm : algorithms) {
+        if (only_algorithm && strcmp (only_algorithm,
+                gb_algorithm_name (algorithm)))
+          continue;
         GbAlgorithm kernel = algorithm == GB_ALGORITHM_AUTO
             ? gb_cuda_auto_algorithm (radius) : algorithm;
         printf ("| %-6s | %4dx%-4d | %5g | %6d | %-9s |", c.format, c.width,

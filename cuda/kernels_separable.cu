@@ -5,13 +5,17 @@
  * Copyright (C) 2026 The cudagaussblur authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * Each pass stages its tile and apron in shared memory and reads it 2r + 1
- * times; loads and stores are coalesced (threads of a warp touch consecutive
- * samples of one row). For radii up to FIXED_RADIUS_MAX the radius is a
- * template parameter, so the tap loop unrolls and the weights travel by value
- * as a kernel parameter (constant bank); larger radii take the generic
- * kernels, which read the weights from global memory through the read-only
- * cache.
+ * Each pass stages its tile and apron in shared memory; loads and stores of
+ * global memory are coalesced (threads of a warp touch consecutive samples of
+ * one row). For radii up to FIXED_RADIUS_MAX the radius is a template
+ * parameter: the tap loops unroll, the weights travel by value as a kernel
+ * parameter (constant bank), and each thread computes a run of neighbouring
+ * outputs from one sliding window of the tile (register blocking), so a
+ * shared-memory read serves several outputs instead of one: shared-memory
+ * bandwidth, not DRAM, bounds a tap-per-read pass. Larger radii take the
+ * generic kernels, which read the weights from global memory through the
+ * read-only cache. Every output sums its taps in the order k = -r..r, as the
+ * CPU reference does.
  */
 #include "kernels.h"
 
@@ -39,16 +43,17 @@ struct RuntimeTaps
   }
 };
 
-/* Row pass: a block covers ROW_TILE samples of blockDim.y rows; each thread
- * produces ROW_OUTPUTS samples spaced ROW_THREADS apart (coalesced stores). */
+/* Generic row pass: a block covers ROW_TILE samples of blockDim.y rows; each
+ * thread produces ROW_OUTPUTS samples spaced ROW_THREADS apart (coalesced
+ * stores), one shared-memory read per tap. */
 constexpr int ROW_THREADS = 64;
 constexpr int ROW_OUTPUTS = 4;
 constexpr int ROW_TILE = ROW_THREADS * ROW_OUTPUTS;
 constexpr int ROW_MAX_ROWS = 4;
 constexpr size_t SHARED_BUDGET = 48 * 1024;
 
-template < class Taps > __global__ void
-row_pass_kernel (GbDevicePlane plane, GbBorder border, Taps taps)
+__global__ void
+row_pass_kernel (GbDevicePlane plane, GbBorder border, RuntimeTaps taps)
 {
   extern __shared__ float tile[];       /* [blockDim.y][tile_width] */
   const int radius = taps.radius ();
@@ -85,8 +90,113 @@ row_pass_kernel (GbDevicePlane plane, GbBorder border, Taps taps)
   }
 }
 
-/* Column pass: a block covers COL_THREADS_X samples of COL_ROWS rows; each
- * thread produces COL_OUTPUTS rows spaced COL_THREADS_Y apart. */
+/* Blocked row pass (fixed radius): a block covers one row. Thread t owns a
+ * run of ROW_RUN outputs of one channel, spaced `channels` apart, and slides
+ * one window of ROW_RUN + 2R samples over the tile. ROW_RUN is odd so that,
+ * for 1, 2 and 4 channels, the 32 lanes of a warp read 32 distinct banks. The
+ * outputs go back through the tile so that the stores stay coalesced. */
+constexpr int ROW_BLOCKED_THREADS = 128;
+constexpr int ROW_RUN = 15;
+
+/* Runs per block: as many as the threads allow, with a multiple of 4 outputs
+ * so the block writes whole float4s (3 channels: 40 runs, 2 threads idle). */
+__host__ __device__ constexpr int
+row_blocked_runs (int channels)
+{
+  return (ROW_BLOCKED_THREADS / channels) * ROW_RUN * channels % 4 == 0
+      ? ROW_BLOCKED_THREADS / channels
+      : (ROW_BLOCKED_THREADS / channels) / 4 * 4;
+}
+
+__host__ __device__ constexpr int
+row_blocked_outputs (int channels)
+{
+  return row_blocked_runs (channels) * ROW_RUN * channels;
+}
+
+template < int R > __global__ void
+__launch_bounds__ (ROW_BLOCKED_THREADS)
+row_pass_blocked_kernel (GbDevicePlane plane, GbBorder border,
+    FixedTaps < R > taps)
+{
+  extern __shared__ float tile[];       /* [outputs + 2 apron] */
+  const int channels = plane.channels;
+  const int outputs = row_blocked_outputs (channels);
+  const int apron = R * channels;
+  const int row_samples = plane.width * channels;
+  const int s0 = blockIdx.x * outputs;
+  const int y = blockIdx.y;
+  const uint8_t *src_row = plane.src + (size_t) y * plane.src_pitch;
+
+  /* Most blocks lie inside the row: they skip the border rule (a branch and
+   * an integer division per sample), which otherwise costs more than the
+   * taps. The test is uniform across the block. */
+  const int span_start = s0 - apron;
+  const int span = outputs + 2 * apron;
+  if (span_start >= 0 && span_start + span <= row_samples) {
+    const uint8_t *span_src = src_row + span_start;
+    for (int i = threadIdx.x; i < span; i += ROW_BLOCKED_THREADS)
+      tile[i] = span_src[i];
+  } else {
+    for (int i = threadIdx.x; i < span; i += ROW_BLOCKED_THREADS)
+      tile[i] = gb_load_sample (src_row, span_start + i, plane.width,
+          channels, border);
+  }
+  __syncthreads ();
+
+  /* The window of output `first` starts at tile[first]: its apron. A
+   * division by a constant is a multiply; by a run-time value, a long
+   * sequence. */
+  int group;
+  switch (channels) {
+    case 1:
+      group = threadIdx.x;
+      break;
+    case 2:
+      group = threadIdx.x / 2;
+      break;
+    case 3:
+      group = threadIdx.x / 3;
+      break;
+    default:
+      group = threadIdx.x / 4;
+      break;
+  }
+  const int first = group * ROW_RUN * channels + (threadIdx.x - group * channels);
+  const bool active = group < row_blocked_runs (channels);
+  float acc[ROW_RUN];
+#pragma unroll
+  for (int m = 0; m < ROW_RUN; m++)
+    acc[m] = 0.0f;
+  if (active) {
+#pragma unroll
+    for (int j = 0; j < ROW_RUN + 2 * R; j++) {
+      const float sample = tile[first + j * channels];
+#pragma unroll
+      for (int m = 0; m < ROW_RUN; m++)
+        if (j - m >= 0 && j - m <= 2 * R)
+          acc[m] += taps[j - m] * sample;
+    }
+  }
+  __syncthreads ();
+  if (active) {
+#pragma unroll
+    for (int m = 0; m < ROW_RUN; m++)
+      tile[first + m * channels] = acc[m];
+  }
+  __syncthreads ();
+
+  /* The intermediate's pitch and s0 are multiples of 4 floats; a row's
+   * last float4 may run into its pitch padding, which nothing reads. */
+  float *out_row = (float *) ((char *) plane.intermediate
+      + (size_t) y * plane.intermediate_pitch);
+  for (int i = 4 * threadIdx.x; i < outputs && s0 + i < row_samples;
+      i += 4 * ROW_BLOCKED_THREADS)
+    *(float4 *) (out_row + s0 + i) = *(const float4 *) (tile + i);
+}
+
+/* Generic column pass: a block covers COL_THREADS_X samples of COL_ROWS
+ * rows; each thread produces COL_OUTPUTS rows spaced COL_THREADS_Y apart. */
 constexpr int COL_THREADS_X = 32;
 constexpr int COL_THREADS_Y = 8;
 constexpr int COL_OUTPUTS = 8;
@@ -109,28 +219,105 @@ store_output (const GbDevicePlane & plane, int s, int y, float value)
     plane.dst[(size_t) y * plane.dst_pitch + s] = gb_round_u8 (value);
 }
 
-/* Small radii: the whole window (COL_ROWS + 2R rows) in shared memory at once. */
+/* Blocked column pass (fixed radius): each thread owns 4 neighbouring
+ * samples (a float4) of BLOCKED_COL_RUN adjacent rows and slides one window
+ * down the tile; the whole window (BLOCKED_COL_ROWS + 2R rows) sits in shared
+ * memory at once. Vectors cut the instructions per output (loads, window
+ * reads and the 4 output bytes stored as one word), which bound this pass. */
+constexpr int BLOCKED_COL_THREADS_X = 16;
+constexpr int BLOCKED_COL_THREADS_Y = 16;
+constexpr int BLOCKED_COL_RUN = 8;
+constexpr int BLOCKED_COL_SAMPLES = 4 * BLOCKED_COL_THREADS_X;
+constexpr int BLOCKED_COL_ROWS = BLOCKED_COL_THREADS_Y * BLOCKED_COL_RUN;
+
+/* Samples s .. s + 3 of intermediate row y (border rule applied; zero past
+ * the end of the row). The intermediate's pitch is a multiple of 16 bytes
+ * and s of 4, so a float4 read stays inside the row's pitch. */
+__device__ __forceinline__ float4
+load_intermediate4 (const GbDevicePlane & plane, int s, int y,
+    GbBorder border)
+{
+  const int sy = gb_border_index (y, plane.height, border);
+  const int row_samples = plane.width * plane.channels;
+  if (sy < 0 || s >= row_samples)
+    return make_float4 (0.0f, 0.0f, 0.0f, 0.0f);
+  return *(const float4 *) ((const char *) plane.intermediate
+      + (size_t) sy * plane.intermediate_pitch + s * sizeof (float));
+}
+
+__device__ __forceinline__ void
+store_output4 (const GbDevicePlane & plane, int s, int y, float4 value)
+{
+  const int row_samples = plane.width * plane.channels;
+  if (y >= plane.height || s >= row_samples)
+    return;
+  uint8_t *out = plane.dst + (size_t) y * plane.dst_pitch + s;
+  const uchar4 bytes = make_uchar4 (gb_round_u8 (value.x),
+      gb_round_u8 (value.y), gb_round_u8 (value.z), gb_round_u8 (value.w));
+  if (s + 4 <= row_samples && ((uintptr_t) out & 3) == 0) {
+    *(uchar4 *) out = bytes;
+  } else {
+    const uint8_t b[4] = { bytes.x, bytes.y, bytes.z, bytes.w };
+    for (int i = 0; i < 4 && s + i < row_samples; i++)
+      out[i] = b[i];
+  }
+}
+
+__device__ __forceinline__ void
+fma4 (float4 & acc, float w, const float4 & v)
+{
+  acc.x += w * v.x;
+  acc.y += w * v.y;
+  acc.z += w * v.z;
+  acc.w += w * v.w;
+}
+
 template < int R > __global__ void
-column_pass_tile_kernel (GbDevicePlane plane, GbBorder border,
+__launch_bounds__ (BLOCKED_COL_THREADS_X * BLOCKED_COL_THREADS_Y)
+column_pass_blocked_kernel (GbDevicePlane plane, GbBorder border,
     FixedTaps < R > taps)
 {
-  __shared__ float tile[COL_ROWS + 2 * R][COL_THREADS_X];
-  const int s = blockIdx.x * COL_THREADS_X + threadIdx.x;
-  const int y0 = blockIdx.y * COL_ROWS;
+  __shared__ float4 tile[BLOCKED_COL_ROWS + 2 * R][BLOCKED_COL_THREADS_X];
+  const int s = blockIdx.x * BLOCKED_COL_SAMPLES + 4 * threadIdx.x;
+  const int y0 = blockIdx.y * BLOCKED_COL_ROWS;
 
-  for (int r = threadIdx.y; r < COL_ROWS + 2 * R; r += COL_THREADS_Y)
-    tile[r][threadIdx.x] = load_intermediate (plane, s, y0 - R + r, border);
+  /* Interior blocks (uniform test) load without the border rule. */
+  if (y0 - R >= 0 && y0 + BLOCKED_COL_ROWS + R <= plane.height
+      && (blockIdx.x + 1) * BLOCKED_COL_SAMPLES
+      <= plane.width * plane.channels) {
+    const char *column = (const char *) plane.intermediate
+        + (size_t) (y0 - R + threadIdx.y) * plane.intermediate_pitch
+        + s * sizeof (float);
+    const size_t step = BLOCKED_COL_THREADS_Y * plane.intermediate_pitch;
+    for (int r = threadIdx.y; r < BLOCKED_COL_ROWS + 2 * R;
+        r += BLOCKED_COL_THREADS_Y) {
+      tile[r][threadIdx.x] = *(const float4 *) column;
+      column += step;
+    }
+  } else {
+    for (int r = threadIdx.y; r < BLOCKED_COL_ROWS + 2 * R;
+        r += BLOCKED_COL_THREADS_Y)
+      tile[r][threadIdx.x] = load_intermediate4 (plane, s, y0 - R + r,
+          border);
+  }
   __syncthreads ();
 
+  const int first = threadIdx.y * BLOCKED_COL_RUN;
+  float4 acc[BLOCKED_COL_RUN];
 #pragma unroll
-  for (int j = 0; j < COL_OUTPUTS; j++) {
-    const int out_row = threadIdx.y + j * COL_THREADS_Y;
-    float acc = 0.0f;
+  for (int m = 0; m < BLOCKED_COL_RUN; m++)
+    acc[m] = make_float4 (0.0f, 0.0f, 0.0f, 0.0f);
 #pragma unroll
-    for (int k = 0; k <= 2 * R; k++)
-      acc += taps[k] * tile[out_row + k][threadIdx.x];
-    store_output (plane, s, y0 + out_row, acc);
+  for (int j = 0; j < BLOCKED_COL_RUN + 2 * R; j++) {
+    const float4 sample = tile[first + j][threadIdx.x];
+#pragma unroll
+    for (int m = 0; m < BLOCKED_COL_RUN; m++)
+      if (j - m >= 0 && j - m <= 2 * R)
+        fma4 (acc[m], taps[j - m], sample);
   }
+#pragma unroll
+  for (int m = 0; m < BLOCKED_COL_RUN; m++)
+    store_output4 (plane, s, y0 + first + m, acc[m]);
 }
 
 /* Any radius: the window streams through shared memory in strips of
@@ -175,9 +362,9 @@ column_pass_strips_kernel (GbDevicePlane plane, GbBorder border,
     store_output (plane, s, y0 + threadIdx.y + j * COL_THREADS_Y, acc[j]);
 }
 
-template < class Taps > cudaError_t
+cudaError_t
 launch_row_pass (const GbDevicePlane & plane, GbBorder border,
-    const Taps & taps, int radius, cudaStream_t stream)
+    const RuntimeTaps & taps, int radius, cudaStream_t stream)
 {
   const int tile_width = ROW_TILE + 2 * radius * plane.channels;
   const size_t row_bytes = (size_t) tile_width * sizeof (float);
@@ -202,15 +389,24 @@ template < int R > cudaError_t
 launch_fixed (const GbDevicePlane & plane, const GbTaps & taps,
     GbBorder border, cudaStream_t stream)
 {
+  const int outputs = row_blocked_outputs (plane.channels);
+  const size_t row_bytes = (outputs + 2 * R * plane.channels) * sizeof (float);
   FixedTaps < R > fixed;
+  cudaError_t err;
+
   for (int i = 0; i <= 2 * R; i++)
     fixed.w[i] = taps.host[i];
-  cudaError_t err = launch_row_pass (plane, border, fixed, R, stream);
+  row_pass_blocked_kernel < R > <<< dim3 ((plane.width * plane.channels
+              + outputs - 1) / outputs, plane.height), ROW_BLOCKED_THREADS,
+      row_bytes, stream >>> (plane, border, fixed);
+  err = cudaGetLastError ();
   if (err != cudaSuccess)
     return err;
-  column_pass_tile_kernel < R > <<< column_grid (plane),
-      dim3 (COL_THREADS_X, COL_THREADS_Y), 0, stream >>> (plane, border,
-      fixed);
+  column_pass_blocked_kernel < R > <<< dim3 ((plane.width * plane.channels
+              + BLOCKED_COL_SAMPLES - 1) / BLOCKED_COL_SAMPLES,
+          (plane.height + BLOCKED_COL_ROWS - 1) / BLOCKED_COL_ROWS),
+      dim3 (BLOCKED_COL_THREADS_X, BLOCKED_COL_THREADS_Y), 0, stream >>> (plane,
+      border, fixed);
   return cudaGetLastError ();
 }
 
