@@ -12,7 +12,8 @@
  * parameter (constant bank), and each thread computes a run of neighbouring
  * outputs from one sliding window of the tile (register blocking), so a
  * shared-memory read serves several outputs instead of one: shared-memory
- * bandwidth, not DRAM, bounds a tap-per-read pass. Larger radii take the
+ * reads and instruction issue, not DRAM, bound a tap-per-read pass
+ * (docs/performance.md has the ncu figures). Larger radii take the
  * generic kernels, which read the weights from global memory through the
  * read-only cache. Every output sums its taps in the order k = -r..r, as the
  * CPU reference does.
@@ -27,7 +28,6 @@ constexpr int FIXED_RADIUS_MAX = 16;
 template < int R > struct FixedTaps
 {
   float w[2 * R + 1];
-  __device__ __forceinline__ int radius () const { return R; }
   __device__ __forceinline__ float operator[] (int i) const { return w[i]; }
 };
 
