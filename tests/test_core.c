@@ -789,37 +789,48 @@ test_symmetry (void)
   group_end ();
 }
 
+/* A sigma and radius (0: automatic) of a sweep. */
+typedef struct
+{
+  double sigma;
+  int radius;
+} SweepCase;
+
+/* One random frame of this size through every border x case x algorithm. */
+static void
+check_sweep (int width, int height, int channels, const SweepCase * cases,
+    int n_cases)
+{
+  GbGeometry geometry = single_plane (width, height, channels);
+  GbBlur *blur = create_blur (&geometry);
+  Frame src;
+  int b, i;
+
+  frame_init (&src, &geometry, SRC_PADDING);
+  frame_fill_random (&src);
+  for (b = 0; b < N_ELEMENTS (all_borders); b++)
+    for (i = 0; i < n_cases; i++)
+      check_all_algorithms (blur, &src, cases[i].sigma, cases[i].radius,
+          all_borders[b]);
+  frame_clear (&src);
+  gb_blur_destroy (blur);
+}
+
 /* Every algorithm, border, channel count and several sigmas and radii, on a
  * frame with odd strides, against the reference. */
 static void
 test_sweep (void)
 {
-  static const struct
-  {
-    double sigma;
-    int radius;                 /* 0: automatic */
-  } cases[] = {
+  static const SweepCase cases[] = {
     {0.3, 0}, {0.5, 0}, {1.0, 0}, {1.7, 2}, {2.5, 0}, {4.0, 5}, {3.0, 9},
   };
   static const int channel_counts[] = { 1, 3, 4 };
-  int n, b, i;
+  int n;
 
   group_begin ("algorithms x borders");
   random_seed (3);
-  for (n = 0; n < N_ELEMENTS (channel_counts); n++) {
-    GbGeometry geometry = single_plane (37, 29, channel_counts[n]);
-    GbBlur *blur = create_blur (&geometry);
-    Frame src;
-
-    frame_init (&src, &geometry, SRC_PADDING);
-    frame_fill_random (&src);
-    for (b = 0; b < N_ELEMENTS (all_borders); b++)
-      for (i = 0; i < N_ELEMENTS (cases); i++)
-        check_all_algorithms (blur, &src, cases[i].sigma, cases[i].radius,
-            all_borders[b]);
-    frame_clear (&src);
-    gb_blur_destroy (blur);
-  }
+  for (n = 0; n < N_ELEMENTS (channel_counts); n++)
+    check_sweep (37, 29, channel_counts[n], cases, N_ELEMENTS (cases));
   group_end ();
 }
 
@@ -831,34 +842,18 @@ test_small_frames (void)
   static const int sizes[][2] = {
     {1, 1}, {2, 1}, {1, 2}, {2, 2}, {7, 3}, {3, 7}, {9, 7},
   };
-  static const struct
-  {
-    double sigma;
-    int radius;
-  } cases[] = {
+  static const SweepCase cases[] = {
     {0.7, 0}, {2.0, 0}, {3.0, 9}, {13.0, 40},
   };
   static const int channel_counts[] = { 1, 2, 4 };
-  int s, n, b, i;
+  int s, n;
 
   group_begin ("small frames, large radii");
   random_seed (4);
   for (s = 0; s < N_ELEMENTS (sizes); s++)
-    for (n = 0; n < N_ELEMENTS (channel_counts); n++) {
-      GbGeometry geometry = single_plane (sizes[s][0], sizes[s][1],
-          channel_counts[n]);
-      GbBlur *blur = create_blur (&geometry);
-      Frame src;
-
-      frame_init (&src, &geometry, SRC_PADDING);
-      frame_fill_random (&src);
-      for (b = 0; b < N_ELEMENTS (all_borders); b++)
-        for (i = 0; i < N_ELEMENTS (cases); i++)
-          check_all_algorithms (blur, &src, cases[i].sigma, cases[i].radius,
-              all_borders[b]);
-      frame_clear (&src);
-      gb_blur_destroy (blur);
-    }
+    for (n = 0; n < N_ELEMENTS (channel_counts); n++)
+      check_sweep (sizes[s][0], sizes[s][1], channel_counts[n], cases,
+          N_ELEMENTS (cases));
   group_end ();
 }
 
