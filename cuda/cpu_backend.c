@@ -346,6 +346,73 @@ accumulate_rows (float *restrict acc, const float *const *rows,
   }
 }
 
+/* The separable passes' kernel is symmetric (w[k] = w[2r - k]), so each pair
+ * of taps costs one multiply: acc[i] = w[r] c[i] + sum_k w[k] (a_k[i] +
+ * b_k[i]), with c the centre and a_k, b_k the samples k taps before and
+ * after it. A quarter fewer operations than tap by tap; the sum's order
+ * differs from the GPU's, within float rounding (the outputs agree within
+ * one level, as the parity tests require). */
+GB_CPU_HOT static void
+accumulate_symmetric_taps (float *restrict acc, const float *restrict in,
+    size_t n, const float *restrict taps, int radius, size_t tap_step)
+{
+  size_t start, i;
+  int k;
+
+  for (start = 0; start < n; start += GB_CPU_STRIP) {
+    const size_t len = n - start < GB_CPU_STRIP ? n - start : GB_CPU_STRIP;
+    float *restrict out = acc + start;
+    const float *restrict centre = in + start + radius * tap_step;
+    const float wc = taps[radius];
+    for (i = 0; i < len; i++)
+      out[i] = wc * centre[i];
+    for (k = 1; k + 1 <= radius; k += 2) {
+      const float w1 = taps[radius - k], w2 = taps[radius - k - 1];
+      const float *restrict a1 = centre - k * tap_step;
+      const float *restrict b1 = centre + k * tap_step;
+      const float *restrict a2 = a1 - tap_step, *restrict b2 = b1 + tap_step;
+      for (i = 0; i < len; i++)
+        out[i] = out[i] + w1 * (a1[i] + b1[i]) + w2 * (a2[i] + b2[i]);
+    }
+    for (; k <= radius; k++) {
+      const float w = taps[radius - k];
+      const float *restrict a = centre - k * tap_step;
+      const float *restrict b = centre + k * tap_step;
+      for (i = 0; i < len; i++)
+        out[i] += w * (a[i] + b[i]);
+    }
+  }
+}
+
+/* The same for the column pass: rows[radius] is the centre row. */
+GB_CPU_HOT static void
+accumulate_symmetric_rows (float *restrict acc, const float *const *rows,
+    const float *restrict weights, int radius, size_t n)
+{
+  const float *restrict centre = rows[radius];
+  const float wc = weights[radius];
+  size_t i;
+  int k;
+
+  for (i = 0; i < n; i++)
+    acc[i] = wc * centre[i];
+  for (k = 1; k + 1 <= radius; k += 2) {
+    const float w1 = weights[radius - k], w2 = weights[radius - k - 1];
+    const float *restrict a1 = rows[radius - k], *restrict b1 =
+        rows[radius + k];
+    const float *restrict a2 = rows[radius - k - 1], *restrict b2 =
+        rows[radius + k + 1];
+    for (i = 0; i < n; i++)
+      acc[i] = acc[i] + w1 * (a1[i] + b1[i]) + w2 * (a2[i] + b2[i]);
+  }
+  for (; k <= radius; k++) {
+    const float w = weights[radius - k];
+    const float *restrict a = rows[radius - k], *restrict b = rows[radius + k];
+    for (i = 0; i < n; i++)
+      acc[i] += w * (a[i] + b[i]);
+  }
+}
+
 GB_CPU_HOT static void
 round_row (uint8_t * restrict out, const float *restrict acc, size_t n)
 {
@@ -485,9 +552,8 @@ row_pass_band (const GbPlaneJob * job, float *scratch, int row_begin,
   for (y = row_begin; y < row_end; y++) {
     float *inter = job->intermediate + (size_t) y * row_samples;
     fill_padded_row (padded, job->src + (size_t) y * job->src_stride, job);
-    memset (inter, 0, sizeof (float) * row_samples);
-    accumulate_taps (inter, padded, row_samples, job->weights,
-        2 * job->radius + 1, job->channels);
+    accumulate_symmetric_taps (inter, padded, row_samples, job->weights,
+        job->radius, job->channels);
   }
 }
 
@@ -519,8 +585,12 @@ column_pass_band (const GbPlaneJob * job, float *scratch, int row_begin,
             + start;
         weights[n_rows++] = job->weights[k + radius];
       }
-      memset (acc, 0, sizeof (float) * len);
-      accumulate_rows (acc, rows, weights, n_rows, len);
+      if (n_rows == 2 * radius + 1) {
+        accumulate_symmetric_rows (acc, rows, weights, radius, len);
+      } else {
+        memset (acc, 0, sizeof (float) * len);
+        accumulate_rows (acc, rows, weights, n_rows, len);
+      }
       round_row (job->dst + (size_t) y * job->dst_stride + start, acc, len);
     }
   }

@@ -115,7 +115,7 @@ gb_cuda_create (int device_id, GbCuda ** out, GbError * error)
   if (err == cudaSuccess) {
     err = cudaMalloc (&cuda->device_weights,
         sizeof (float) * (2 * GB_MAX_RADIUS + 1));
-    cuda->allocations++;
+    cuda->allocations += err == cudaSuccess;
   }
   if (err != cudaSuccess) {
     GbStatus status = cuda_fail (error, err, "cannot initialise CUDA device");
@@ -154,14 +154,18 @@ gb_cuda_configure (GbCuda * cuda, const GbGeometry * geometry, GbError * error)
 
     err = cudaMallocPitch ((void **) &buffers->input, &buffers->input_pitch,
         samples, plane->height);
-    if (err == cudaSuccess)
+    cuda->allocations += err == cudaSuccess;
+    if (err == cudaSuccess) {
       err = cudaMallocPitch ((void **) &buffers->intermediate,
           &buffers->intermediate_pitch, samples * sizeof (float),
           plane->height);
-    if (err == cudaSuccess)
+      cuda->allocations += err == cudaSuccess;
+    }
+    if (err == cudaSuccess) {
       err = cudaMallocPitch ((void **) &buffers->output,
           &buffers->output_pitch, samples, plane->height);
-    cuda->allocations += 3;
+      cuda->allocations += err == cudaSuccess;
+    }
     if (err != cudaSuccess) {
       free_planes (cuda);
       return cuda_fail (error, err, "cannot allocate frame buffers on the GPU");

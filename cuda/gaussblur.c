@@ -18,10 +18,11 @@ struct GbBlur
   GbBackend backend;
   GbCpu *cpu;                   /* exactly one of cpu / cuda is set */
   GbCuda *cuda;
-  GbGeometry geometry;
+  GbGeometry geometry;          /* n_planes 0: a geometry change failed */
   GbParams params;
   int radius;                   /* resolved from params */
   float weights[2 * GB_MAX_RADIUS + 1];
+  int weights_stale;            /* the last upload failed: retry, refuse frames */
 };
 
 GbStatus
@@ -112,7 +113,11 @@ gb_gaussian_weights (double sigma, int radius, float *weights)
   int k;
 
   for (k = -radius; k <= radius; k++) {
-    double t = exp (-(double) k * k / (2.0 * sigma * sigma));
+    /* (k / sigma)^2 rather than k^2 / sigma^2: for a tiny sigma the latter
+     * divides by an underflowed 0 and the centre tap becomes NaN; this
+     * form gives the identity kernel, the limit of the Gaussian. */
+    double u = k / sigma;
+    double t = exp (-0.5 * u * u);
     taps[k + radius] = t;
     sum += t;
   }
@@ -197,12 +202,15 @@ validate_image (const GbBlur * blur, const GbImage * image, const char *which,
 static GbStatus
 upload_weights (GbBlur * blur, GbError * error)
 {
+  GbStatus status = GB_OK;
+
   blur->radius = gb_effective_radius (&blur->params);
   gb_gaussian_weights (blur->params.sigma, blur->radius, blur->weights);
   if (blur->cuda)
-    return gb_cuda_set_weights (blur->cuda, blur->weights, blur->radius,
+    status = gb_cuda_set_weights (blur->cuda, blur->weights, blur->radius,
         error);
-  return GB_OK;
+  blur->weights_stale = status != GB_OK;
+  return status;
 }
 
 GbStatus
@@ -282,6 +290,8 @@ gb_blur_set_geometry (GbBlur * blur, const GbGeometry * geometry,
       : gb_cpu_configure (blur->cpu, geometry, error);
   if (status == GB_OK)
     blur->geometry = *geometry;
+  else    /* the backend dropped its buffers: no geometry matches any more */
+    memset (&blur->geometry, 0, sizeof blur->geometry);
   return status;
 }
 
@@ -297,7 +307,7 @@ gb_blur_set_params (GbBlur * blur, const GbParams * params, GbError * error)
   if (status != GB_OK)
     return status;
   weights_change = params->sigma != blur->params.sigma
-      || params->radius != blur->params.radius;
+      || params->radius != blur->params.radius || blur->weights_stale;
   blur->params = *params;
   return weights_change ? upload_weights (blur, error) : GB_OK;
 }
@@ -322,6 +332,14 @@ gb_blur_process (GbBlur * blur, const GbImage * src, const GbImage * dst,
 
   if (!blur)
     return gb_error_set (error, GB_ERROR_INVALID_ARGUMENT, "no handle");
+  /* Never a silent no-op: a handle whose last geometry change or weight
+   * upload failed has nothing valid to blur with. */
+  if (blur->geometry.n_planes == 0)
+    return gb_error_set (error, GB_ERROR_INVALID_ARGUMENT,
+        "no frame buffers: the last geometry change failed");
+  if (blur->weights_stale)
+    return gb_error_set (error, GB_ERROR_INVALID_ARGUMENT,
+        "no kernel weights: their last upload failed");
   status = validate_image (blur, src, "source", error);
   if (status == GB_OK)
     status = validate_image (blur, dst, "destination", error);

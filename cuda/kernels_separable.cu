@@ -76,14 +76,12 @@ row_pass_kernel (GbDevicePlane plane, GbBorder border, RuntimeTaps taps)
 
   float *out_row = (float *) ((char *) plane.intermediate
       + (size_t) y * plane.intermediate_pitch);
-#pragma unroll
   for (int j = 0; j < ROW_OUTPUTS; j++) {
     const int local = threadIdx.x + j * ROW_THREADS;
     if (s0 + local >= row_samples)
       break;
     const float *centre = tile_row + local + apron;
     float acc = 0.0f;
-#pragma unroll
     for (int k = -radius; k <= radius; k++)
       acc += taps[k + radius] * centre[k * plane.channels];
     out_row[s0 + local] = acc;
@@ -364,9 +362,9 @@ column_pass_strips_kernel (GbDevicePlane plane, GbBorder border,
 
 cudaError_t
 launch_row_pass (const GbDevicePlane & plane, GbBorder border,
-    const RuntimeTaps & taps, int radius, cudaStream_t stream)
+    const RuntimeTaps & taps, cudaStream_t stream)
 {
-  const int tile_width = ROW_TILE + 2 * radius * plane.channels;
+  const int tile_width = ROW_TILE + 2 * taps.r * plane.channels;
   const size_t row_bytes = (size_t) tile_width * sizeof (float);
   /* GB_MAX_RADIUS keeps at least one row within the budget. */
   const int rows = max (1, min (ROW_MAX_ROWS, (int) (SHARED_BUDGET / row_bytes)));
@@ -415,8 +413,7 @@ launch_runtime (const GbDevicePlane & plane, const GbTaps & taps,
     GbBorder border, cudaStream_t stream)
 {
   const RuntimeTaps runtime = { taps.device, taps.radius };
-  cudaError_t err = launch_row_pass (plane, border, runtime, taps.radius,
-      stream);
+  cudaError_t err = launch_row_pass (plane, border, runtime, stream);
   if (err != cudaSuccess)
     return err;
   column_pass_strips_kernel <<< column_grid (plane),

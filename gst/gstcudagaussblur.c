@@ -646,6 +646,10 @@ gst_cuda_gauss_blur_before_transform (GstBaseTransform * trans,
 
   if (GST_CLOCK_TIME_IS_VALID (stream_time))
     gst_object_sync_values (GST_OBJECT (trans), stream_time);
+  /* set_property decides passthrough too, but two threads setting sigma at
+   * once can leave it stale; here, on the streaming thread and before this
+   * buffer's output is prepared, it matches the sigma this frame uses. */
+  gst_cuda_gauss_blur_update_passthrough (GST_CUDA_GAUSS_BLUR (trans));
 }
 
 static GstFlowReturn

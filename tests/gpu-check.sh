@@ -26,14 +26,14 @@ cat "$logs/gpu.txt"
 # What to run: "tests" (default), "bench", or "all".
 what=${3:-tests}
 if [ "$what" = race ]; then
-  step racecheck 200 compute-sanitizer --tool racecheck --error-exitcode 1 "$build/tests/test-gpu-parity" --race
+  step racecheck 400 compute-sanitizer --tool racecheck --error-exitcode 1 "$build/tests/test-gpu-parity" --race
 elif [ "$what" != bench ]; then
   step inspect 30 gst-inspect-1.0 cudagaussblur
   step pipeline 60 gst-launch-1.0 -q videotestsrc num-buffers=30 ! video/x-raw,format=RGBA,width=1920,height=1080 ! cudagaussblur sigma=3 backend=cuda ! fakesink
   step parity 240 "$build/tests/test-gpu-parity"
   step element-gpu 120 "$build/tests/test-element-gpu"
   step memcheck 100 compute-sanitizer --tool memcheck --error-exitcode 1 "$build/tests/test-gpu-parity" --quick
-  step racecheck 200 compute-sanitizer --tool racecheck --error-exitcode 1 "$build/tests/test-gpu-parity" --race
+  step racecheck 400 compute-sanitizer --tool racecheck --error-exitcode 1 "$build/tests/test-gpu-parity" --race
 fi
 if [ "$what" = bench ] || [ "$what" = all ]; then
   step bench 400 "$build/bench/cudagaussblur-bench" --no-cpu

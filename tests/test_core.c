@@ -549,6 +549,45 @@ test_weights (void)
   group_end ();
 }
 
+/* A sigma so small that sigma^2 underflows still gives the identity kernel
+ * (not NaN weights and a black frame). */
+static void
+test_tiny_sigma (void)
+{
+  static const double sigmas[] = { 1e-200, 1e-6 };
+  static float weights[3];
+  GbGeometry geometry = single_plane (13, 7, 4);
+  GbBlur *blur = create_blur (&geometry);
+  Frame src, dst;
+  int i, a;
+
+  group_begin ("tiny sigma");
+  random_seed (9);
+  frame_init (&src, &geometry, SRC_PADDING);
+  frame_init (&dst, &geometry, DST_PADDING);
+  frame_fill_random (&src);
+  for (i = 0; i < N_ELEMENTS (sigmas); i++) {
+    gb_gaussian_weights (sigmas[i], 1, weights);
+    check (weights[0] == 0.0f && weights[1] == 1.0f && weights[2] == 0.0f,
+        "sigma %g: weights %g %g %g, expected 0 1 0", sigmas[i], weights[0],
+        weights[1], weights[2]);
+    for (a = 0; a < N_ELEMENTS (all_algorithms); a++) {
+      int y, differ = 0;
+      set_params (blur, sigmas[i], 0, all_algorithms[a], GB_BORDER_ZERO);
+      blur_frame (blur, &src, &dst);
+      for (y = 0; y < 7; y++)
+        differ += memcmp (dst.data[0] + y * dst.stride[0],
+            src.data[0] + y * src.stride[0], 13 * 4) != 0;
+      check (differ == 0, "%s, sigma %g: %d rows differ from the input",
+          gb_algorithm_name (all_algorithms[a]), sigmas[i], differ);
+    }
+  }
+  frame_clear (&dst);
+  frame_clear (&src);
+  gb_blur_destroy (blur);
+  group_end ();
+}
+
 static void
 test_auto_radius (void)
 {
@@ -1213,6 +1252,7 @@ main (void)
   test_reference_border ();
   test_weights ();
   test_auto_radius ();
+  test_tiny_sigma ();
   test_impulse ();
   test_constant ();
   test_symmetry ();
