@@ -239,6 +239,13 @@ gb_cuda_enqueue (GbCuda * cuda, const GbImage * device_src,
     const GbImage * device_dst, GbAlgorithm algorithm, GbBorder border,
     GbError * error)
 {
+  GbStatus status = gb_image_validate (&cuda->geometry, device_src,
+      "source", error);
+  if (status == GB_OK)
+    status = gb_image_validate (&cuda->geometry, device_dst, "destination",
+        error);
+  if (status != GB_OK)
+    return status;
   CUDA_TRY (cudaSetDevice (cuda->device), "cannot select the CUDA device");
   return enqueue_planes (cuda, device_src, device_dst, algorithm, border,
       error);

@@ -175,19 +175,19 @@ gb_params_validate (const GbParams * params, GbError * error)
   return GB_OK;
 }
 
-static GbStatus
-validate_image (const GbBlur * blur, const GbImage * image, const char *which,
-    GbError * error)
+GbStatus
+gb_image_validate (const GbGeometry * geometry, const GbImage * image,
+    const char *which, GbError * error)
 {
   int p;
 
   if (!image)
     return gb_error_set (error, GB_ERROR_INVALID_ARGUMENT, "no %s image",
         which);
-  for (p = 0; p < blur->geometry.n_planes; p++) {
-    const GbPlaneGeometry *plane = &blur->geometry.planes[p];
+  for (p = 0; p < geometry->n_planes; p++) {
+    const GbPlaneGeometry *plane = &geometry->planes[p];
     size_t row_bytes = (size_t) plane->width * plane->channels
-        * blur->geometry.bytes_per_sample;
+        * geometry->bytes_per_sample;
     if (!image->data[p])
       return gb_error_set (error, GB_ERROR_INVALID_ARGUMENT,
           "%s plane %d has no data", which, p);
@@ -340,9 +340,9 @@ gb_blur_process (GbBlur * blur, const GbImage * src, const GbImage * dst,
   if (blur->weights_stale)
     return gb_error_set (error, GB_ERROR_INVALID_ARGUMENT,
         "no kernel weights: their last upload failed");
-  status = validate_image (blur, src, "source", error);
+  status = gb_image_validate (&blur->geometry, src, "source", error);
   if (status == GB_OK)
-    status = validate_image (blur, dst, "destination", error);
+    status = gb_image_validate (&blur->geometry, dst, "destination", error);
   if (status != GB_OK)
     return status;
 

@@ -145,9 +145,14 @@ int gb_effective_radius (const GbParams * params);
  * the project: CPU and CUDA paths both use it. */
 void gb_gaussian_weights (double sigma, int radius, float *weights);
 
-/* Validates geometry / params; fills error and returns its status. */
+/* Validation shared by the handle and the backends; each fills error and
+ * returns its status. */
 GbStatus gb_geometry_validate (const GbGeometry * geometry, GbError * error);
 GbStatus gb_params_validate (const GbParams * params, GbError * error);
+/* Every plane of the geometry has data and a stride of at least its row;
+ * `which` ("source", "destination") names the image in the message. */
+GbStatus gb_image_validate (const GbGeometry * geometry, const GbImage * image,
+    const char *which, GbError * error);
 
 const char *gb_status_name (GbStatus status);
 const char *gb_algorithm_name (GbAlgorithm algorithm);
