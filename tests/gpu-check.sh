@@ -23,16 +23,21 @@ step() {                        # step NAME SECONDS COMMAND...: run, log, rememb
 
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.mem --format=csv > "$logs/gpu.txt" 2>&1
 cat "$logs/gpu.txt"
-# What to run: "tests" (default), "bench", or "all".
+# What to run: "tests" (default: the tests and both sanitizers), "race"
+# (racecheck alone), "bench", or "all".
 what=${3:-tests}
-if [ "$what" = race ]; then
-  step racecheck 400 compute-sanitizer --tool racecheck --error-exitcode 1 "$build/tests/test-gpu-parity" --race
-elif [ "$what" != bench ]; then
+case $what in
+  tests|race|bench|all) ;;
+  *) echo "usage: $0 [BUILD_DIR] [LOG_DIR] [tests|race|bench|all]" >&2; exit 2 ;;
+esac
+if [ "$what" = tests ] || [ "$what" = all ]; then
   step inspect 30 gst-inspect-1.0 cudagaussblur
   step pipeline 60 gst-launch-1.0 -q videotestsrc num-buffers=30 ! video/x-raw,format=RGBA,width=1920,height=1080 ! cudagaussblur sigma=3 backend=cuda ! fakesink
   step parity 240 "$build/tests/test-gpu-parity"
   step element-gpu 120 "$build/tests/test-element-gpu"
   step memcheck 100 compute-sanitizer --tool memcheck --error-exitcode 1 "$build/tests/test-gpu-parity" --quick
+fi
+if [ "$what" != bench ]; then
   step racecheck 400 compute-sanitizer --tool racecheck --error-exitcode 1 "$build/tests/test-gpu-parity" --race
 fi
 if [ "$what" = bench ] || [ "$what" = all ]; then
