@@ -9,8 +9,9 @@
  * output can be checked against this one (at most 1 apart per sample).
  *
  * Work is split by rows: each thread of a small persistent pool (the calling
- * thread included) takes one contiguous band of rows. The hot loops run over
- * contiguous floats (a border-padded copy of each source row), so the compiler
+ * thread included) takes one contiguous band of rows (the recursive filter's
+ * vertical pass: one band of columns). The hot loops run over contiguous
+ * floats (a border-padded copy of each source row), so the compiler
  * vectorises them.
  */
 #include "cpu_backend.h"
@@ -41,6 +42,19 @@
 #define GB_CPU_SHARED_BAND_ROWS 16
 /* Per-thread scratch areas start on their own cache lines (64 bytes). */
 #define GB_CPU_ALIGN_FLOATS 16
+/* RECURSIVE, vertical pass: columns filtered side by side per sweep down the
+ * plane (their states stay in L1), and the unit the columns are shared out
+ * between threads in. */
+#define GB_CPU_RECURSIVE_COLUMNS 64
+#define GB_CPU_RECURSIVE_COLUMN_UNIT 16
+/* RECURSIVE, horizontal pass: lines (rows x channels) filtered side by side,
+ * at most. */
+#define GB_CPU_RECURSIVE_LANES 64
+/* Per-lane state arrays of one direction: y[k -+ 1] and y[k -+ 2] of both
+ * sections, x[k -+ 1] and (backwards) x[k + 2]. */
+#define GB_CPU_RECURSIVE_STATES 6
+/* Multiply-adds per sample and pass (2 sections x 2 directions x 4). */
+#define GB_CPU_RECURSIVE_WORK 16.0
 
 /* The hot loops get an AVX2 clone picked at load time. Without FMA on
  * purpose: every clone then rounds exactly like the plain build. */
@@ -66,8 +80,10 @@ typedef struct
   const float *weights;         /* 2 * radius + 1 taps */
   int radius;
   GbBorder border;
-  float *intermediate;          /* SEPARABLE: height rows of width * channels */
+  float *intermediate;          /* SEPARABLE, RECURSIVE: height rows of
+                                 * width * channels */
   size_t tile_floats;           /* SHARED: the tile at the start of the scratch */
+  const GbRecursiveFilter *recursive;   /* RECURSIVE */
 } GbPlaneJob;
 
 /* Blurs rows [row_begin, row_end) of a job; scratch is the band's own. */
@@ -596,6 +612,348 @@ column_pass_band (const GbPlaneJob * job, float *scratch, int row_begin,
   }
 }
 
+/* --- RECURSIVE: the 4th-order recursive Gaussian (recursive.h) ---
+ *
+ * "Algorithm A": every column of the plane filtered whole (8-bit source into
+ * the float intermediate), then every row, per channel (intermediate into the
+ * 8-bit destination). Each line runs the two sections forward, then the two
+ * backward; the output is ((causal 0 + causal 1) + anticausal 0) +
+ * anticausal 1, in float, with the start-up rule of recursive.h: a direction
+ * starts `warmup` samples outside the line, from the steady state of the
+ * constant x_ext there.
+ *
+ * A recursion is serial along its line, so the hot loops run across lines:
+ * the vertical pass takes up to GB_CPU_RECURSIVE_COLUMNS neighbouring columns
+ * side by side (one source row at a time, the per-column states in arrays),
+ * the horizontal pass up to GB_CPU_RECURSIVE_LANES lines (rows x channels),
+ * gathered one sample of each at a time into a contiguous vector of lanes.
+ *
+ * Under a zero border the warm-up reads zeros from a zero state, which stays
+ * exactly zero, so it is skipped: the result is the same. */
+
+#define GB_CPU_INLINE static inline __attribute__((always_inline))
+
+/* The start state for the constant input x[j] on every lane (both
+ * directions: the forward one uses y[k-1], y[k-2] and x[k-1] only). */
+GB_CPU_INLINE void
+recursive_start (float *restrict y1_0, float *restrict y2_0,
+    float *restrict y1_1, float *restrict y2_1, float *restrict x1,
+    float *restrict x2, const float *restrict x, size_t lanes,
+    const float *gain)
+{
+  const float g0 = gain[0], g1 = gain[1];
+  size_t j;
+
+  for (j = 0; j < lanes; j++) {
+    y1_0[j] = g0 * x[j];
+    y2_0[j] = y1_0[j];
+    y1_1[j] = g1 * x[j];
+    y2_1[j] = y1_1[j];
+    x1[j] = x[j];
+    x2[j] = x[j];
+  }
+}
+
+/* One forward step on every lane: y_s[k] = n0 x[k] + n1 x[k-1] + d1 y_s[k-1]
+ * + d2 y_s[k-2]; out[j] = y_0[k] + y_1[k] (out NULL in the warm-up). */
+GB_CPU_INLINE void
+causal_step (const GbRecursiveFilter * f, float *restrict y1_0,
+    float *restrict y2_0, float *restrict y1_1, float *restrict y2_1,
+    float *restrict x1, const float *restrict x, float *restrict out,
+    size_t lanes)
+{
+  const float n0_0 = f->n0[0], n1_0 = f->n1[0];
+  const float n0_1 = f->n0[1], n1_1 = f->n1[1];
+  const float d1_0 = f->d1[0], d2_0 = f->d2[0];
+  const float d1_1 = f->d1[1], d2_1 = f->d2[1];
+  size_t j;
+
+  for (j = 0; j < lanes; j++) {
+    const float xk = x[j], xk1 = x1[j];
+    const float c0 = n0_0 * xk + n1_0 * xk1 + d1_0 * y1_0[j] + d2_0 * y2_0[j];
+    const float c1 = n0_1 * xk + n1_1 * xk1 + d1_1 * y1_1[j] + d2_1 * y2_1[j];
+    y2_0[j] = y1_0[j];
+    y1_0[j] = c0;
+    y2_1[j] = y1_1[j];
+    y1_1[j] = c1;
+    x1[j] = xk;
+    if (out)
+      out[j] = c0 + c1;
+  }
+}
+
+/* One backward step: a_s[k] = m1 x[k+1] + m2 x[k+2] + d1 a_s[k+1] + d2
+ * a_s[k+2]; y = (io[j] + a_0[k]) + a_1[k], io holding the forward sum, goes
+ * back into io, or rounded into bytes[j] when bytes is given (io NULL: the
+ * warm-up). x is x[k], shifted into the state. */
+GB_CPU_INLINE void
+anticausal_step (const GbRecursiveFilter * f, float *restrict y1_0,
+    float *restrict y2_0, float *restrict y1_1, float *restrict y2_1,
+    float *restrict x1, float *restrict x2, const float *restrict x,
+    float *restrict io, uint8_t * restrict bytes, size_t lanes)
+{
+  const float m1_0 = f->m1[0], m2_0 = f->m2[0];
+  const float m1_1 = f->m1[1], m2_1 = f->m2[1];
+  const float d1_0 = f->d1[0], d2_0 = f->d2[0];
+  const float d1_1 = f->d1[1], d2_1 = f->d2[1];
+  size_t j;
+
+  for (j = 0; j < lanes; j++) {
+    const float xk1 = x1[j], xk2 = x2[j];
+    const float a0 = m1_0 * xk1 + m2_0 * xk2 + d1_0 * y1_0[j] + d2_0 * y2_0[j];
+    const float a1 = m1_1 * xk1 + m2_1 * xk2 + d1_1 * y1_1[j] + d2_1 * y2_1[j];
+    y2_0[j] = y1_0[j];
+    y1_0[j] = a0;
+    y2_1[j] = y1_1[j];
+    y1_1[j] = a1;
+    x2[j] = xk1;
+    x1[j] = x[j];
+    if (io && bytes)
+      bytes[j] = gb_round_u8 (io[j] + a0 + a1);
+    else if (io)
+      io[j] = io[j] + a0 + a1;
+  }
+}
+
+/* The scratch of one band: x (the input lanes of a step), the six state
+ * arrays, each `stride` floats, then (horizontal pass) the lines' forward
+ * sums and their rounded outputs. */
+typedef struct
+{
+  float *x, *y1_0, *y2_0, *y1_1, *y2_1, *x1, *x2;
+  float *sums;
+} GbRecursiveScratch;
+
+static GbRecursiveScratch
+recursive_scratch (float *scratch, size_t stride)
+{
+  GbRecursiveScratch r;
+
+  r.x = scratch;
+  r.y1_0 = scratch + stride;
+  r.y2_0 = scratch + 2 * stride;
+  r.y1_1 = scratch + 3 * stride;
+  r.y2_1 = scratch + 4 * stride;
+  r.x1 = scratch + 5 * stride;
+  r.x2 = scratch + 6 * stride;
+  r.sums = scratch + (GB_CPU_RECURSIVE_STATES + 1) * stride;
+  return r;
+}
+
+/* Row k of x_ext, columns [j0, j0 + len), as floats. */
+GB_CPU_INLINE void
+recursive_load_row (float *restrict x, const GbPlaneJob * job, int k,
+    size_t j0, size_t len)
+{
+  const int source = gb_border_index (k, job->height, job->border);
+  const uint8_t *restrict row;
+  size_t j;
+
+  if (source < 0) {
+    memset (x, 0, sizeof (float) * len);
+    return;
+  }
+  row = job->src + (size_t) source * job->src_stride + j0;
+  for (j = 0; j < len; j++)
+    x[j] = row[j];
+}
+
+/* The vertical pass over columns [j0, j0 + len): forward sums into the
+ * intermediate, then the backward sections added to them in place. */
+GB_CPU_HOT static void
+recursive_columns (const GbPlaneJob * job, float *scratch, size_t j0,
+    size_t len)
+{
+  const GbRecursiveFilter *f = job->recursive;
+  const int n = job->height;
+  const int warmup = f->warmup;
+  const int skip_warmup = job->border == GB_BORDER_ZERO;
+  const size_t row_samples = (size_t) job->width * job->channels;
+  float *const inter = job->intermediate + j0;
+  GbRecursiveScratch r = recursive_scratch (scratch,
+      GB_CPU_RECURSIVE_COLUMNS);
+  int k;
+
+  recursive_load_row (r.x, job, -warmup, j0, len);
+  recursive_start (r.y1_0, r.y2_0, r.y1_1, r.y2_1, r.x1, r.x2, r.x, len,
+      f->causal_gain);
+  for (k = skip_warmup ? 0 : -warmup; k < 0; k++) {
+    recursive_load_row (r.x, job, k, j0, len);
+    causal_step (f, r.y1_0, r.y2_0, r.y1_1, r.y2_1, r.x1, r.x, NULL, len);
+  }
+  for (k = 0; k < n; k++) {
+    recursive_load_row (r.x, job, k, j0, len);
+    causal_step (f, r.y1_0, r.y2_0, r.y1_1, r.y2_1, r.x1, r.x,
+        inter + (size_t) k * row_samples, len);
+  }
+
+  recursive_load_row (r.x, job, n - 1 + warmup, j0, len);
+  recursive_start (r.y1_0, r.y2_0, r.y1_1, r.y2_1, r.x1, r.x2, r.x, len,
+      f->anticausal_gain);
+  for (k = skip_warmup ? n - 1 : n - 1 + warmup; k >= n; k--) {
+    recursive_load_row (r.x, job, k, j0, len);
+    anticausal_step (f, r.y1_0, r.y2_0, r.y1_1, r.y2_1, r.x1, r.x2, r.x,
+        NULL, NULL, len);
+  }
+  for (k = n - 1; k >= 0; k--) {
+    recursive_load_row (r.x, job, k, j0, len);
+    anticausal_step (f, r.y1_0, r.y2_0, r.y1_1, r.y2_1, r.x1, r.x2, r.x,
+        inter + (size_t) k * row_samples, NULL, len);
+  }
+}
+
+/* Columns are shared out in units of GB_CPU_RECURSIVE_COLUMN_UNIT. */
+static void
+recursive_column_band (const GbPlaneJob * job, float *scratch,
+    int unit_begin, int unit_end)
+{
+  const size_t row_samples = (size_t) job->width * job->channels;
+  size_t j = (size_t) unit_begin * GB_CPU_RECURSIVE_COLUMN_UNIT;
+  size_t end = (size_t) unit_end * GB_CPU_RECURSIVE_COLUMN_UNIT;
+
+  if (end > row_samples)
+    end = row_samples;
+  for (; j < end; j += GB_CPU_RECURSIVE_COLUMNS)
+    recursive_columns (job, scratch, j, end - j < GB_CPU_RECURSIVE_COLUMNS
+        ? end - j : GB_CPU_RECURSIVE_COLUMNS);
+}
+
+/* Rows of one horizontal block: GB_CPU_RECURSIVE_LANES lines at most. */
+static int
+recursive_block_rows (int channels)
+{
+  return GB_CPU_RECURSIVE_LANES / channels;
+}
+
+/* Sample k of x_ext of every line of rows [y0, y0 + rows) of the
+ * intermediate: lane r * channels + c. */
+GB_CPU_INLINE void
+recursive_gather (float *restrict x, const GbPlaneJob * job, int y0,
+    int rows, int k)
+{
+  const int channels = job->channels;
+  const int source = gb_border_index (k, job->width, job->border);
+  const size_t row_samples = (size_t) job->width * channels;
+  const float *restrict in;
+  int r, c;
+
+  if (source < 0) {
+    memset (x, 0, sizeof (float) * rows * channels);
+    return;
+  }
+  in = job->intermediate + (size_t) y0 * row_samples
+      + (size_t) source * channels;
+  switch (channels) {
+    case 1:
+      for (r = 0; r < rows; r++)
+        x[r] = in[r * row_samples];
+      break;
+    case 4:
+      for (r = 0; r < rows; r++)
+        for (c = 0; c < 4; c++)
+          x[r * 4 + c] = in[r * row_samples + c];
+      break;
+    default:
+      for (r = 0; r < rows; r++)
+        for (c = 0; c < channels; c++)
+          x[r * channels + c] = in[r * row_samples + c];
+      break;
+  }
+}
+
+/* The horizontal pass over rows [y0, y0 + rows): all their lines side by
+ * side, forward sums into the scratch, then the backward sections added and
+ * rounded, then copied into the destination rows. */
+GB_CPU_HOT static void
+recursive_rows (const GbPlaneJob * job, float *scratch, int y0, int rows)
+{
+  const GbRecursiveFilter *f = job->recursive;
+  const int n = job->width;
+  const int channels = job->channels;
+  const size_t lanes = (size_t) rows * channels;
+  const int warmup = f->warmup;
+  const int skip_warmup = job->border == GB_BORDER_ZERO;
+  GbRecursiveScratch r = recursive_scratch (scratch, GB_CPU_RECURSIVE_LANES);
+  /* The rounded outputs, after the forward sums of the largest block. */
+  uint8_t *const bytes = (uint8_t *) (r.sums + (size_t) n
+      * recursive_block_rows (channels) * channels);
+  int k, row, c;
+
+  recursive_gather (r.x, job, y0, rows, -warmup);
+  recursive_start (r.y1_0, r.y2_0, r.y1_1, r.y2_1, r.x1, r.x2, r.x, lanes,
+      f->causal_gain);
+  for (k = skip_warmup ? 0 : -warmup; k < 0; k++) {
+    recursive_gather (r.x, job, y0, rows, k);
+    causal_step (f, r.y1_0, r.y2_0, r.y1_1, r.y2_1, r.x1, r.x, NULL, lanes);
+  }
+  for (k = 0; k < n; k++) {
+    recursive_gather (r.x, job, y0, rows, k);
+    causal_step (f, r.y1_0, r.y2_0, r.y1_1, r.y2_1, r.x1, r.x,
+        r.sums + (size_t) k * lanes, lanes);
+  }
+
+  recursive_gather (r.x, job, y0, rows, n - 1 + warmup);
+  recursive_start (r.y1_0, r.y2_0, r.y1_1, r.y2_1, r.x1, r.x2, r.x, lanes,
+      f->anticausal_gain);
+  for (k = skip_warmup ? n - 1 : n - 1 + warmup; k >= n; k--) {
+    recursive_gather (r.x, job, y0, rows, k);
+    anticausal_step (f, r.y1_0, r.y2_0, r.y1_1, r.y2_1, r.x1, r.x2, r.x,
+        NULL, NULL, lanes);
+  }
+  for (k = n - 1; k >= 0; k--) {
+    recursive_gather (r.x, job, y0, rows, k);
+    anticausal_step (f, r.y1_0, r.y2_0, r.y1_1, r.y2_1, r.x1, r.x2, r.x,
+        r.sums + (size_t) k * lanes, bytes + (size_t) k * lanes, lanes);
+  }
+
+  /* The rounded lines, lane by lane, back into the rows. */
+  for (row = 0; row < rows; row++) {
+    uint8_t *restrict out = job->dst + (size_t) (y0 + row) * job->dst_stride;
+    const uint8_t *restrict in = bytes + (size_t) row * channels;
+    switch (channels) {
+      case 1:
+        for (k = 0; k < n; k++)
+          out[k] = in[(size_t) k * lanes];
+        break;
+      case 4:
+        for (k = 0; k < n; k++)
+          memcpy (out + 4 * k, in + (size_t) k * lanes, 4);
+        break;
+      default:
+        for (k = 0; k < n; k++)
+          for (c = 0; c < channels; c++)
+            out[k * channels + c] = in[(size_t) k * lanes + c];
+        break;
+    }
+  }
+}
+
+static void
+recursive_row_band (const GbPlaneJob * job, float *scratch, int row_begin,
+    int row_end)
+{
+  const int block = recursive_block_rows (job->channels);
+  int y;
+
+  for (y = row_begin; y < row_end; y += block)
+    recursive_rows (job, scratch, y, row_end - y < block ? row_end - y
+        : block);
+}
+
+/* Floats of band scratch the recursive passes need for a plane. */
+static uint64_t
+recursive_scratch_floats (const GbPlaneGeometry * plane)
+{
+  uint64_t columns = (GB_CPU_RECURSIVE_STATES + 1)
+      * (uint64_t) GB_CPU_RECURSIVE_COLUMNS;
+  uint64_t lines = (uint64_t) plane->width
+      * recursive_block_rows (plane->channels) * plane->channels;
+  /* x and the states, the forward sums (floats), the outputs (bytes). */
+  uint64_t rows = (GB_CPU_RECURSIVE_STATES + 1)
+      * (uint64_t) GB_CPU_RECURSIVE_LANES + lines + (lines + 3) / 4;
+  return columns > rows ? columns : rows;
+}
+
 /* --- the backend --- */
 
 GbStatus
@@ -649,6 +1007,7 @@ GbStatus
 gb_cpu_configure (GbCpu * cpu, const GbGeometry * geometry, GbError * error)
 {
   uint64_t plane_floats = 0, row_floats = 0, padded_floats = 0;
+  uint64_t recursive_floats = 0;
   uint64_t tile_floats, scratch_floats, total;
   GbStatus status;
   int p;
@@ -671,12 +1030,17 @@ gb_cpu_configure (GbCpu * cpu, const GbGeometry * geometry, GbError * error)
       row_floats = row;
     if (padded > padded_floats)
       padded_floats = padded;
+    if (recursive_scratch_floats (plane) > recursive_floats)
+      recursive_floats = recursive_scratch_floats (plane);
   }
   tile_floats = align_floats (GB_CPU_TILE_ROWS * padded_floats);
   /* The tile area doubles as the SEPARABLE padded row (at most one row
    * padded for GB_MAX_RADIUS) and column-pass accumulator (one strip). */
   scratch_floats = tile_floats
       + align_floats (GB_CPU_SHARED_BAND_ROWS * row_floats);
+  /* RECURSIVE uses the same area for its states and forward sums. */
+  if (align_floats (recursive_floats) > scratch_floats)
+    scratch_floats = align_floats (recursive_floats);
   total = align_floats (plane_floats)
       + scratch_floats * (uint64_t) (cpu->n_workers + 1);
   if (total > SIZE_MAX / sizeof (float))
@@ -722,8 +1086,22 @@ process_plane (GbCpu * cpu, const GbPlaneJob * job, GbAlgorithm algorithm)
       run_bands (cpu, shared_band, job, job->height,
           band_count (cpu, job->height, row_samples * taps * taps));
       break;
+    case GB_ALGORITHM_RECURSIVE:{
+      /* Every column is finished before any row starts. */
+      const int warmup = job->recursive->warmup;
+      const int units = (job->width * job->channels
+          + GB_CPU_RECURSIVE_COLUMN_UNIT - 1) / GB_CPU_RECURSIVE_COLUMN_UNIT;
+      run_bands (cpu, recursive_column_band, job, units,
+          band_count (cpu, units, GB_CPU_RECURSIVE_COLUMN_UNIT
+              * GB_CPU_RECURSIVE_WORK * (job->height + warmup)));
+      run_bands (cpu, recursive_row_band, job, job->height,
+          band_count (cpu, job->height, job->channels
+              * GB_CPU_RECURSIVE_WORK * (job->width + warmup)));
+      break;
+    }
     default:
-      /* Every row of the intermediate is written before any is read. */
+      /* SEPARABLE, and FUSED: the same filter (on the GPU one kernel).
+       * Every row of the intermediate is written before any is read. */
       run_bands (cpu, row_pass_band, job, job->height,
           band_count (cpu, job->height, row_samples * taps));
       run_bands (cpu, column_pass_band, job, job->height,
@@ -734,8 +1112,8 @@ process_plane (GbCpu * cpu, const GbPlaneJob * job, GbAlgorithm algorithm)
 
 GbStatus
 gb_cpu_process (GbCpu * cpu, const GbImage * src, const GbImage * dst,
-    const float *weights, int radius, GbAlgorithm algorithm, GbBorder border,
-    GbError * error)
+    const float *weights, int radius, const GbRecursiveFilter * recursive,
+    GbAlgorithm algorithm, GbBorder border, GbError * error)
 {
   int p;
 
@@ -749,10 +1127,15 @@ gb_cpu_process (GbCpu * cpu, const GbImage * src, const GbImage * dst,
     return gb_error_set (error, GB_ERROR_INVALID_ARGUMENT,
         "radius %d is outside [0, %d]", radius, GB_MAX_RADIUS);
   if (algorithm != GB_ALGORITHM_NAIVE && algorithm != GB_ALGORITHM_SHARED
-      && algorithm != GB_ALGORITHM_SEPARABLE)
+      && algorithm != GB_ALGORITHM_SEPARABLE
+      && algorithm != GB_ALGORITHM_FUSED
+      && algorithm != GB_ALGORITHM_RECURSIVE)
     return gb_error_set (error, GB_ERROR_INVALID_ARGUMENT,
         "algorithm %d is not one the CPU backend runs (auto is resolved "
         "by the caller)", (int) algorithm);
+  if (algorithm == GB_ALGORITHM_RECURSIVE && !recursive)
+    return gb_error_set (error, GB_ERROR_INVALID_ARGUMENT,
+        "no recursive filter coefficients");
   if (border < GB_BORDER_CLAMP || border > GB_BORDER_ZERO)
     return gb_error_set (error, GB_ERROR_INVALID_ARGUMENT,
         "unknown border %d", (int) border);
@@ -772,6 +1155,7 @@ gb_cpu_process (GbCpu * cpu, const GbImage * src, const GbImage * dst,
     job.border = border;
     job.intermediate = cpu->intermediate;
     job.tile_floats = cpu->tile_floats;
+    job.recursive = recursive;
     if (!job.src || !job.dst)
       return gb_error_set (error, GB_ERROR_INVALID_ARGUMENT,
           "plane %d has no data", p);

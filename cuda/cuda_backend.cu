@@ -13,8 +13,10 @@ struct GbCudaPlaneBuffers
 {
   uint8_t *input;
   size_t input_pitch;
-  float *intermediate;
-  size_t intermediate_pitch;
+  float *intermediate;          /* row-major for separable, transposed for */
+  size_t intermediate_pitch;    /* recursive: sized for both layouts */
+  size_t transposed_pitch;
+  void *recursive_states;
   uint8_t *output;
   size_t output_pitch;
 };
@@ -28,6 +30,8 @@ struct GbCuda
   float *device_weights;        /* 2 * GB_MAX_RADIUS + 1 taps, allocated once */
   float host_weights[2 * GB_MAX_RADIUS + 1];
   int radius;
+  GbRecursiveFilter recursive;
+  bool fused_available;         /* the tensor-core kernel runs on the device */
   unsigned allocations;
 };
 
@@ -65,13 +69,24 @@ cuda_fail (GbError * error, cudaError_t err, const char *what)
       return cuda_fail (error, try_err_, what); \
   } while (0)
 
-GbAlgorithm
-gb_cuda_auto_algorithm (int radius)
+static bool
+fused_runs (const GbCuda * cuda, int radius)
 {
-  (void) radius;
-  /* Measured on an H100 (docs/performance.md): the separable passes beat
-   * both 2D kernels at every radius benchmarked (4 to 105), for GRAY8 and
-   * RGBA, 1080p and 4K, by about 5x (radius 4) to 83x (radius 105). */
+  return cuda->fused_available && radius >= 1
+      && radius <= GB_FUSED_MAX_RADIUS;
+}
+
+GbAlgorithm
+gb_cuda_auto_algorithm (const GbCuda * cuda, double sigma, int radius)
+{
+  (void) sigma;
+  /* Measured on an H100 (docs/performance.md): the fused tensor-core kernel
+   * wins wherever it runs; beyond its radius the recursive filter, whose
+   * cost does not grow with sigma. */
+  if (fused_runs (cuda, radius))
+    return GB_ALGORITHM_FUSED;
+  if (radius > GB_FUSED_MAX_RADIUS)
+    return GB_ALGORITHM_RECURSIVE;
   return GB_ALGORITHM_SEPARABLE;
 }
 
@@ -117,6 +132,8 @@ gb_cuda_create (int device_id, GbCuda ** out, GbError * error)
         sizeof (float) * (2 * GB_MAX_RADIUS + 1));
     cuda->allocations += err == cudaSuccess;
   }
+  if (err == cudaSuccess)
+    cuda->fused_available = gb_fused_available ();
   if (err != cudaSuccess) {
     GbStatus status = cuda_fail (error, err, "cannot initialise CUDA device");
     gb_cuda_destroy (cuda);
@@ -132,6 +149,7 @@ free_planes (GbCuda * cuda)
   for (int p = 0; p < GB_MAX_PLANES; p++) {
     cudaFree (cuda->planes[p].input);
     cudaFree (cuda->planes[p].intermediate);
+    cudaFree (cuda->planes[p].recursive_states);
     cudaFree (cuda->planes[p].output);
   }
   memset (cuda->planes, 0, sizeof cuda->planes);
@@ -156,9 +174,24 @@ gb_cuda_configure (GbCuda * cuda, const GbGeometry * geometry, GbError * error)
         samples, plane->height);
     cuda->allocations += err == cudaSuccess;
     if (err == cudaSuccess) {
-      err = cudaMallocPitch ((void **) &buffers->intermediate,
-          &buffers->intermediate_pitch, samples * sizeof (float),
-          plane->height);
+      /* One float buffer, two layouts: rows of the frame (separable) or
+       * rows that are the frame's columns (recursive). */
+      const size_t align = 512;
+      size_t bytes, transposed_bytes;
+      buffers->intermediate_pitch = (samples * sizeof (float) + align - 1)
+          / align * align;
+      buffers->transposed_pitch = ((size_t) plane->height * plane->channels
+          * sizeof (float) + align - 1) / align * align;
+      bytes = buffers->intermediate_pitch * plane->height;
+      transposed_bytes = buffers->transposed_pitch * plane->width;
+      err = cudaMalloc ((void **) &buffers->intermediate,
+          bytes > transposed_bytes ? bytes : transposed_bytes);
+      cuda->allocations += err == cudaSuccess;
+    }
+    if (err == cudaSuccess) {
+      err = cudaMalloc (&buffers->recursive_states,
+          gb_recursive_state_bytes (plane->width, plane->height,
+              plane->channels));
       cuda->allocations += err == cudaSuccess;
     }
     if (err == cudaSuccess) {
@@ -177,7 +210,7 @@ gb_cuda_configure (GbCuda * cuda, const GbGeometry * geometry, GbError * error)
 
 GbStatus
 gb_cuda_set_weights (GbCuda * cuda, const float *weights, int radius,
-    GbError * error)
+    const GbRecursiveFilter * recursive, GbError * error)
 {
   const size_t bytes = sizeof (float) * (2 * radius + 1);
 
@@ -186,6 +219,7 @@ gb_cuda_set_weights (GbCuda * cuda, const float *weights, int radius,
   CUDA_TRY (cudaStreamSynchronize (cuda->stream), "blur stream failed");
   memcpy (cuda->host_weights, weights, bytes);
   cuda->radius = radius;
+  cuda->recursive = *recursive;
   CUDA_TRY (cudaMemcpyAsync (cuda->device_weights, cuda->host_weights, bytes,
           cudaMemcpyHostToDevice, cuda->stream), "cannot upload the weights");
   return GB_OK;
@@ -196,7 +230,7 @@ enqueue_planes (GbCuda * cuda, const GbImage * src, const GbImage * dst,
     GbAlgorithm algorithm, GbBorder border, GbError * error)
 {
   const GbTaps taps = { cuda->device_weights, cuda->host_weights,
-    cuda->radius
+    cuda->radius, &cuda->recursive
   };
 
   for (int p = 0; p < cuda->geometry.n_planes; p++) {
@@ -210,6 +244,9 @@ enqueue_planes (GbCuda * cuda, const GbImage * src, const GbImage * dst,
     plane.dst_pitch = dst->stride[p];
     plane.intermediate = cuda->planes[p].intermediate;
     plane.intermediate_pitch = cuda->planes[p].intermediate_pitch;
+    plane.transposed = cuda->planes[p].intermediate;
+    plane.transposed_pitch = cuda->planes[p].transposed_pitch;
+    plane.recursive_states = cuda->planes[p].recursive_states;
     plane.width = geometry->width;
     plane.height = geometry->height;
     plane.channels = geometry->channels;
@@ -223,6 +260,16 @@ enqueue_planes (GbCuda * cuda, const GbImage * src, const GbImage * dst,
         break;
       case GB_ALGORITHM_SEPARABLE:
         err = gb_launch_separable (plane, taps, border, cuda->stream);
+        break;
+      case GB_ALGORITHM_FUSED:
+        /* The same filter as separable; before compute capability 8.0 (no
+         * tensor-core mma) or past its radius, separable computes it. */
+        err = fused_runs (cuda, cuda->radius)
+            ? gb_launch_fused (plane, taps, border, cuda->stream)
+            : gb_launch_separable (plane, taps, border, cuda->stream);
+        break;
+      case GB_ALGORITHM_RECURSIVE:
+        err = gb_launch_recursive (plane, taps, border, cuda->stream);
         break;
       default:
         return gb_error_set (error, GB_ERROR_INVALID_ARGUMENT,

@@ -10,6 +10,7 @@
 #define GAUSSBLUR_CUDA_BACKEND_H
 
 #include "gaussblur.h"
+#include "recursive.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -23,7 +24,7 @@ GbStatus gb_cuda_configure (GbCuda * cuda, const GbGeometry * geometry,
     GbError * error);
 /* Uploads the weights (stream-ordered, no allocation). */
 GbStatus gb_cuda_set_weights (GbCuda * cuda, const float *weights, int radius,
-    GbError * error);
+    const GbRecursiveFilter * recursive, GbError * error);
 /* Host frame in, host frame out: upload, blur, download, wait. */
 GbStatus gb_cuda_process_host (GbCuda * cuda, const GbImage * src,
     const GbImage * dst, GbAlgorithm algorithm, GbBorder border,
@@ -39,8 +40,9 @@ void *gb_cuda_stream (GbCuda * cuda);
 unsigned gb_cuda_allocation_count (const GbCuda * cuda);
 void gb_cuda_destroy (GbCuda * cuda);
 
-/* The algorithm GB_ALGORITHM_AUTO means on the GPU for this radius. */
-GbAlgorithm gb_cuda_auto_algorithm (int radius);
+/* The algorithm GB_ALGORITHM_AUTO means on the GPU for these parameters. */
+GbAlgorithm gb_cuda_auto_algorithm (const GbCuda * cuda, double sigma,
+    int radius);
 
 #ifdef __cplusplus
 }

@@ -6,6 +6,7 @@
 #include "gaussblur.h"
 #include "cpu_backend.h"
 #include "cuda_backend.h"
+#include "recursive.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -22,6 +23,7 @@ struct GbBlur
   GbParams params;
   int radius;                   /* resolved from params */
   float weights[2 * GB_MAX_RADIUS + 1];
+  GbRecursiveFilter recursive;  /* from params.sigma, for GB_ALGORITHM_RECURSIVE */
   int weights_stale;            /* the last upload failed: retry, refuse frames */
 };
 
@@ -70,6 +72,10 @@ gb_algorithm_name (GbAlgorithm algorithm)
       return "shared";
     case GB_ALGORITHM_SEPARABLE:
       return "separable";
+    case GB_ALGORITHM_FUSED:
+      return "fused";
+    case GB_ALGORITHM_RECURSIVE:
+      return "recursive";
   }
   return "unknown";
 }
@@ -166,7 +172,7 @@ gb_params_validate (const GbParams * params, GbError * error)
     return gb_error_set (error, GB_ERROR_INVALID_ARGUMENT,
         "radius %d is outside [0, %d]", params->radius, GB_MAX_RADIUS);
   if (params->algorithm < GB_ALGORITHM_AUTO
-      || params->algorithm > GB_ALGORITHM_SEPARABLE)
+      || params->algorithm > GB_ALGORITHM_LAST)
     return gb_error_set (error, GB_ERROR_INVALID_ARGUMENT,
         "unknown algorithm %d", (int) params->algorithm);
   if (params->border < GB_BORDER_CLAMP || params->border > GB_BORDER_ZERO)
@@ -206,9 +212,10 @@ upload_weights (GbBlur * blur, GbError * error)
 
   blur->radius = gb_effective_radius (&blur->params);
   gb_gaussian_weights (blur->params.sigma, blur->radius, blur->weights);
+  gb_recursive_filter (blur->params.sigma, &blur->recursive);
   if (blur->cuda)
     status = gb_cuda_set_weights (blur->cuda, blur->weights, blur->radius,
-        error);
+        &blur->recursive, error);
   blur->weights_stale = status != GB_OK;
   return status;
 }
@@ -319,8 +326,8 @@ gb_blur_get_effective_algorithm (const GbBlur * blur)
     return blur->params.algorithm;
   /* On the CPU the separable passes win at every radius (2 (2r + 1) taps
    * against (2r + 1)^2); the GPU choice is measured (docs/performance.md). */
-  return blur->cuda ? gb_cuda_auto_algorithm (blur->radius)
-      : GB_ALGORITHM_SEPARABLE;
+  return blur->cuda ? gb_cuda_auto_algorithm (blur->cuda, blur->params.sigma,
+      blur->radius) : GB_ALGORITHM_SEPARABLE;
 }
 
 GbStatus
@@ -351,7 +358,7 @@ gb_blur_process (GbBlur * blur, const GbImage * src, const GbImage * dst,
     return gb_cuda_process_host (blur->cuda, src, dst, algorithm,
         blur->params.border, error);
   return gb_cpu_process (blur->cpu, src, dst, blur->weights, blur->radius,
-      algorithm, blur->params.border, error);
+      &blur->recursive, algorithm, blur->params.border, error);
 }
 
 GbBackend

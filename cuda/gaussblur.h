@@ -60,7 +60,13 @@ typedef enum {
   GB_ALGORITHM_NAIVE,           /* direct 2D convolution from global memory */
   GB_ALGORITHM_SHARED,          /* 2D convolution from a shared-memory tile with apron */
   GB_ALGORITHM_SEPARABLE,       /* row pass into the intermediate, then column pass */
+  GB_ALGORITHM_FUSED,           /* one kernel: tile + apron read once, rows into
+                                 * shared memory, columns from it, one write */
+  GB_ALGORITHM_RECURSIVE,       /* 4th-order recursive (Deriche) Gaussian: cost
+                                 * independent of sigma; radius is not used */
 } GbAlgorithm;
+
+#define GB_ALGORITHM_LAST GB_ALGORITHM_RECURSIVE
 
 typedef enum {
   GB_BORDER_CLAMP = 0,          /* replicate the edge sample: aaa|abcd|ddd */

@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "gaussblur.h"
+#include "recursive.h"
 #include "sampling.h"
 
 /* One plane on the device: interleaved 8-bit samples, pitches in bytes. */
@@ -25,6 +26,9 @@ struct GbDevicePlane
   size_t dst_pitch;
   float *intermediate;          /* separable only: row-pass output */
   size_t intermediate_pitch;
+  float *transposed;            /* recursive only: the column pass's output, */
+  size_t transposed_pitch;      /* one row per frame column (same memory) */
+  void *recursive_states;       /* recursive only: gb_recursive_state_bytes() */
   int width;
   int height;
   int channels;
@@ -39,6 +43,7 @@ struct GbTaps
   const float *device;
   const float *host;
   int radius;
+  const GbRecursiveFilter *recursive;   /* host copy, for GB_ALGORITHM_RECURSIVE */
 };
 
 cudaError_t gb_launch_naive_2d (const GbDevicePlane & plane,
@@ -47,6 +52,20 @@ cudaError_t gb_launch_shared_2d (const GbDevicePlane & plane,
     const GbTaps & taps, GbBorder border, cudaStream_t stream);
 cudaError_t gb_launch_separable (const GbDevicePlane & plane,
     const GbTaps & taps, GbBorder border, cudaStream_t stream);
+cudaError_t gb_launch_recursive (const GbDevicePlane & plane,
+    const GbTaps & taps, GbBorder border, cudaStream_t stream);
+/* Tensor-core kernel for radii 1 .. GB_FUSED_MAX_RADIUS; runs only where
+ * gb_fused_available() (sm_80 or later code for the current device). */
+cudaError_t gb_launch_fused (const GbDevicePlane & plane, const GbTaps & taps,
+    GbBorder border, cudaStream_t stream);
+
+#define GB_FUSED_MAX_RADIUS 56
+bool gb_fused_available (void);
+
+/* Segments per line of the recursive passes, and the state buffer a plane
+ * of that size needs. */
+int gb_recursive_segments (int length);
+size_t gb_recursive_state_bytes (int width, int height, int channels);
 
 /* Reads sample s of a row of interleaved pixels, s possibly outside
  * [0, width * channels): the pixel index goes through the border rule, the

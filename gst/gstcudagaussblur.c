@@ -55,6 +55,10 @@ G_STATIC_ASSERT ((int) GST_CUDA_GAUSS_BLUR_ALGORITHM_SHARED ==
     GB_ALGORITHM_SHARED);
 G_STATIC_ASSERT ((int) GST_CUDA_GAUSS_BLUR_ALGORITHM_SEPARABLE ==
     GB_ALGORITHM_SEPARABLE);
+G_STATIC_ASSERT ((int) GST_CUDA_GAUSS_BLUR_ALGORITHM_FUSED ==
+    GB_ALGORITHM_FUSED);
+G_STATIC_ASSERT ((int) GST_CUDA_GAUSS_BLUR_ALGORITHM_RECURSIVE ==
+    GB_ALGORITHM_RECURSIVE);
 G_STATIC_ASSERT ((int) GST_CUDA_GAUSS_BLUR_BORDER_CLAMP == GB_BORDER_CLAMP);
 G_STATIC_ASSERT ((int) GST_CUDA_GAUSS_BLUR_BORDER_MIRROR == GB_BORDER_MIRROR);
 G_STATIC_ASSERT ((int) GST_CUDA_GAUSS_BLUR_BORDER_ZERO == GB_BORDER_ZERO);
@@ -132,6 +136,11 @@ gst_cuda_gauss_blur_algorithm_get_type (void)
         "2D convolution from a shared-memory tile", "shared"},
     {GST_CUDA_GAUSS_BLUR_ALGORITHM_SEPARABLE,
         "A row pass, then a column pass", "separable"},
+    {GST_CUDA_GAUSS_BLUR_ALGORITHM_FUSED,
+        "Row and column passes in one kernel (tensor cores)", "fused"},
+    {GST_CUDA_GAUSS_BLUR_ALGORITHM_RECURSIVE,
+        "Recursive (Deriche) filter: cost independent of sigma, "
+        "radius unused", "recursive"},
     {0, NULL, NULL},
   };
 
@@ -258,8 +267,10 @@ gst_cuda_gauss_blur_class_init (GstCudaGaussBlurClass * klass)
   /**
    * GstCudaGaussBlur:algorithm:
    *
-   * How the convolution is computed. Every algorithm gives the same output
-   * within one level per sample; they differ in speed.
+   * How the blur is computed. The convolutions (naive, shared, separable,
+   * fused) give the same output within one level per sample; recursive
+   * approximates the untruncated Gaussian within one level and ignores
+   * radius. They differ in speed (docs/performance.md).
    */
   g_object_class_install_property (gobject_class, PROP_ALGORITHM,
       g_param_spec_enum ("algorithm", "Algorithm",

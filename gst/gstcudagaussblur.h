@@ -30,6 +30,10 @@ G_BEGIN_DECLS
  * @GST_CUDA_GAUSS_BLUR_ALGORITHM_SHARED: 2D convolution from a shared-memory
  *   tile
  * @GST_CUDA_GAUSS_BLUR_ALGORITHM_SEPARABLE: a row pass, then a column pass
+ * @GST_CUDA_GAUSS_BLUR_ALGORITHM_FUSED: both passes in one tensor-core kernel
+ *   (radius up to 56, compute capability 8.0; otherwise as separable)
+ * @GST_CUDA_GAUSS_BLUR_ALGORITHM_RECURSIVE: the recursive (Deriche) Gaussian,
+ *   whose cost does not grow with sigma; radius is not used
  */
 typedef enum
 {
@@ -37,6 +41,8 @@ typedef enum
   GST_CUDA_GAUSS_BLUR_ALGORITHM_NAIVE = 1,
   GST_CUDA_GAUSS_BLUR_ALGORITHM_SHARED = 2,
   GST_CUDA_GAUSS_BLUR_ALGORITHM_SEPARABLE = 3,
+  GST_CUDA_GAUSS_BLUR_ALGORITHM_FUSED = 4,
+  GST_CUDA_GAUSS_BLUR_ALGORITHM_RECURSIVE = 5,
 } GstCudaGaussBlurAlgorithm;
 
 /**

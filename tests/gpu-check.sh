@@ -3,7 +3,9 @@
 #   tests/gpu-check.sh [BUILD_DIR] [LOG_DIR] [tests|race|bench|all]
 # BUILD_DIR (default build) is a build made on a development machine with sm_90
 # among its architectures; .gpu/ comes from ../shared/gpu/prepare.sh. Logs go
-# to LOG_DIR (default $OUT, else gpu-logs). Prints a summary last.
+# to LOG_DIR (default $OUT, else gpu-logs). Prints a summary last. The bench
+# step also writes LOG_DIR/bench.csv (and bench.png where python3 has
+# matplotlib), and times NPP beside ours where this machine has NPP.
 set -u
 build=${1:-build}
 logs=${2:-${OUT:-gpu-logs}}
@@ -17,6 +19,7 @@ step() {                        # step NAME SECONDS COMMAND...: run, log, rememb
   local start=$SECONDS
   timeout "$limit" "$@" > "$logs/$name.log" 2>&1
   local rc=$?
+  rc_last=$rc
   tail -n 15 "$logs/$name.log"
   summary+=("$(printf '%-22s rc=%-3s %4ss' "$name" "$rc" $((SECONDS - start)))")
 }
@@ -41,7 +44,47 @@ if [ "$what" != bench ]; then
   step racecheck 400 compute-sanitizer --tool racecheck --error-exitcode 1 "$build/tests/test-gpu-parity" --race
 fi
 if [ "$what" = bench ] || [ "$what" = all ]; then
-  step bench 400 "$build/bench/cudagaussblur-bench" --no-cpu
+  # The benchmark times NPP's Gaussian beside ours where it was built with
+  # NPP. A build from a machine without NPP lacks it: then, where this
+  # machine has nvcc and the NPP headers, build an NPP-enabled benchmark here
+  # from the build folder's core library, and run that one. (meson's static
+  # library is a thin archive, which nvlink cannot read: it goes to the host
+  # linker alone, as in meson's own link line.)
+  bench="$build/bench/cudagaussblur-bench"
+  nvcc_bin=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
+  cuda_root=$(dirname "$(dirname "$(readlink -f "$nvcc_bin")")")
+  npp_inc= npp_lib=
+  for d in include targets/x86_64-linux/include; do
+    [ -f "$cuda_root/$d/nppi_filtering_functions.h" ] && { npp_inc=$cuda_root/$d; break; }
+  done
+  for d in lib64 targets/x86_64-linux/lib lib; do
+    ls "$cuda_root/$d"/libnppif.so* > /dev/null 2>&1 && { npp_lib=$cuda_root/$d; break; }
+  done
+  if grep -q nppiFilterGaussAdvancedBorder "$bench" 2> /dev/null; then
+    echo "=== bench: $bench has NPP"
+  elif [ -x "$nvcc_bin" ] && [ -n "$npp_inc" ] && [ -n "$npp_lib" ] \
+      && [ -f "$build/cuda/libgaussblur-core.a" ]; then
+    rm -f "$build/bench/cudagaussblur-bench-npp"
+    step bench-npp-build 300 "$nvcc_bin" -std=c++17 -O3 -arch=sm_90 -DGB_HAVE_NPP \
+      -Icuda -I"$npp_inc" bench/cudagaussblur-bench.cu -Xlinker "$build/cuda/libgaussblur-core.a" \
+      -L"$npp_lib" -Xlinker -rpath="$npp_lib" -lnppif -lnppc -lcudart -lpthread -lm \
+      -o "$build/bench/cudagaussblur-bench-npp"
+    [ "$rc_last" = 0 ] && bench="$build/bench/cudagaussblur-bench-npp"
+  else
+    echo "=== bench: no NPP here (nvcc ${nvcc_bin}, header ${npp_inc:-none}, libraries ${npp_lib:-none}): without NPP"
+  fi
+  step bench 400 "$bench" --no-cpu --csv "$logs/bench.csv"
+  if [ "$rc_last" != 0 ] && [ "$bench" != "$build/bench/cudagaussblur-bench" ]; then
+    # The NPP-enabled build failed at run time: keep what it wrote, and take
+    # the figures without NPP.
+    mv "$logs/bench.csv" "$logs/bench-npp-failed.csv" 2> /dev/null
+    step bench-without-npp 400 "$build/bench/cudagaussblur-bench" --no-cpu --csv "$logs/bench.csv"
+  fi
+  if python3 -c 'import matplotlib' 2> /dev/null; then
+    step plot 60 python3 docs/plot_performance.py "$logs/bench.csv" "$logs/bench.png"
+  else
+    echo "=== plot: python3 has no matplotlib, skipped (docs/plot_performance.py $logs/bench.csv OUT.png elsewhere)"
+  fi
 fi
 echo "=== summary"
 printf '%s\n' "${summary[@]}" | tee "$logs/summary.txt"

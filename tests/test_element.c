@@ -105,9 +105,10 @@ check_enum_property (GObjectClass * klass, const gchar * name,
 GST_START_TEST (test_properties)
 {
   static const gchar *const algorithms[] =
-      { "auto", "naive", "shared", "separable", NULL };
+      { "auto", "naive", "shared", "separable", "fused", "recursive", NULL };
   static const gint algorithm_values[] = { GB_ALGORITHM_AUTO,
-    GB_ALGORITHM_NAIVE, GB_ALGORITHM_SHARED, GB_ALGORITHM_SEPARABLE
+    GB_ALGORITHM_NAIVE, GB_ALGORITHM_SHARED, GB_ALGORITHM_SEPARABLE,
+    GB_ALGORITHM_FUSED, GB_ALGORITHM_RECURSIVE
   };
   static const gchar *const borders[] = { "clamp", "mirror", "zero", NULL };
   static const gint border_values[] = { GB_BORDER_CLAMP, GB_BORDER_MIRROR,
@@ -267,7 +268,7 @@ GST_START_TEST (test_formats)
       GstBuffer *input = random_frame (&info, f * 16 + s);
       GstCaps *incaps, *outcaps;
 
-      for (a = GB_ALGORITHM_AUTO; a <= GB_ALGORITHM_SEPARABLE; a++) {
+      for (a = GB_ALGORITHM_AUTO; a <= GB_ALGORITHM_LAST; a++) {
         GbParams params = params_make (1.5, 0, (GbAlgorithm) a,
             (GbBorder) ((a + f) % 3));
         element_set_params (h->element, &params);
@@ -287,7 +288,8 @@ GST_START_TEST (test_formats)
       gst_harness_teardown (h);
     }
   }
-  fail_unless_equals_int (n_checked, 11 * G_N_ELEMENTS (sizes) * 4);
+  fail_unless_equals_int (n_checked,
+      11 * G_N_ELEMENTS (sizes) * (GB_ALGORITHM_LAST + 1));
   gst_caps_unref (template);
 }
 

@@ -91,7 +91,8 @@ GST_START_TEST (test_parity)
   static const gint sizes[][2] = { {1, 1}, {7, 3}, {640, 480}, {1921, 1081} };
   static const gdouble sigmas[] = { 1.0, 3.0 };
   static const GbAlgorithm algorithms[] = { GB_ALGORITHM_NAIVE,
-    GB_ALGORITHM_SHARED, GB_ALGORITHM_SEPARABLE, GB_ALGORITHM_AUTO
+    GB_ALGORITHM_SHARED, GB_ALGORITHM_SEPARABLE, GB_ALGORITHM_FUSED,
+    GB_ALGORITHM_RECURSIVE, GB_ALGORITHM_AUTO
   };
   GList *formats = template_formats (), *item;
   guint s, b, g, a, seed = 0;
@@ -109,7 +110,7 @@ GST_START_TEST (test_parity)
       for (b = GB_BORDER_CLAMP; b <= GB_BORDER_ZERO; b++) {
         for (g = 0; g < G_N_ELEMENTS (sigmas); g++) {
           /* one CPU reference per algorithm the GPU may run */
-          GstBuffer *references[GB_ALGORITHM_SEPARABLE + 1] = { NULL };
+          GstBuffer *references[GB_ALGORITHM_LAST + 1] = { NULL };
 
           for (a = 0; a < G_N_ELEMENTS (algorithms); a++) {
             GbParams params = { sigmas[g], 0, algorithms[a], (GbBorder) b };

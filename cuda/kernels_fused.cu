@@ -1,0 +1,425 @@
+/* Fused separable Gaussian on tensor cores: one kernel, one read, one write.
+ *
+ * Copyright (C) 2026 The cudagaussblur authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * A 1D convolution of 16 lines is a matrix product with a banded (Toeplitz)
+ * weight matrix, which the tensor cores evaluate at many times the rate of
+ * the FP32 units: a tap-per-FMA pass is instruction-bound long before it is
+ * memory-bound (docs/performance.md). Each block owns a stripe TILE pixels
+ * wide and a chunk of rows, and walks down it 16 rows at a time:
+ *
+ *   load:    16 input rows of the stripe plus its apron, border-mapped, as
+ *            fp16 (samples - 128, exact), one plane per channel;
+ *   rows:    mma (m16n8k16, fp32 accumulate): 16 lines x 8 outputs per tile,
+ *            the input as A, the Toeplitz weights as B; the results go to a
+ *            ring of 16 * KS rows in shared memory (fp16);
+ *   columns: once 2 * radius rows lead, the 16 output rows: the Toeplitz
+ *            weights as A, the ring as B (ldmatrix.trans), rounded to 8 bits
+ *            and stored.
+ *
+ * Only the first 2 * radius rows of a chunk are row-filtered twice. Error
+ * against the float separable path: the fp16 weights (relative 2^-12) and
+ * the fp16 intermediate (at most 1/32 of a level) move the result by a few
+ * hundredths of a level; the parity tests bound it by 1.
+ */
+#include "kernels.h"
+
+#include <cuda_fp16.h>
+
+namespace {
+
+constexpr int WARPS = 4;
+constexpr int THREADS = WARPS * 32;
+constexpr int MAX_KSTEPS = 1 + (2 * GB_FUSED_MAX_RADIUS + 15) / 16;
+
+/* Stripe width in pixels: 32 to 64 samples of 8-byte groups per channel. */
+template < int C > struct Stripe
+{
+  static constexpr int pixels = C == 1 ? 64 : 32;
+};
+
+struct FusedParams
+{
+  const uint8_t *src;
+  size_t src_pitch;
+  uint8_t *dst;
+  size_t dst_pitch;
+  const float *weights;         /* 2 * radius + 1 taps, device */
+  int radius;
+  int width;
+  int height;
+  int chunk;                    /* output rows per block, multiple of 16 */
+  int input_columns;            /* columns the row pass reads */
+  int input_stride;             /* halves per row of the input stage */
+  int row_ksteps;               /* k-steps of the row pass */
+  bool aligned_in;              /* 4-byte pixel loads (4 channels) */
+  bool aligned_out;             /* 8-byte (4 channels) / 2-byte (1) stores */
+};
+
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+#define GB_HAVE_MMA 1
+#endif
+
+__device__ __forceinline__ uint32_t
+pack_half2 (float lo, float hi)
+{
+  __half2 h = __floats2half2_rn (lo, hi);
+  return *reinterpret_cast < uint32_t * >(&h);
+}
+
+#ifdef GB_HAVE_MMA
+__device__ __forceinline__ void
+mma_16816 (float (&d)[4], const uint32_t (&a)[4], uint32_t b0, uint32_t b1)
+{
+  asm volatile ("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 "
+      "{%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
+      :"+f" (d[0]), "+f" (d[1]), "+f" (d[2]), "+f" (d[3])
+      :"r" (a[0]), "r" (a[1]), "r" (a[2]), "r" (a[3]), "r" (b0), "r" (b1));
+}
+
+__device__ __forceinline__ void
+load_matrix_x4 (uint32_t (&r)[4], const __half * p)
+{
+  const unsigned address = (unsigned) __cvta_generic_to_shared (p);
+  asm volatile ("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];\n"
+      :"=r" (r[0]), "=r" (r[1]), "=r" (r[2]), "=r" (r[3])
+      :"r" (address):"memory");
+}
+
+__device__ __forceinline__ void
+load_matrix_x2_trans (uint32_t & r0, uint32_t & r1, const __half * p)
+{
+  const unsigned address = (unsigned) __cvta_generic_to_shared (p);
+  asm volatile ("ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 {%0,%1}, [%2];\n"
+      :"=r" (r0), "=r" (r1)
+      :"r" (address):"memory");
+}
+#endif
+
+/* Writes the two pixels (x, x + 1) of one row from per-channel values. */
+template < int C > __device__ __forceinline__ void
+store_pair (const FusedParams & p, int y, int x, const float (&v)[C][2])
+{
+  uint8_t *out = p.dst + (size_t) y * p.dst_pitch + (size_t) x * C;
+  uint8_t q[C][2];
+#pragma unroll
+  for (int c = 0; c < C; c++)
+#pragma unroll
+    for (int i = 0; i < 2; i++)
+      q[c][i] = gb_round_u8 (v[c][i] + 128.0f);
+
+  if (x + 1 < p.width && p.aligned_out && (C == 4 || C == 1)) {
+    if (C == 4) {
+      uint2 packed;
+      packed.x = q[0][0] | q[1 % C][0] << 8 | q[2 % C][0] << 16
+          | (uint32_t) q[3 % C][0] << 24;
+      packed.y = q[0][1] | q[1 % C][1] << 8 | q[2 % C][1] << 16
+          | (uint32_t) q[3 % C][1] << 24;
+      *reinterpret_cast < uint2 * >(out) = packed;
+    } else {
+      *reinterpret_cast < uint16_t * >(out) =
+          (uint16_t) (q[0][0] | q[0][1] << 8);
+    }
+    return;
+  }
+#pragma unroll
+  for (int i = 0; i < 2; i++)
+    if (x + i < p.width)
+#pragma unroll
+      for (int c = 0; c < C; c++)
+        out[i * C + c] = q[c][i];
+}
+
+template < int C, int KS > __global__ void __launch_bounds__ (THREADS)
+fused_kernel (FusedParams p, GbBorder border)
+{
+#ifdef GB_HAVE_MMA
+  constexpr int TILE = Stripe < C >::pixels;
+  constexpr int GROUPS = TILE / 8;      /* 8-pixel column groups */
+  constexpr int RING = 16 * KS;         /* rows of row-pass output kept */
+  constexpr int RING_STRIDE = TILE + 8; /* odd number of 16-byte units */
+  extern __shared__ __align__ (16) unsigned char shared_raw[];
+  __half *input = reinterpret_cast < __half * >(shared_raw);
+  __half *ring = input + C * 16 * p.input_stride;
+
+  const int lane = threadIdx.x & 31;
+  const int warp = threadIdx.x >> 5;
+  const int g = lane >> 2;      /* mma fragment row group */
+  const int t = lane & 3;       /* mma fragment column pair */
+  const int radius = p.radius;
+  const int x0 = blockIdx.x * TILE;
+  const int y0 = blockIdx.y * p.chunk;
+  const int rows_out = min (p.chunk, p.height - y0);
+  const int lead = KS - 1;      /* 16-row groups the row pass runs ahead */
+  const int steps = (rows_out + 15) / 16 + lead;
+
+  /* The banded weight matrix, k-step by k-step: element (m, k) is
+   * w[k - m]. The same fragment serves as the column pass's A (rows g and
+   * g + 8) and, with its first and third registers, the row pass's B. */
+  uint32_t band[KS][4];
+  {
+    auto w = [&](int i) -> float {
+      return i >= 0 && i <= 2 * radius ? __ldg (&p.weights[i]) : 0.0f;
+    };
+#pragma unroll
+    for (int j = 0; j < KS; j++) {
+      const int k = 16 * j + 2 * t;
+      band[j][0] = pack_half2 (w (k - g), w (k + 1 - g));
+      band[j][1] = pack_half2 (w (k - g - 8), w (k + 1 - g - 8));
+      band[j][2] = pack_half2 (w (k + 8 - g), w (k + 9 - g));
+      band[j][3] = pack_half2 (w (k + 8 - g - 8), w (k + 9 - g - 8));
+    }
+  }
+
+  /* The input stage's 16 x input_columns pixels, spread over the threads:
+   * each item's source column (border-mapped, times C; -1 outside a zero
+   * border) and stage row, fixed for the whole chunk. */
+  constexpr int MAX_ITEMS = (16 * (TILE - 8 + 16 * KS) + THREADS - 1)
+      / THREADS;
+  const int n_items = 16 * p.input_columns;
+  int item_code[MAX_ITEMS];
+  uint32_t pixels[MAX_ITEMS];   /* the next step's pixels, C bytes each */
+#pragma unroll
+  for (int j = 0; j < MAX_ITEMS; j++) {
+    const int idx = threadIdx.x + j * THREADS;
+    const int r = idx / p.input_columns;
+    const int x = gb_border_index (x0 - radius + idx - r * p.input_columns,
+        p.width, border);
+    item_code[j] = (x < 0 ? -1 : x * C) * 16 + r;
+  }
+
+  /* Global loads for a step, issued before the previous step's mma work so
+   * that their latency hides behind it. */
+  auto fetch = [&](int step) {
+#pragma unroll
+    for (int j = 0; j < MAX_ITEMS; j++) {
+      pixels[j] = 0;
+      if (threadIdx.x + j * THREADS < n_items) {
+        const int column = item_code[j] >> 4;
+        const int y = gb_border_index (y0 - radius + 16 * step
+            + (item_code[j] & 15), p.height, border);
+        if (y >= 0 && column >= 0) {
+          const uint8_t *q = p.src + (size_t) y * p.src_pitch + column;
+          if (C == 4 && p.aligned_in) {
+            pixels[j] = __ldg (reinterpret_cast < const unsigned int *>(q));
+          } else {
+#pragma unroll
+            for (int c = 0; c < C; c++)
+              pixels[j] |= (uint32_t) __ldg (q + c) << (8 * c);
+          }
+        }
+      }
+    }
+  };
+
+  fetch (0);
+  for (int step = 0; step < steps; step++) {
+    /* Stage: samples - 128 as fp16 (exact), one plane per channel. */
+#pragma unroll
+    for (int j = 0; j < MAX_ITEMS; j++) {
+      const int idx = threadIdx.x + j * THREADS;
+      if (idx < n_items) {
+        const int r = item_code[j] & 15;
+        const int i = idx - r * p.input_columns;
+#pragma unroll
+        for (int c = 0; c < C; c++)
+          input[(c * 16 + r) * p.input_stride + i] =
+              __float2half_rn ((float) ((pixels[j] >> (8 * c)) & 255)
+              - 128.0f);
+      }
+    }
+    __syncthreads ();
+    if (step + 1 < steps)
+      fetch (step + 1);
+
+    /* Rows: tile (channel, group) -> ring rows 16 step .. 16 step + 15. */
+    for (int tile = warp; tile < C * GROUPS; tile += WARPS) {
+      const int c = tile / GROUPS;
+      const int group = tile - c * GROUPS;
+      const __half *a_base = input + (c * 16 + (lane & 7)
+          + ((lane >> 3) & 1) * 8) * p.input_stride + group * 8
+          + (lane >> 4) * 8;
+      float d[4] = { 0.0f, 0.0f, 0.0f, 0.0f };
+#pragma unroll
+      for (int j = 0; j < KS; j++)
+        if (j < p.row_ksteps) {
+          uint32_t a[4];
+          load_matrix_x4 (a, a_base + 16 * j);
+          mma_16816 (d, a, band[j][0], band[j][2]);
+        }
+      __half *out = ring + c * RING * RING_STRIDE + group * 8 + 2 * t;
+      *reinterpret_cast < uint32_t * >(out + ((16 * step + g) % RING)
+          * RING_STRIDE) = pack_half2 (d[0], d[1]);
+      *reinterpret_cast < uint32_t * >(out + ((16 * step + g + 8) % RING)
+          * RING_STRIDE) = pack_half2 (d[2], d[3]);
+    }
+    __syncthreads ();
+
+    /* Columns: output rows 16 (step - lead) .. + 15 of the chunk. */
+    if (step >= lead) {
+      const int first = 16 * (step - lead);     /* ring row of k = 0 */
+      for (int group = warp; group < GROUPS; group += WARPS) {
+        float d[C][4];
+#pragma unroll
+        for (int c = 0; c < C; c++) {
+          const __half *b_base = ring + c * RING * RING_STRIDE + group * 8;
+          d[c][0] = d[c][1] = d[c][2] = d[c][3] = 0.0f;
+#pragma unroll
+          for (int j = 0; j < KS; j++) {
+            uint32_t b0, b1;
+            load_matrix_x2_trans (b0, b1, b_base
+                + ((first + 16 * j + (lane & 15)) % RING) * RING_STRIDE);
+            mma_16816 (d[c], band[j], b0, b1);
+          }
+        }
+        const int x = x0 + group * 8 + 2 * t;
+        if (x < p.width)
+#pragma unroll
+          for (int half = 0; half < 2; half++) {
+            const int row = first + g + 8 * half;
+            if (row < rows_out) {
+              float v[C][2];
+#pragma unroll
+              for (int c = 0; c < C; c++) {
+                v[c][0] = d[c][2 * half];
+                v[c][1] = d[c][2 * half + 1];
+              }
+              store_pair < C > (p, y0 + row, x, v);
+            }
+          }
+      }
+    }
+  }
+#endif
+}
+
+typedef void (*FusedKernel) (FusedParams, GbBorder);
+
+template < int C > FusedKernel
+kernel_for (int ksteps)
+{
+  switch (ksteps) {
+    case 2:
+      return fused_kernel < C, 2 >;
+    case 3:
+      return fused_kernel < C, 3 >;
+    case 4:
+      return fused_kernel < C, 4 >;
+    case 5:
+      return fused_kernel < C, 5 >;
+    case 6:
+      return fused_kernel < C, 6 >;
+    case 7:
+      return fused_kernel < C, 7 >;
+    case 8:
+      return fused_kernel < C, 8 >;
+  }
+  return NULL;
+}
+
+static_assert (MAX_KSTEPS == 8, "kernel_for covers k-steps 2 .. 8");
+
+FusedKernel
+kernel_for (int channels, int ksteps)
+{
+  switch (channels) {
+    case 1:
+      return kernel_for < 1 > (ksteps);
+    case 2:
+      return kernel_for < 2 > (ksteps);
+    case 3:
+      return kernel_for < 3 > (ksteps);
+    case 4:
+      return kernel_for < 4 > (ksteps);
+  }
+  return NULL;
+}
+
+int
+stripe_pixels (int channels)
+{
+  return channels == 1 ? Stripe < 1 >::pixels : Stripe < 4 >::pixels;
+}
+
+}                               /* namespace */
+
+bool
+gb_fused_available (void)
+{
+  /* A build without sm_80+ code (or PTX) would JIT the empty body. */
+  cudaFuncAttributes attributes;
+  if (cudaFuncGetAttributes (&attributes, fused_kernel < 4, 2 >) != cudaSuccess) {
+    cudaGetLastError ();
+    return false;
+  }
+  return attributes.binaryVersion >= 80 || attributes.ptxVersion >= 80;
+}
+
+cudaError_t
+gb_launch_fused (const GbDevicePlane & plane, const GbTaps & taps,
+    GbBorder border, cudaStream_t stream)
+{
+  const int radius = taps.radius;
+  const int channels = plane.channels;
+  const int lead = (2 * radius + 15) / 16;
+  const int ksteps = 1 + lead;
+  const int tile = stripe_pixels (channels);
+  const int stripes = (plane.width + tile - 1) / tile;
+  FusedKernel kernel = kernel_for (channels, ksteps);
+  FusedParams p;
+  int device, sms = 0;
+  cudaError_t err;
+
+  if (!kernel || radius < 1 || radius > GB_FUSED_MAX_RADIUS)
+    return cudaErrorInvalidValue;
+
+  p.src = plane.src;
+  p.src_pitch = plane.src_pitch;
+  p.dst = plane.dst;
+  p.dst_pitch = plane.dst_pitch;
+  p.weights = taps.device;
+  p.radius = radius;
+  p.width = plane.width;
+  p.height = plane.height;
+  p.row_ksteps = (8 + 2 * radius + 15) / 16;
+  p.input_columns = tile - 8 + 16 * p.row_ksteps;
+  /* An odd number of 16-byte units per row: ldmatrix's eight row reads fall
+   * in eight different bank groups. */
+  p.input_stride = (p.input_columns + 7) / 8;
+  p.input_stride = (p.input_stride | 1) * 8;
+  p.aligned_in = ((uintptr_t) plane.src % 4 == 0) && plane.src_pitch % 4 == 0;
+  p.aligned_out = channels == 4
+      ? ((uintptr_t) plane.dst % 8 == 0 && plane.dst_pitch % 8 == 0)
+      : ((uintptr_t) plane.dst % 2 == 0 && plane.dst_pitch % 2 == 0);
+
+  /* Chunks: enough blocks for four per SM, but at least twice the rows the
+   * row pass repeats at a chunk's top. */
+  err = cudaGetDevice (&device);
+  if (err == cudaSuccess)
+    err = cudaDeviceGetAttribute (&sms, cudaDevAttrMultiProcessorCount,
+        device);
+  if (err != cudaSuccess)
+    return err;
+  {
+    const int wanted_chunks = (4 * sms + stripes - 1) / stripes;
+    int chunk = (plane.height + wanted_chunks - 1) / wanted_chunks;
+    chunk = (chunk + 15) / 16 * 16;
+    if (chunk < 32 * lead)
+      chunk = 32 * lead;
+    if (chunk > (plane.height + 15) / 16 * 16)
+      chunk = (plane.height + 15) / 16 * 16;
+    p.chunk = chunk;
+  }
+
+  const size_t shared = sizeof (__half) * channels
+      * (16 * (size_t) p.input_stride
+      + 16 * (size_t) ksteps * (tile + 8));
+  err = cudaFuncSetAttribute (kernel,
+      cudaFuncAttributeMaxDynamicSharedMemorySize, (int) shared);
+  if (err != cudaSuccess)
+    return err;
+  const dim3 grid (stripes, (plane.height + p.chunk - 1) / p.chunk);
+  kernel <<<grid, THREADS, shared, stream>>> (p, border);
+  return cudaGetLastError ();
+}

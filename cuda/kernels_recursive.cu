@@ -1,0 +1,510 @@
+/* Recursive (Deriche) Gaussian on the GPU: exact block-parallel filtering.
+ *
+ * Copyright (C) 2026 The cudagaussblur authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * The filter (recursive.h) runs two real second-order sections forwards and
+ * two backwards along every line. A line is one long dependency chain, so it
+ * is cut into segments of SEGMENT samples and the chain is restored exactly,
+ * in the manner of Nehab et al. (2011), in three kernels per pass:
+ *
+ *   local:    every segment runs from a zero state and records the state it
+ *             ends in (forward: at its last sample; backward: at its first);
+ *   resolve:  per line, the true state entering each segment is the state
+ *             left by the previous segment's local run plus the true state
+ *             entering that segment carried across it by the homogeneous
+ *             recursion, M^SEGMENT (M = [[d1, d2], [1, 0]]); the frame-edge
+ *             states follow the start-up rule of recursive.h;
+ *   final:    every segment runs again from its true states, both directions
+ *             at once (one warp each), and writes the sum.
+ *
+ * The cost per sample does not depend on sigma (the warm-up at a mirror edge
+ * aside, run once per line). Lines are the columns of the pass's input, so
+ * a warp's loads are coalesced; the output is written transposed through
+ * shared memory: the first pass (columns of the frame) leaves a transposed
+ * float intermediate whose columns are the frame's rows, and the second pass
+ * transposes back into the 8-bit output.
+ */
+#include "kernels.h"
+
+namespace {
+
+constexpr int LINES = 32;       /* lines per block: one warp per direction */
+constexpr int SEGMENT = 32;     /* samples per segment */
+constexpr int RESOLVE_THREADS = 128;
+
+struct Coefficients
+{
+  float n0[2], n1[2], m1[2], m2[2], d1[2], d2[2];
+  float causal_gain[2], anticausal_gain[2];
+  float carry_full[2][4];       /* M^SEGMENT per section, row-major */
+  float carry_last[2][4];       /* M^(length of the last segment) */
+  int warmup;
+};
+
+/* One pass: `lines` lines of `length` samples of C channels; sample k of
+ * line i is at in + k * in_pitch + i * C; line i of the output is row i of
+ * out (written transposed). */
+template < typename InT, typename OutT > struct Pass
+{
+  const InT *in;
+  size_t in_pitch;
+  OutT *out;
+  size_t out_pitch;
+  float4 *local;                /* [direction][segment][line][channel] */
+  float4 *resolved;             /* the same layout */
+  int lines;
+  int length;
+  int segments;
+};
+
+template < typename InT > __device__ __forceinline__ const InT *
+sample_row (const InT * base, size_t pitch, int k)
+{
+  return (const InT *) ((const char *) base + (size_t) k * pitch);
+}
+
+/* x_ext[k] of line `line`: the border rule along the line. */
+template < int C, typename InT, typename OutT > __device__ __forceinline__ void
+load_sample (const Pass < InT, OutT > &p, int line, int k, GbBorder border,
+    float (&x)[C])
+{
+  const int mapped = gb_border_index (k, p.length, border);
+  if (mapped < 0) {
+#pragma unroll
+    for (int c = 0; c < C; c++)
+      x[c] = 0.0f;
+    return;
+  }
+  const InT *row = sample_row (p.in, p.in_pitch, mapped) + (size_t) line * C;
+  /* Read-only for the kernel's life: the loads may run ahead of the
+   * recursion and of the shared-memory stores. */
+#pragma unroll
+  for (int c = 0; c < C; c++)
+    x[c] = (float) __ldg (&row[c]);
+}
+
+__device__ __forceinline__ float
+to_output (float v, float *)
+{
+  return v;
+}
+
+__device__ __forceinline__ uint8_t
+to_output (float v, uint8_t *)
+{
+  return gb_round_u8 (v);
+}
+
+__device__ __forceinline__ size_t
+state_index (int direction, int segment, int line, int channel, int segments,
+    int lines, int channels)
+{
+  return (((size_t) direction * segments + segment) * lines + line) * channels
+      + channel;
+}
+
+/* State of one direction: per channel and section, (y[k-1], y[k-2]) forwards
+ * or (y[k+1], y[k+2]) backwards. */
+template < int C > struct State
+{
+  float y1[C][2];
+  float y2[C][2];
+
+  __device__ __forceinline__ void clear ()
+  {
+#pragma unroll
+    for (int c = 0; c < C; c++)
+#pragma unroll
+      for (int s = 0; s < 2; s++)
+        y1[c][s] = y2[c][s] = 0.0f;
+  }
+  __device__ __forceinline__ void load (const float4 * v)
+  {
+#pragma unroll
+    for (int c = 0; c < C; c++) {
+      const float4 s = v[c];
+      y1[c][0] = s.x;
+      y2[c][0] = s.y;
+      y1[c][1] = s.z;
+      y2[c][1] = s.w;
+    }
+  }
+  __device__ __forceinline__ void store (float4 * v) const
+  {
+#pragma unroll
+    for (int c = 0; c < C; c++)
+      v[c] = make_float4 (y1[c][0], y2[c][0], y1[c][1], y2[c][1]);
+  }
+};
+
+/* y[k] = n0 x[k] + n1 x[k-1] + d1 y[k-1] + d2 y[k-2], both sections. */
+template < int C > __device__ __forceinline__ void
+causal_step (const Coefficients & f, State < C > &st, const float (&x)[C],
+    const float (&x_prev)[C])
+{
+#pragma unroll
+  for (int c = 0; c < C; c++)
+#pragma unroll
+    for (int s = 0; s < 2; s++) {
+      const float v = f.n0[s] * x[c] + f.n1[s] * x_prev[c]
+          + f.d1[s] * st.y1[c][s] + f.d2[s] * st.y2[c][s];
+      st.y2[c][s] = st.y1[c][s];
+      st.y1[c][s] = v;
+    }
+}
+
+/* y[k] = m1 x[k+1] + m2 x[k+2] + d1 y[k+1] + d2 y[k+2], both sections. */
+template < int C > __device__ __forceinline__ void
+anticausal_step (const Coefficients & f, State < C > &st,
+    const float (&x_next)[C], const float (&x_next2)[C])
+{
+#pragma unroll
+  for (int c = 0; c < C; c++)
+#pragma unroll
+    for (int s = 0; s < 2; s++) {
+      const float v = f.m1[s] * x_next[c] + f.m2[s] * x_next2[c]
+          + f.d1[s] * st.y1[c][s] + f.d2[s] * st.y2[c][s];
+      st.y2[c][s] = st.y1[c][s];
+      st.y1[c][s] = v;
+    }
+}
+
+template < int C > __device__ __forceinline__ void
+copy (float (&to)[C], const float (&from)[C])
+{
+#pragma unroll
+  for (int c = 0; c < C; c++)
+    to[c] = from[c];
+}
+
+/* Zero-state runs of every segment; records the states they end in. The
+ * last segment's forward end and the first segment's backward end are
+ * never needed. */
+template < int C, typename InT, typename OutT > __global__ void
+recursive_local_kernel (Pass < InT, OutT > p, Coefficients f, GbBorder border)
+{
+  const int line = blockIdx.x * LINES + threadIdx.x;
+  const int segment = blockIdx.y;
+  const int r0 = segment * SEGMENT;
+  const int r1 = min (r0 + SEGMENT, p.length);
+  State < C > st;
+  float x[C], a[C], b[C];
+
+  if (line >= p.lines)
+    return;
+  st.clear ();
+  if (threadIdx.y == 0) {
+    if (segment == p.segments - 1)
+      return;
+    load_sample (p, line, r0 - 1, border, a);
+#pragma unroll 8
+    for (int k = r0; k < r1; k++) {
+      load_sample (p, line, k, border, x);
+      causal_step (f, st, x, a);
+      copy (a, x);
+    }
+  } else {
+    if (segment == 0)
+      return;
+    load_sample (p, line, r1, border, a);
+    load_sample (p, line, r1 + 1, border, b);
+#pragma unroll 8
+    for (int k = r1 - 1; k >= r0; k--) {
+      anticausal_step (f, st, a, b);
+      copy (b, a);
+      load_sample (p, line, k, border, a);
+    }
+  }
+  st.store (&p.local[state_index (threadIdx.y, segment, line, 0, p.segments,
+              p.lines, C)]);
+}
+
+/* [y1, y2] <- carry * [y1, y2] + local, for one section. */
+__device__ __forceinline__ void
+carry_across (const float (&m)[4], float &y1, float &y2, float local1,
+    float local2)
+{
+  const float n1 = m[0] * y1 + m[1] * y2 + local1;
+  const float n2 = m[2] * y1 + m[3] * y2 + local2;
+  y1 = n1;
+  y2 = n2;
+}
+
+/* One thread per line, channel and direction: the frame-edge state by the
+ * start-up rule, then the true state entering every segment, in order. */
+template < int C, typename InT, typename OutT > __global__ void
+recursive_resolve_kernel (Pass < InT, OutT > p, Coefficients f,
+    GbBorder border)
+{
+  const int index = blockIdx.x * RESOLVE_THREADS + threadIdx.x;
+  const int line = index / C;
+  const int channel = index - line * C;
+  const int direction = blockIdx.y;
+  const int n = p.length;
+  const int w = f.warmup;
+  float y1[2], y2[2];
+
+  if (line >= p.lines)
+    return;
+
+  /* x_ext of this channel only. */
+  auto sample = [&](int k) -> float {
+    const int mapped = gb_border_index (k, n, border);
+    return mapped < 0 ? 0.0f
+        : (float) __ldg (&sample_row (p.in, p.in_pitch, mapped)[(size_t) line
+            * C + channel]);
+  };
+
+  if (direction == 0) {
+    /* Start at q = -warmup from the steady state of x_ext[q]; for clamp and
+     * zero borders x_ext is constant before the frame, so that state is
+     * already the answer. */
+    float x_prev = sample (-w);
+    for (int s = 0; s < 2; s++)
+      y1[s] = y2[s] = f.causal_gain[s] * x_prev;
+    if (border == GB_BORDER_MIRROR)
+      for (int k = -w; k < 0; k++) {
+        const float x = sample (k);
+        for (int s = 0; s < 2; s++) {
+          const float v = f.n0[s] * x + f.n1[s] * x_prev + f.d1[s] * y1[s]
+              + f.d2[s] * y2[s];
+          y2[s] = y1[s];
+          y1[s] = v;
+        }
+        x_prev = x;
+      }
+    for (int segment = 0; segment < p.segments; segment++) {
+      const size_t at = state_index (0, segment, line, channel, p.segments,
+          p.lines, C);
+      if (segment > 0) {
+        const float4 local = __ldg (&p.local[state_index (0, segment - 1,
+                line, channel, p.segments, p.lines, C)]);
+        carry_across (f.carry_full[0], y1[0], y2[0], local.x, local.y);
+        carry_across (f.carry_full[1], y1[1], y2[1], local.z, local.w);
+      }
+      p.resolved[at] = make_float4 (y1[0], y2[0], y1[1], y2[1]);
+    }
+  } else {
+    const int e = n - 1 + w;
+    float x_next = sample (e), x_next2 = x_next;
+    for (int s = 0; s < 2; s++)
+      y1[s] = y2[s] = f.anticausal_gain[s] * x_next;
+    if (border == GB_BORDER_MIRROR)
+      for (int k = e; k >= n; k--) {
+        for (int s = 0; s < 2; s++) {
+          const float v = f.m1[s] * x_next + f.m2[s] * x_next2
+              + f.d1[s] * y1[s] + f.d2[s] * y2[s];
+          y2[s] = y1[s];
+          y1[s] = v;
+        }
+        x_next2 = x_next;
+        x_next = sample (k);
+      }
+    for (int segment = p.segments - 1; segment >= 0; segment--) {
+      const size_t at = state_index (1, segment, line, channel, p.segments,
+          p.lines, C);
+      if (segment < p.segments - 1) {
+        const float4 local = __ldg (&p.local[state_index (1, segment + 1,
+                line, channel, p.segments, p.lines, C)]);
+        const bool last = segment + 1 == p.segments - 1;
+        carry_across (last ? f.carry_last[0] : f.carry_full[0], y1[0], y2[0],
+            local.x, local.y);
+        carry_across (last ? f.carry_last[1] : f.carry_full[1], y1[1], y2[1],
+            local.z, local.w);
+      }
+      p.resolved[at] = make_float4 (y1[0], y2[0], y1[1], y2[1]);
+    }
+  }
+}
+
+/* Both directions of a segment from their true states; the sum is staged in
+ * shared memory and written transposed, one output row per line. */
+template < int C, typename InT, typename OutT > __global__ void
+__launch_bounds__ (2 * LINES)
+recursive_final_kernel (Pass < InT, OutT > p, Coefficients f, GbBorder border)
+{
+  /* LINES + 1: the transposed read-back walks k, which would hit one bank. */
+  __shared__ float partial[2][SEGMENT][LINES + 1][C];
+  const int line0 = blockIdx.x * LINES;
+  const int line = line0 + threadIdx.x;
+  const int segment = blockIdx.y;
+  const int r0 = segment * SEGMENT;
+  const int r1 = min (r0 + SEGMENT, p.length);
+
+  if (line < p.lines) {
+    State < C > st;
+    float x[C], a[C], b[C];
+    st.load (&p.resolved[state_index (threadIdx.y, segment, line, 0,
+                p.segments, p.lines, C)]);
+    if (threadIdx.y == 0) {
+      load_sample (p, line, r0 - 1, border, a);
+#pragma unroll 8
+      for (int k = r0; k < r1; k++) {
+        load_sample (p, line, k, border, x);
+        causal_step (f, st, x, a);
+        copy (a, x);
+#pragma unroll
+        for (int c = 0; c < C; c++)
+          partial[0][k - r0][threadIdx.x][c] = st.y1[c][0] + st.y1[c][1];
+      }
+    } else {
+      load_sample (p, line, r1, border, a);
+      load_sample (p, line, r1 + 1, border, b);
+#pragma unroll 8
+      for (int k = r1 - 1; k >= r0; k--) {
+        anticausal_step (f, st, a, b);
+#pragma unroll
+        for (int c = 0; c < C; c++)
+          partial[1][k - r0][threadIdx.x][c] = st.y1[c][0] + st.y1[c][1];
+        copy (b, a);
+        load_sample (p, line, k, border, a);
+      }
+    }
+  }
+  __syncthreads ();
+
+  /* Line i's samples r0 .. r1-1 are contiguous in output row i. */
+  const int count = (r1 - r0) * C;
+  const int lines_here = min (LINES, p.lines - line0);
+  const int thread = threadIdx.y * LINES + threadIdx.x;
+  for (int i = 0; i < lines_here; i++) {
+    OutT *out_row = (OutT *) ((char *) p.out
+        + (size_t) (line0 + i) * p.out_pitch) + (size_t) r0 * C;
+    for (int e = thread; e < count; e += 2 * LINES) {
+      const int k = e / C;
+      const int c = e - k * C;
+      out_row[e] = to_output (partial[0][k][i][c] + partial[1][k][i][c],
+          out_row);
+    }
+  }
+}
+
+/* M^n for M = [[d1, d2], [1, 0]], in double. */
+void
+carry_matrix (float d1, float d2, int n, float (&out)[4])
+{
+  double m[4] = { 1.0, 0.0, 0.0, 1.0 };
+  for (int i = 0; i < n; i++) {
+    const double a = d1 * m[0] + d2 * m[2], b = d1 * m[1] + d2 * m[3];
+    m[2] = m[0];
+    m[3] = m[1];
+    m[0] = a;
+    m[1] = b;
+  }
+  for (int i = 0; i < 4; i++)
+    out[i] = (float) m[i];
+}
+
+Coefficients
+coefficients_for (const GbRecursiveFilter & r, int length)
+{
+  Coefficients f;
+  const int segments = (length + SEGMENT - 1) / SEGMENT;
+  const int last = length - (segments - 1) * SEGMENT;
+
+  for (int s = 0; s < 2; s++) {
+    f.n0[s] = r.n0[s];
+    f.n1[s] = r.n1[s];
+    f.m1[s] = r.m1[s];
+    f.m2[s] = r.m2[s];
+    f.d1[s] = r.d1[s];
+    f.d2[s] = r.d2[s];
+    f.causal_gain[s] = r.causal_gain[s];
+    f.anticausal_gain[s] = r.anticausal_gain[s];
+    carry_matrix (r.d1[s], r.d2[s], SEGMENT, f.carry_full[s]);
+    carry_matrix (r.d1[s], r.d2[s], last, f.carry_last[s]);
+  }
+  f.warmup = r.warmup;
+  return f;
+}
+
+template < int C, typename InT, typename OutT > cudaError_t
+run_pass (const Pass < InT, OutT > &pass, const GbRecursiveFilter & filter,
+    GbBorder border, cudaStream_t stream)
+{
+  const Coefficients f = coefficients_for (filter, pass.length);
+  const dim3 block (LINES, 2);
+  const dim3 grid ((pass.lines + LINES - 1) / LINES, pass.segments);
+  const dim3 resolve_grid ((pass.lines * C + RESOLVE_THREADS - 1)
+      / RESOLVE_THREADS, 2);
+
+  recursive_local_kernel < C > <<<grid, block, 0, stream>>> (pass, f, border);
+  recursive_resolve_kernel < C > <<<resolve_grid, RESOLVE_THREADS, 0,
+      stream>>> (pass, f, border);
+  recursive_final_kernel < C > <<<grid, block, 0, stream>>> (pass, f, border);
+  return cudaGetLastError ();
+}
+
+template < int C > cudaError_t
+launch_channels (const GbDevicePlane & plane, const GbRecursiveFilter & filter,
+    GbBorder border, cudaStream_t stream)
+{
+  float4 *states = (float4 *) plane.recursive_states;
+  Pass < uint8_t, float >columns;
+  Pass < float, uint8_t > rows;
+  size_t half;
+  cudaError_t err;
+
+  /* Columns of the frame, into the transposed intermediate... */
+  columns.in = plane.src;
+  columns.in_pitch = plane.src_pitch;
+  columns.out = plane.transposed;
+  columns.out_pitch = plane.transposed_pitch;
+  columns.lines = plane.width;
+  columns.length = plane.height;
+  columns.segments = gb_recursive_segments (plane.height);
+  half = (size_t) 2 * columns.segments * columns.lines * C;
+  columns.local = states;
+  columns.resolved = states + half;
+  err = run_pass < C > (columns, filter, border, stream);
+  if (err != cudaSuccess)
+    return err;
+
+  /* ...then its columns (the frame's rows), back into the frame's layout. */
+  rows.in = plane.transposed;
+  rows.in_pitch = plane.transposed_pitch;
+  rows.out = plane.dst;
+  rows.out_pitch = plane.dst_pitch;
+  rows.lines = plane.height;
+  rows.length = plane.width;
+  rows.segments = gb_recursive_segments (plane.width);
+  half = (size_t) 2 * rows.segments * rows.lines * C;
+  rows.local = states;
+  rows.resolved = states + half;
+  return run_pass < C > (rows, filter, border, stream);
+}
+
+}                               /* namespace */
+
+int
+gb_recursive_segments (int length)
+{
+  return (length + SEGMENT - 1) / SEGMENT;
+}
+
+size_t
+gb_recursive_state_bytes (int width, int height, int channels)
+{
+  const size_t columns = (size_t) gb_recursive_segments (height) * width;
+  const size_t rows = (size_t) gb_recursive_segments (width) * height;
+  /* local and resolved, two directions each, one float4 per channel */
+  return 4 * (columns > rows ? columns : rows) * channels * sizeof (float4);
+}
+
+cudaError_t
+gb_launch_recursive (const GbDevicePlane & plane, const GbTaps & taps,
+    GbBorder border, cudaStream_t stream)
+{
+  switch (plane.channels) {
+    case 1:
+      return launch_channels < 1 > (plane, *taps.recursive, border, stream);
+    case 2:
+      return launch_channels < 2 > (plane, *taps.recursive, border, stream);
+    case 3:
+      return launch_channels < 3 > (plane, *taps.recursive, border, stream);
+    case 4:
+      return launch_channels < 4 > (plane, *taps.recursive, border, stream);
+  }
+  return cudaErrorInvalidValue;
+}
