@@ -50,9 +50,6 @@ struct FusedParams
   int width;
   int height;
   int chunk;                    /* output rows per block, multiple of 16 */
-  int input_columns;            /* columns the row pass reads */
-  int input_stride;             /* halves per row of the input stage */
-  int row_ksteps;               /* k-steps of the row pass */
   bool aligned_in;              /* 4-byte pixel loads (4 channels) */
   bool aligned_out;             /* 8-byte (4 channels) / 2-byte (1) stores */
 };
@@ -131,17 +128,62 @@ store_pair (const FusedParams & p, int y, int x, const float (&v)[C][2])
         out[i * C + c] = q[c][i];
 }
 
-template < int C, int KS > __global__ void __launch_bounds__ (THREADS)
+/* Columns of the input stage: the row pass reads KS k-steps from each of
+ * the stripe's 8-pixel groups (k-steps past 8 + 2 radius meet zero weights). */
+template < int C, int KS > struct Stage
+{
+  static constexpr int tile = Stripe < C >::pixels;
+  static constexpr int columns = tile - 8 + 16 * KS;
+  /* An odd number of 16-byte units per row: ldmatrix's eight row reads fall
+   * in eight different bank groups. */
+  static constexpr int stride = ((columns / 8) | 1) * 8;
+  static constexpr int pairs = 16 * columns / 2;        /* pixel pairs */
+  static constexpr int items = (pairs + THREADS - 1) / THREADS;
+};
+
+/* Bytes lo and hi as the fp16 pair (lo - 128, hi - 128), exactly: 0x64XX is
+ * 1024 + XX in fp16. */
+__device__ __forceinline__ uint32_t
+centred_half2 (uint32_t lo_word, uint32_t hi_word, int channel)
+{
+  const uint32_t selector = channel | channel << 4 | (4 + channel) << 8
+      | (4 + channel) << 12;
+  const uint32_t bits = (__byte_perm (lo_word, hi_word, selector)
+      & 0x00FF00FFu) | 0x64006400u;
+  __half2 h = *reinterpret_cast < const __half2 * >(&bits);
+  h = __hsub2 (h, __float2half2_rn (1152.0f));
+  return *reinterpret_cast < uint32_t * >(&h);
+}
+
+template < int C > __device__ __forceinline__ uint32_t
+load_pixel (const FusedParams & p, const uint8_t * row, int x)
+{
+  const uint8_t *q = row + (size_t) x * C;
+  if (C == 4 && p.aligned_in)
+    return __ldg (reinterpret_cast < const unsigned int *>(q));
+  uint32_t word = 0;
+#pragma unroll
+  for (int c = 0; c < C; c++)
+    word |= (uint32_t) __ldg (q + c) << (8 * c);
+  return word;
+}
+
+template < int C, int KS > __global__ void __launch_bounds__ (THREADS, 4)
 fused_kernel (FusedParams p, GbBorder border)
 {
 #ifdef GB_HAVE_MMA
-  constexpr int TILE = Stripe < C >::pixels;
+  typedef Stage < C, KS > S;
+  constexpr int TILE = S::tile;
   constexpr int GROUPS = TILE / 8;      /* 8-pixel column groups */
+  constexpr int ROW_TILES = C * GROUPS / WARPS; /* row-pass tiles per warp */
+  constexpr int COLUMN_GROUPS = GROUPS / WARPS;
   constexpr int RING = 16 * KS;         /* rows of row-pass output kept */
   constexpr int RING_STRIDE = TILE + 8; /* odd number of 16-byte units */
+  static_assert (C * GROUPS % WARPS == 0 && GROUPS % WARPS == 0,
+      "tiles divide among the warps");
   extern __shared__ __align__ (16) unsigned char shared_raw[];
   __half *input = reinterpret_cast < __half * >(shared_raw);
-  __half *ring = input + C * 16 * p.input_stride;
+  __half *ring = input + C * 16 * S::stride;
 
   const int lane = threadIdx.x & 31;
   const int warp = threadIdx.x >> 5;
@@ -153,11 +195,14 @@ fused_kernel (FusedParams p, GbBorder border)
   const int rows_out = min (p.chunk, p.height - y0);
   const int lead = KS - 1;      /* 16-row groups the row pass runs ahead */
   const int steps = (rows_out + 15) / 16 + lead;
+  /* Stripes whose apron lies inside the frame skip the border rule. */
+  const bool inside_x = x0 - radius >= 0
+      && x0 - radius + S::columns <= p.width;
 
-  /* The banded weight matrix, k-step by k-step: element (m, k) is
-   * w[k - m]. The same fragment serves as the column pass's A (rows g and
-   * g + 8) and, with its first and third registers, the row pass's B. */
-  uint32_t band[KS][4];
+  /* The banded weight matrix, k-step by k-step: element (m, k) is w[k - m].
+   * Registers 0..2 are the column pass's A (rows g and g + 8; the fourth
+   * equals the first); 0 and 2 are the row pass's B. */
+  uint32_t band[KS][3];
   {
     auto w = [&](int i) -> float {
       return i >= 0 && i <= 2 * radius ? __ldg (&p.weights[i]) : 0.0f;
@@ -168,46 +213,34 @@ fused_kernel (FusedParams p, GbBorder border)
       band[j][0] = pack_half2 (w (k - g), w (k + 1 - g));
       band[j][1] = pack_half2 (w (k - g - 8), w (k + 1 - g - 8));
       band[j][2] = pack_half2 (w (k + 8 - g), w (k + 9 - g));
-      band[j][3] = pack_half2 (w (k + 8 - g - 8), w (k + 9 - g - 8));
     }
   }
 
-  /* The input stage's 16 x input_columns pixels, spread over the threads:
-   * each item's source column (border-mapped, times C; -1 outside a zero
-   * border) and stage row, fixed for the whole chunk. */
-  constexpr int MAX_ITEMS = (16 * (TILE - 8 + 16 * KS) + THREADS - 1)
-      / THREADS;
-  const int n_items = 16 * p.input_columns;
-  int item_code[MAX_ITEMS];
-  uint32_t pixels[MAX_ITEMS];   /* the next step's pixels, C bytes each */
-#pragma unroll
-  for (int j = 0; j < MAX_ITEMS; j++) {
-    const int idx = threadIdx.x + j * THREADS;
-    const int r = idx / p.input_columns;
-    const int x = gb_border_index (x0 - radius + idx - r * p.input_columns,
-        p.width, border);
-    item_code[j] = (x < 0 ? -1 : x * C) * 16 + r;
-  }
-
-  /* Global loads for a step, issued before the previous step's mma work so
-   * that their latency hides behind it. */
+  /* The next step's pixels, two neighbours per item, loaded a step ahead so
+   * that their latency hides behind the mma work. */
+  uint32_t pixels[S::items][2];
   auto fetch = [&](int step) {
 #pragma unroll
-    for (int j = 0; j < MAX_ITEMS; j++) {
-      pixels[j] = 0;
-      if (threadIdx.x + j * THREADS < n_items) {
-        const int column = item_code[j] >> 4;
-        const int y = gb_border_index (y0 - radius + 16 * step
-            + (item_code[j] & 15), p.height, border);
-        if (y >= 0 && column >= 0) {
-          const uint8_t *q = p.src + (size_t) y * p.src_pitch + column;
-          if (C == 4 && p.aligned_in) {
-            pixels[j] = __ldg (reinterpret_cast < const unsigned int *>(q));
-          } else {
-#pragma unroll
-            for (int c = 0; c < C; c++)
-              pixels[j] |= (uint32_t) __ldg (q + c) << (8 * c);
-          }
+    for (int j = 0; j < S::items; j++) {
+      const int item = threadIdx.x + j * THREADS;
+      const int r = item / (S::columns / 2);
+      const int column = 2 * (item - r * (S::columns / 2));
+      const int y = gb_border_index (y0 - radius + 16 * step + r, p.height,
+          border);
+      pixels[j][0] = pixels[j][1] = 0;
+      if ((S::pairs % THREADS == 0 || item < S::pairs) && y >= 0) {
+        const uint8_t *row = p.src + (size_t) y * p.src_pitch;
+        const int xa = x0 - radius + column;
+        if (inside_x) {
+          pixels[j][0] = load_pixel < C > (p, row, xa);
+          pixels[j][1] = load_pixel < C > (p, row, xa + 1);
+        } else {
+          const int ma = gb_border_index (xa, p.width, border);
+          const int mb = gb_border_index (xa + 1, p.width, border);
+          if (ma >= 0)
+            pixels[j][0] = load_pixel < C > (p, row, ma);
+          if (mb >= 0)
+            pixels[j][1] = load_pixel < C > (p, row, mb);
         }
       }
     }
@@ -215,62 +248,79 @@ fused_kernel (FusedParams p, GbBorder border)
 
   fetch (0);
   for (int step = 0; step < steps; step++) {
-    /* Stage: samples - 128 as fp16 (exact), one plane per channel. */
+    /* Stage: samples - 128 as fp16, one plane per channel. */
 #pragma unroll
-    for (int j = 0; j < MAX_ITEMS; j++) {
-      const int idx = threadIdx.x + j * THREADS;
-      if (idx < n_items) {
-        const int r = item_code[j] & 15;
-        const int i = idx - r * p.input_columns;
+    for (int j = 0; j < S::items; j++) {
+      const int item = threadIdx.x + j * THREADS;
+      if (S::pairs % THREADS == 0 || item < S::pairs) {
+        const int r = item / (S::columns / 2);
+        const int column = 2 * (item - r * (S::columns / 2));
 #pragma unroll
         for (int c = 0; c < C; c++)
-          input[(c * 16 + r) * p.input_stride + i] =
-              __float2half_rn ((float) ((pixels[j] >> (8 * c)) & 255)
-              - 128.0f);
+          *reinterpret_cast < uint32_t * >(&input[(c * 16 + r) * S::stride
+                  + column]) = centred_half2 (pixels[j][0], pixels[j][1], c);
       }
     }
     __syncthreads ();
     if (step + 1 < steps)
       fetch (step + 1);
 
-    /* Rows: tile (channel, group) -> ring rows 16 step .. 16 step + 15. */
-    for (int tile = warp; tile < C * GROUPS; tile += WARPS) {
-      const int c = tile / GROUPS;
-      const int group = tile - c * GROUPS;
-      const __half *a_base = input + (c * 16 + (lane & 7)
-          + ((lane >> 3) & 1) * 8) * p.input_stride + group * 8
-          + (lane >> 4) * 8;
-      float d[4] = { 0.0f, 0.0f, 0.0f, 0.0f };
+    /* Rows: tiles (channel, group) -> ring rows 16 step .. 16 step + 15. */
+    {
+      float d[ROW_TILES][4];
+#pragma unroll
+      for (int q = 0; q < ROW_TILES; q++) {
+        d[q][0] = d[q][1] = d[q][2] = d[q][3] = 0.0f;
+      }
 #pragma unroll
       for (int j = 0; j < KS; j++)
-        if (j < p.row_ksteps) {
+#pragma unroll
+        for (int q = 0; q < ROW_TILES; q++) {
+          const int tile = warp + q * WARPS;
+          const int c = tile / GROUPS;
+          const int group = tile - c * GROUPS;
           uint32_t a[4];
-          load_matrix_x4 (a, a_base + 16 * j);
-          mma_16816 (d, a, band[j][0], band[j][2]);
+          load_matrix_x4 (a, input + (c * 16 + (lane & 7)
+                  + ((lane >> 3) & 1) * 8) * S::stride + group * 8
+              + (lane >> 4) * 8 + 16 * j);
+          mma_16816 (d[q], a, band[j][0], band[j][2]);
         }
-      __half *out = ring + c * RING * RING_STRIDE + group * 8 + 2 * t;
-      *reinterpret_cast < uint32_t * >(out + ((16 * step + g) % RING)
-          * RING_STRIDE) = pack_half2 (d[0], d[1]);
-      *reinterpret_cast < uint32_t * >(out + ((16 * step + g + 8) % RING)
-          * RING_STRIDE) = pack_half2 (d[2], d[3]);
+#pragma unroll
+      for (int q = 0; q < ROW_TILES; q++) {
+        const int tile = warp + q * WARPS;
+        const int c = tile / GROUPS;
+        const int group = tile - c * GROUPS;
+        __half *out = ring + c * RING * RING_STRIDE + group * 8 + 2 * t;
+        *reinterpret_cast < uint32_t * >(out + ((16 * step + g) % RING)
+            * RING_STRIDE) = pack_half2 (d[q][0], d[q][1]);
+        *reinterpret_cast < uint32_t * >(out + ((16 * step + g + 8) % RING)
+            * RING_STRIDE) = pack_half2 (d[q][2], d[q][3]);
+      }
     }
     __syncthreads ();
 
     /* Columns: output rows 16 (step - lead) .. + 15 of the chunk. */
     if (step >= lead) {
       const int first = 16 * (step - lead);     /* ring row of k = 0 */
-      for (int group = warp; group < GROUPS; group += WARPS) {
+#pragma unroll
+      for (int q = 0; q < COLUMN_GROUPS; q++) {
+        const int group = warp + q * WARPS;
         float d[C][4];
 #pragma unroll
-        for (int c = 0; c < C; c++) {
-          const __half *b_base = ring + c * RING * RING_STRIDE + group * 8;
+        for (int c = 0; c < C; c++)
           d[c][0] = d[c][1] = d[c][2] = d[c][3] = 0.0f;
 #pragma unroll
-          for (int j = 0; j < KS; j++) {
+        for (int j = 0; j < KS; j++) {
+          const uint32_t a[4] = { band[j][0], band[j][1], band[j][2],
+            band[j][0]
+          };
+          const int ring_row = (first + 16 * j + (lane & 15)) % RING;
+#pragma unroll
+          for (int c = 0; c < C; c++) {
             uint32_t b0, b1;
-            load_matrix_x2_trans (b0, b1, b_base
-                + ((first + 16 * j + (lane & 15)) % RING) * RING_STRIDE);
-            mma_16816 (d[c], band[j], b0, b1);
+            load_matrix_x2_trans (b0, b1, ring + (c * RING + ring_row)
+                * RING_STRIDE + group * 8);
+            mma_16816 (d[c], a, b0, b1);
           }
         }
         const int x = x0 + group * 8 + 2 * t;
@@ -382,12 +432,6 @@ gb_launch_fused (const GbDevicePlane & plane, const GbTaps & taps,
   p.radius = radius;
   p.width = plane.width;
   p.height = plane.height;
-  p.row_ksteps = (8 + 2 * radius + 15) / 16;
-  p.input_columns = tile - 8 + 16 * p.row_ksteps;
-  /* An odd number of 16-byte units per row: ldmatrix's eight row reads fall
-   * in eight different bank groups. */
-  p.input_stride = (p.input_columns + 7) / 8;
-  p.input_stride = (p.input_stride | 1) * 8;
   p.aligned_in = ((uintptr_t) plane.src % 4 == 0) && plane.src_pitch % 4 == 0;
   p.aligned_out = channels == 4
       ? ((uintptr_t) plane.dst % 8 == 0 && plane.dst_pitch % 8 == 0)
@@ -412,11 +456,16 @@ gb_launch_fused (const GbDevicePlane & plane, const GbTaps & taps,
     p.chunk = chunk;
   }
 
+  /* As Stage<C, KS>::stride, and the ring of 16 * KS rows. */
+  const int stage_stride = (((tile - 8 + 16 * ksteps) / 8) | 1) * 8;
   const size_t shared = sizeof (__half) * channels
-      * (16 * (size_t) p.input_stride
-      + 16 * (size_t) ksteps * (tile + 8));
+      * (16 * (size_t) stage_stride + 16 * (size_t) ksteps * (tile + 8));
   err = cudaFuncSetAttribute (kernel,
       cudaFuncAttributeMaxDynamicSharedMemorySize, (int) shared);
+  if (err == cudaSuccess)       /* room for several blocks per SM */
+    err = cudaFuncSetAttribute (kernel,
+        cudaFuncAttributePreferredSharedMemoryCarveout,
+        cudaSharedmemCarveoutMaxShared);
   if (err != cudaSuccess)
     return err;
   const dim3 grid (stripes, (plane.height + p.chunk - 1) / p.chunk);

@@ -274,6 +274,7 @@ recursive_resolve_kernel (Pass < InT, OutT > p, Coefficients f,
         }
         x_prev = x;
       }
+#pragma unroll 8
     for (int segment = 0; segment < p.segments; segment++) {
       const size_t at = state_index (0, segment, line, channel, p.segments,
           p.lines, C);
@@ -301,6 +302,7 @@ recursive_resolve_kernel (Pass < InT, OutT > p, Coefficients f,
         x_next2 = x_next;
         x_next = sample (k);
       }
+#pragma unroll 8
     for (int segment = p.segments - 1; segment >= 0; segment--) {
       const size_t at = state_index (1, segment, line, channel, p.segments,
           p.lines, C);
@@ -429,6 +431,13 @@ run_pass (const Pass < InT, OutT > &pass, const GbRecursiveFilter & filter,
   const dim3 resolve_grid ((pass.lines * C + RESOLVE_THREADS - 1)
       / RESOLVE_THREADS, 2);
 
+  /* The final kernel's staging decides its blocks per SM: ask for the
+   * largest shared-memory carveout. */
+  cudaError_t err = cudaFuncSetAttribute (recursive_final_kernel < C, InT,
+      OutT >, cudaFuncAttributePreferredSharedMemoryCarveout,
+      cudaSharedmemCarveoutMaxShared);
+  if (err != cudaSuccess)
+    return err;
   recursive_local_kernel < C > <<<grid, block, 0, stream>>> (pass, f, border);
   recursive_resolve_kernel < C > <<<resolve_grid, RESOLVE_THREADS, 0,
       stream>>> (pass, f, border);

@@ -1297,7 +1297,7 @@ static const double complex deriche_lambda[2] = {
 /* Tail left out of the reference sums, in 8-bit levels. */
 #define DERICHE_TAIL 1e-9
 /* What float arithmetic may add to the recursive filter's error, in levels,
- * at sigma <= 60 (measured: up to 0.014 at sigma 60; it grows with sigma,
+ * at sigma <= 60 (measured: up to 0.016 at sigma 60; it grows with sigma,
  * the poles nearing 1: about 0.08 at sigma 100, 0.33 at 250). */
 #define RECURSIVE_FLOAT_ERROR 0.05
 
@@ -1467,12 +1467,10 @@ plane_geometry (int n_planes, const GbPlaneGeometry * planes)
 /* The recursive filter against the direct sum of its own impulse response:
  * what is left is float rounding and, under the mirror border, the start
  * state (at most GB_RECURSIVE_WARMUP_ERROR per direction and pass). */
-#include <time.h>
-static double tnow2(void){struct timespec t;clock_gettime(CLOCK_MONOTONIC,&t);return t.tv_sec+t.tv_nsec*1e-9;}
 static void
 check_recursive_frame (const GbGeometry * geometry, const double *sigmas,
     int n_sigmas, Deviation * all)
-{ double t0 = tnow2();
+{
   GbBlur *blur = create_blur (geometry);
   Frame src, dst;
   int b, s, p;
@@ -1482,7 +1480,7 @@ check_recursive_frame (const GbGeometry * geometry, const double *sigmas,
   frame_fill_random (&src);
   for (s = 0; s < n_sigmas; s++) {
     DericheKernel kernel;
-    deriche_kernel (sigmas[s], &kernel); if (geometry->planes[0].width==127 && geometry->planes[0].channels==1) printf("reach %g %d\n", sigmas[s], kernel.reach);
+    deriche_kernel (sigmas[s], &kernel);
     for (b = 0; b < N_ELEMENTS (all_borders); b++) {
       const GbBorder border = all_borders[b];
       const double bound = 0.5 + RECURSIVE_FLOAT_ERROR
@@ -1518,7 +1516,6 @@ check_recursive_frame (const GbGeometry * geometry, const double *sigmas,
   frame_clear (&dst);
   frame_clear (&src);
   gb_blur_destroy (blur);
-  printf ("T %dx%dx%d n%d %.3f\n", geometry->planes[0].width, geometry->planes[0].height, geometry->planes[0].channels, n_sigmas, tnow2()-t0);
 }
 
 static void
@@ -1557,7 +1554,7 @@ test_recursive_reference (void)
     static const double tall[] = { 3.0, 60.0 };
     GbGeometry geometry = single_plane (300, 200, 3);
     check_recursive_frame (&geometry, moderate, 1, &all);
-    geometry = single_plane (5, 1080, 4);
+    geometry = single_plane (5, 1080, 1);
     check_recursive_frame (&geometry, tall, 2, &all);
   }
   printf ("     max %d level, %.4f before rounding; %.4f %% of %ld samples "
