@@ -49,7 +49,9 @@ struct FusedParams
   int radius;
   int width;
   int height;
-  int chunk;                    /* output rows per block, multiple of 16 */
+  int chunk;                    /* output rows per work item, multiple of 16 */
+  int stripes;                  /* work items: stripes x chunks */
+  int chunks;
   bool aligned_in;              /* 4-byte pixel loads (4 channels) */
   bool aligned_out;             /* 8-byte (4 channels) / 2-byte (1) stores */
 };
@@ -104,7 +106,10 @@ store_pair (const FusedParams & p, int y, int x, const float (&v)[C][2])
   for (int c = 0; c < C; c++)
 #pragma unroll
     for (int i = 0; i < 2; i++)
-      q[c][i] = gb_round_u8 (v[c][i] + 128.0f);
+      /* gb_round_u8 (v + 128): floor (x + 0.5) saturated, in three
+       * instructions. */
+      q[c][i] = (uint8_t) min (max (__float2int_rd (v[c][i] + 128.5f), 0),
+          255);
 
   if (x + 1 < p.width && p.aligned_out && (C == 4 || C == 1)) {
     if (C == 4) {
@@ -168,7 +173,15 @@ load_pixel (const FusedParams & p, const uint8_t * row, int x)
   return word;
 }
 
-template < int C, int KS > __global__ void __launch_bounds__ (THREADS, 4)
+/* Blocks per SM the register budget must allow: small radii need fewer
+ * registers (fewer k-steps of weights and prefetched pixels). */
+template < int KS > struct Residency
+{
+  static constexpr int blocks = KS <= 4 ? 6 : KS == 5 ? 5 : 4;
+};
+
+template < int C, int KS > __global__ void
+__launch_bounds__ (THREADS, Residency < KS >::blocks)
 fused_kernel (FusedParams p, GbBorder border)
 {
 #ifdef GB_HAVE_MMA
@@ -190,14 +203,7 @@ fused_kernel (FusedParams p, GbBorder border)
   const int g = lane >> 2;      /* mma fragment row group */
   const int t = lane & 3;       /* mma fragment column pair */
   const int radius = p.radius;
-  const int x0 = blockIdx.x * TILE;
-  const int y0 = blockIdx.y * p.chunk;
-  const int rows_out = min (p.chunk, p.height - y0);
   const int lead = KS - 1;      /* 16-row groups the row pass runs ahead */
-  const int steps = (rows_out + 15) / 16 + lead;
-  /* Stripes whose apron lies inside the frame skip the border rule. */
-  const bool inside_x = x0 - radius >= 0
-      && x0 - radius + S::columns <= p.width;
 
   /* The banded weight matrix, k-step by k-step: element (m, k) is w[k - m].
    * Registers 0..2 are the column pass's A (rows g and g + 8; the fourth
@@ -216,16 +222,30 @@ fused_kernel (FusedParams p, GbBorder border)
     }
   }
 
+  /* Work items (stripe, chunk), spread over a grid sized to the resident
+   * blocks, so that no partial last wave idles most of the GPU. */
+  for (int work = blockIdx.x; work < p.stripes * p.chunks;
+      work += gridDim.x) {
+  const int x0 = (work % p.stripes) * TILE;
+  const int y0 = (work / p.stripes) * p.chunk;
+  const int rows_out = min (p.chunk, p.height - y0);
+  const int steps = (rows_out + 15) / 16 + lead;
+  /* Stripes whose apron lies inside the frame skip the border rule. */
+  const bool inside_x = x0 - radius >= 0
+      && x0 - radius + S::columns <= p.width;
+
   /* The next step's pixels, two neighbours per item, loaded a step ahead so
    * that their latency hides behind the mma work. */
   uint32_t pixels[S::items][2];
   auto fetch = [&](int step) {
+    const int top = y0 - radius + 16 * step;
+    const bool inside_y = top >= 0 && top + 16 <= p.height;
 #pragma unroll
     for (int j = 0; j < S::items; j++) {
       const int item = threadIdx.x + j * THREADS;
       const int r = item / (S::columns / 2);
       const int column = 2 * (item - r * (S::columns / 2));
-      const int y = gb_border_index (y0 - radius + 16 * step + r, p.height,
+      const int y = inside_y ? top + r : gb_border_index (top + r, p.height,
           border);
       pixels[j][0] = pixels[j][1] = 0;
       if ((S::pairs % THREADS == 0 || item < S::pairs) && y >= 0) {
@@ -341,6 +361,8 @@ fused_kernel (FusedParams p, GbBorder border)
       }
     }
   }
+  __syncthreads ();             /* the next item restages the input */
+  }
 #endif
 }
 
@@ -437,24 +459,12 @@ gb_launch_fused (const GbDevicePlane & plane, const GbTaps & taps,
       ? ((uintptr_t) plane.dst % 8 == 0 && plane.dst_pitch % 8 == 0)
       : ((uintptr_t) plane.dst % 2 == 0 && plane.dst_pitch % 2 == 0);
 
-  /* Chunks: enough blocks for four per SM, but at least twice the rows the
-   * row pass repeats at a chunk's top. */
   err = cudaGetDevice (&device);
   if (err == cudaSuccess)
     err = cudaDeviceGetAttribute (&sms, cudaDevAttrMultiProcessorCount,
         device);
   if (err != cudaSuccess)
     return err;
-  {
-    const int wanted_chunks = (4 * sms + stripes - 1) / stripes;
-    int chunk = (plane.height + wanted_chunks - 1) / wanted_chunks;
-    chunk = (chunk + 15) / 16 * 16;
-    if (chunk < 32 * lead)
-      chunk = 32 * lead;
-    if (chunk > (plane.height + 15) / 16 * 16)
-      chunk = (plane.height + 15) / 16 * 16;
-    p.chunk = chunk;
-  }
 
   /* As Stage<C, KS>::stride, and the ring of 16 * KS rows. */
   const int stage_stride = (((tile - 8 + 16 * ksteps) / 8) | 1) * 8;
@@ -466,9 +476,39 @@ gb_launch_fused (const GbDevicePlane & plane, const GbTaps & taps,
     err = cudaFuncSetAttribute (kernel,
         cudaFuncAttributePreferredSharedMemoryCarveout,
         cudaSharedmemCarveoutMaxShared);
+  int resident = 0;
+  if (err == cudaSuccess)
+    err = cudaOccupancyMaxActiveBlocksPerMultiprocessor (&resident, kernel,
+        THREADS, shared);
   if (err != cudaSuccess)
     return err;
-  const dim3 grid (stripes, (plane.height + p.chunk - 1) / p.chunk);
-  kernel <<<grid, THREADS, shared, stream>>> (p, border);
+
+  /* Work items (stripe, chunk of rows): a chunk repeats the row pass over
+   * its first 16 * lead rows, so chunks are at least 32 * lead rows (and
+   * 32); then as many chunks as fill whole rounds of the resident blocks
+   * evenly, so that no last round runs a few blocks alone. */
+  {
+    const int slots = (resident > 0 ? resident : 1) * sms;
+    const int rounded_height = (plane.height + 15) / 16 * 16;
+    int chunk = 32 * lead > 32 ? 32 * lead : 32;
+    int chunks, rounds, fill;
+
+    if (chunk > rounded_height)
+      chunk = rounded_height;
+    chunks = (plane.height + chunk - 1) / chunk;
+    rounds = (stripes * chunks + slots - 1) / slots;
+    fill = rounds * slots / stripes;
+    if (fill > chunks) {
+      chunk = ((plane.height + fill - 1) / fill + 15) / 16 * 16;
+      chunks = (plane.height + chunk - 1) / chunk;
+    }
+    p.chunk = chunk;
+    p.chunks = chunks;
+    p.stripes = stripes;
+  }
+  const int items = p.stripes * p.chunks;
+  const int slots = (resident > 0 ? resident : 1) * sms;
+  kernel <<<items < slots ? items : slots, THREADS, shared, stream>>> (p,
+      border);
   return cudaGetLastError ();
 }
