@@ -29,14 +29,16 @@
 
 namespace {
 
-constexpr int WARPS = 4;
-constexpr int THREADS = WARPS * 32;
 constexpr int MAX_KSTEPS = 1 + (2 * GB_FUSED_MAX_RADIUS + 15) / 16;
 
-/* Stripe width in pixels: 32 to 64 samples of 8-byte groups per channel. */
+/* Stripe width in pixels and warps per block: 8-pixel groups enough for
+ * every warp; wide stripes for one and four channels, where the apron's
+ * staging would otherwise dominate. */
 template < int C > struct Stripe
 {
-  static constexpr int pixels = C == 1 ? 64 : 32;
+  static constexpr int pixels = C == 1 ? 128 : C == 4 ? 64 : 32;
+  static constexpr int warps = C == 1 || C == 4 ? 8 : 4;
+  static constexpr int threads = warps * 32;
 };
 
 struct FusedParams
@@ -143,7 +145,8 @@ template < int C, int KS > struct Stage
    * in eight different bank groups. */
   static constexpr int stride = ((columns / 8) | 1) * 8;
   static constexpr int pairs = 16 * columns / 2;        /* pixel pairs */
-  static constexpr int items = (pairs + THREADS - 1) / THREADS;
+  static constexpr int items = (pairs + Stripe < C >::threads - 1)
+      / Stripe < C >::threads;
 };
 
 /* Bytes lo and hi as the fp16 pair (lo - 128, hi - 128), exactly: 0x64XX is
@@ -175,17 +178,20 @@ load_pixel (const FusedParams & p, const uint8_t * row, int x)
 
 /* Blocks per SM the register budget must allow: small radii need fewer
  * registers (fewer k-steps of weights and prefetched pixels). */
-template < int KS > struct Residency
+template < int C, int KS > struct Residency
 {
-  static constexpr int blocks = KS <= 4 ? 6 : KS == 5 ? 5 : 4;
+  static constexpr int warps = KS <= 4 ? 24 : KS == 5 ? 20 : 16;
+  static constexpr int blocks = warps / Stripe < C >::warps;
 };
 
 template < int C, int KS > __global__ void
-__launch_bounds__ (THREADS, Residency < KS >::blocks)
+__launch_bounds__ (Stripe < C >::threads, (Residency < C, KS >::blocks))
 fused_kernel (FusedParams p, GbBorder border)
 {
 #ifdef GB_HAVE_MMA
   typedef Stage < C, KS > S;
+  constexpr int WARPS = Stripe < C >::warps;
+  constexpr int THREADS = Stripe < C >::threads;
   constexpr int TILE = S::tile;
   constexpr int GROUPS = TILE / 8;      /* 8-pixel column groups */
   constexpr int ROW_TILES = C * GROUPS / WARPS; /* row-pass tiles per warp */
@@ -411,7 +417,29 @@ kernel_for (int channels, int ksteps)
 int
 stripe_pixels (int channels)
 {
-  return channels == 1 ? Stripe < 1 >::pixels : Stripe < 4 >::pixels;
+  switch (channels) {
+    case 1:
+      return Stripe < 1 >::pixels;
+    case 2:
+      return Stripe < 2 >::pixels;
+    case 3:
+      return Stripe < 3 >::pixels;
+  }
+  return Stripe < 4 >::pixels;
+}
+
+int
+stripe_threads (int channels)
+{
+  switch (channels) {
+    case 1:
+      return Stripe < 1 >::threads;
+    case 2:
+      return Stripe < 2 >::threads;
+    case 3:
+      return Stripe < 3 >::threads;
+  }
+  return Stripe < 4 >::threads;
 }
 
 }                               /* namespace */
@@ -437,6 +465,7 @@ gb_launch_fused (const GbDevicePlane & plane, const GbTaps & taps,
   const int lead = (2 * radius + 15) / 16;
   const int ksteps = 1 + lead;
   const int tile = stripe_pixels (channels);
+  const int threads = stripe_threads (channels);
   const int stripes = (plane.width + tile - 1) / tile;
   FusedKernel kernel = kernel_for (channels, ksteps);
   FusedParams p;
@@ -479,7 +508,7 @@ gb_launch_fused (const GbDevicePlane & plane, const GbTaps & taps,
   int resident = 0;
   if (err == cudaSuccess)
     err = cudaOccupancyMaxActiveBlocksPerMultiprocessor (&resident, kernel,
-        THREADS, shared);
+        threads, shared);
   if (err != cudaSuccess)
     return err;
 
@@ -508,7 +537,7 @@ gb_launch_fused (const GbDevicePlane & plane, const GbTaps & taps,
   }
   const int items = p.stripes * p.chunks;
   const int slots = (resident > 0 ? resident : 1) * sms;
-  kernel <<<items < slots ? items : slots, THREADS, shared, stream>>> (p,
+  kernel <<<items < slots ? items : slots, threads, shared, stream>>> (p,
       border);
   return cudaGetLastError ();
 }
