@@ -56,12 +56,34 @@ template < typename InT, typename OutT > struct Pass
   int lines;
   int length;
   int segments;
+  bool aligned_in;              /* 4 channels: one 4- or 16-byte load */
+  bool aligned_out;             /* 4 channels: one 4- or 16-byte store */
 };
 
 template < typename InT > __device__ __forceinline__ const InT *
 sample_row (const InT * base, size_t pitch, int k)
 {
   return (const InT *) ((const char *) base + (size_t) k * pitch);
+}
+
+template < int C > __device__ __forceinline__ void
+load_vector (const uint8_t * row, float (&x)[C])
+{
+  const uchar4 v = __ldg (reinterpret_cast < const uchar4 * >(row));
+  x[0] = v.x;
+  x[1 % C] = v.y;
+  x[2 % C] = v.z;
+  x[3 % C] = v.w;
+}
+
+template < int C > __device__ __forceinline__ void
+load_vector (const float *row, float (&x)[C])
+{
+  const float4 v = __ldg (reinterpret_cast < const float4 * >(row));
+  x[0] = v.x;
+  x[1 % C] = v.y;
+  x[2 % C] = v.z;
+  x[3 % C] = v.w;
 }
 
 /* x_ext[k] of line `line`: the border rule along the line. */
@@ -79,9 +101,36 @@ load_sample (const Pass < InT, OutT > &p, int line, int k, GbBorder border,
   const InT *row = sample_row (p.in, p.in_pitch, mapped) + (size_t) line * C;
   /* Read-only for the kernel's life: the loads may run ahead of the
    * recursion and of the shared-memory stores. */
+  if (C == 4 && p.aligned_in) {
+    load_vector (row, x);
+    return;
+  }
 #pragma unroll
   for (int c = 0; c < C; c++)
     x[c] = (float) __ldg (&row[c]);
+}
+
+/* Walks `count` samples from k = from in direction dir (+1 or -1), loading
+ * BATCH samples ahead of the recursion: a step depends on the previous one,
+ * a load on nothing. */
+constexpr int BATCH = 8;
+
+template < int C, typename InT, typename OutT, typename Step >
+__device__ __forceinline__ void
+walk (const Pass < InT, OutT > &p, int line, int from, int count, int dir,
+    GbBorder border, Step step)
+{
+  for (int done = 0; done < count; done += BATCH) {
+    float xs[BATCH][C];
+#pragma unroll
+    for (int u = 0; u < BATCH; u++)
+      if (done + u < count)
+        load_sample (p, line, from + dir * (done + u), border, xs[u]);
+#pragma unroll
+    for (int u = 0; u < BATCH; u++)
+      if (done + u < count)
+        step (from + dir * (done + u), xs[u]);
+  }
 }
 
 __device__ __forceinline__ float
@@ -94,6 +143,19 @@ __device__ __forceinline__ uint8_t
 to_output (float v, uint8_t *)
 {
   return gb_round_u8 (v);
+}
+
+__device__ __forceinline__ void
+store_vector (float *out, float4 v)
+{
+  *reinterpret_cast < float4 * >(out) = v;
+}
+
+__device__ __forceinline__ void
+store_vector (uint8_t * out, float4 v)
+{
+  *reinterpret_cast < uchar4 * >(out) = make_uchar4 (gb_round_u8 (v.x),
+      gb_round_u8 (v.y), gb_round_u8 (v.z), gb_round_u8 (v.w));
 }
 
 __device__ __forceinline__ size_t
@@ -189,7 +251,7 @@ recursive_local_kernel (Pass < InT, OutT > p, Coefficients f, GbBorder border)
   const int r0 = segment * SEGMENT;
   const int r1 = min (r0 + SEGMENT, p.length);
   State < C > st;
-  float x[C], a[C], b[C];
+  float a[C], b[C];
 
   if (line >= p.lines)
     return;
@@ -198,23 +260,15 @@ recursive_local_kernel (Pass < InT, OutT > p, Coefficients f, GbBorder border)
     if (segment == p.segments - 1)
       return;
     load_sample (p, line, r0 - 1, border, a);
-#pragma unroll 8
-    for (int k = r0; k < r1; k++) {
-      load_sample (p, line, k, border, x);
-      causal_step (f, st, x, a);
-      copy (a, x);
-    }
+    walk < C > (p, line, r0, r1 - r0, 1, border,[&](int, const float (&x)[C]) {
+          causal_step (f, st, x, a); copy (a, x);});
   } else {
     if (segment == 0)
       return;
     load_sample (p, line, r1, border, a);
     load_sample (p, line, r1 + 1, border, b);
-#pragma unroll 8
-    for (int k = r1 - 1; k >= r0; k--) {
-      anticausal_step (f, st, a, b);
-      copy (b, a);
-      load_sample (p, line, k, border, a);
-    }
+    walk < C > (p, line, r1 - 1, r1 - r0, -1, border,[&](int, const float (&x)[C]) {
+          anticausal_step (f, st, a, b); copy (b, a); copy (a, x);});
   }
   st.store (&p.local[state_index (threadIdx.y, segment, line, 0, p.segments,
               p.lines, C)]);
@@ -274,17 +328,30 @@ recursive_resolve_kernel (Pass < InT, OutT > p, Coefficients f,
         }
         x_prev = x;
       }
-#pragma unroll 8
-    for (int segment = 0; segment < p.segments; segment++) {
-      const size_t at = state_index (0, segment, line, channel, p.segments,
-          p.lines, C);
-      if (segment > 0) {
-        const float4 local = __ldg (&p.local[state_index (0, segment - 1,
-                line, channel, p.segments, p.lines, C)]);
-        carry_across (f.carry_full[0], y1[0], y2[0], local.x, local.y);
-        carry_across (f.carry_full[1], y1[1], y2[1], local.z, local.w);
+    /* The local states are independent of the chain: load BATCH ahead. */
+    for (int base = 0; base < p.segments; base += BATCH) {
+      float4 local[BATCH];
+#pragma unroll
+      for (int u = 0; u < BATCH; u++) {
+        const int segment = base + u;
+        if (segment > 0 && segment < p.segments)
+          local[u] = __ldg (&p.local[state_index (0, segment - 1, line,
+                      channel, p.segments, p.lines, C)]);
       }
-      p.resolved[at] = make_float4 (y1[0], y2[0], y1[1], y2[1]);
+#pragma unroll
+      for (int u = 0; u < BATCH; u++) {
+        const int segment = base + u;
+        if (segment >= p.segments)
+          break;
+        if (segment > 0) {
+          carry_across (f.carry_full[0], y1[0], y2[0], local[u].x,
+              local[u].y);
+          carry_across (f.carry_full[1], y1[1], y2[1], local[u].z,
+              local[u].w);
+        }
+        p.resolved[state_index (0, segment, line, channel, p.segments,
+                p.lines, C)] = make_float4 (y1[0], y2[0], y1[1], y2[1]);
+      }
     }
   } else {
     const int e = n - 1 + w;
@@ -302,20 +369,30 @@ recursive_resolve_kernel (Pass < InT, OutT > p, Coefficients f,
         x_next2 = x_next;
         x_next = sample (k);
       }
-#pragma unroll 8
-    for (int segment = p.segments - 1; segment >= 0; segment--) {
-      const size_t at = state_index (1, segment, line, channel, p.segments,
-          p.lines, C);
-      if (segment < p.segments - 1) {
-        const float4 local = __ldg (&p.local[state_index (1, segment + 1,
-                line, channel, p.segments, p.lines, C)]);
-        const bool last = segment + 1 == p.segments - 1;
-        carry_across (last ? f.carry_last[0] : f.carry_full[0], y1[0], y2[0],
-            local.x, local.y);
-        carry_across (last ? f.carry_last[1] : f.carry_full[1], y1[1], y2[1],
-            local.z, local.w);
+    for (int base = p.segments - 1; base >= 0; base -= BATCH) {
+      float4 local[BATCH];
+#pragma unroll
+      for (int u = 0; u < BATCH; u++) {
+        const int segment = base - u;
+        if (segment >= 0 && segment < p.segments - 1)
+          local[u] = __ldg (&p.local[state_index (1, segment + 1, line,
+                      channel, p.segments, p.lines, C)]);
       }
-      p.resolved[at] = make_float4 (y1[0], y2[0], y1[1], y2[1]);
+#pragma unroll
+      for (int u = 0; u < BATCH; u++) {
+        const int segment = base - u;
+        if (segment < 0)
+          break;
+        if (segment < p.segments - 1) {
+          const bool last = segment + 1 == p.segments - 1;
+          carry_across (last ? f.carry_last[0] : f.carry_full[0], y1[0],
+              y2[0], local[u].x, local[u].y);
+          carry_across (last ? f.carry_last[1] : f.carry_full[1], y1[1],
+              y2[1], local[u].z, local[u].w);
+        }
+        p.resolved[state_index (1, segment, line, channel, p.segments,
+                p.lines, C)] = make_float4 (y1[0], y2[0], y1[1], y2[1]);
+      }
     }
   }
 }
@@ -327,7 +404,7 @@ __launch_bounds__ (2 * LINES)
 recursive_final_kernel (Pass < InT, OutT > p, Coefficients f, GbBorder border)
 {
   /* LINES + 1: the transposed read-back walks k, which would hit one bank. */
-  __shared__ float partial[2][SEGMENT][LINES + 1][C];
+  __shared__ __align__ (16) float partial[2][SEGMENT][LINES + 1][C];
   const int line0 = blockIdx.x * LINES;
   const int line = line0 + threadIdx.x;
   const int segment = blockIdx.y;
@@ -336,32 +413,26 @@ recursive_final_kernel (Pass < InT, OutT > p, Coefficients f, GbBorder border)
 
   if (line < p.lines) {
     State < C > st;
-    float x[C], a[C], b[C];
+    float a[C], b[C];
     st.load (&p.resolved[state_index (threadIdx.y, segment, line, 0,
                 p.segments, p.lines, C)]);
     if (threadIdx.y == 0) {
       load_sample (p, line, r0 - 1, border, a);
-#pragma unroll 8
-      for (int k = r0; k < r1; k++) {
-        load_sample (p, line, k, border, x);
-        causal_step (f, st, x, a);
-        copy (a, x);
+      walk < C > (p, line, r0, r1 - r0, 1, border,[&](int k, const float (&x)[C]) {
+            causal_step (f, st, x, a); copy (a, x);
 #pragma unroll
-        for (int c = 0; c < C; c++)
-          partial[0][k - r0][threadIdx.x][c] = st.y1[c][0] + st.y1[c][1];
-      }
+            for (int c = 0; c < C; c++)
+            partial[0][k - r0][threadIdx.x][c] = st.y1[c][0] + st.y1[c][1];});
     } else {
       load_sample (p, line, r1, border, a);
       load_sample (p, line, r1 + 1, border, b);
-#pragma unroll 8
-      for (int k = r1 - 1; k >= r0; k--) {
-        anticausal_step (f, st, a, b);
+      walk < C > (p, line, r1 - 1, r1 - r0, -1, border,[&](int k,
+              const float (&x)[C]) {
+            anticausal_step (f, st, a, b);
 #pragma unroll
-        for (int c = 0; c < C; c++)
-          partial[1][k - r0][threadIdx.x][c] = st.y1[c][0] + st.y1[c][1];
-        copy (b, a);
-        load_sample (p, line, k, border, a);
-      }
+            for (int c = 0; c < C; c++)
+            partial[1][k - r0][threadIdx.x][c] = st.y1[c][0] + st.y1[c][1];
+            copy (b, a); copy (a, x);});
     }
   }
   __syncthreads ();
@@ -370,6 +441,21 @@ recursive_final_kernel (Pass < InT, OutT > p, Coefficients f, GbBorder border)
   const int count = (r1 - r0) * C;
   const int lines_here = min (LINES, p.lines - line0);
   const int thread = threadIdx.y * LINES + threadIdx.x;
+  if (C == 4 && p.aligned_out) {
+    /* one pixel per store */
+    const int n = r1 - r0;
+    for (int u = thread; u < lines_here * n; u += 2 * LINES) {
+      const int i = n == SEGMENT ? u / SEGMENT : u / n;
+      const int k = u - i * n;
+      const float4 c = *reinterpret_cast < const float4 * >(partial[0][k][i]);
+      const float4 a = *reinterpret_cast < const float4 * >(partial[1][k][i]);
+      OutT *out = (OutT *) ((char *) p.out + (size_t) (line0 + i)
+          * p.out_pitch) + (size_t) (r0 + k) * C;
+      store_vector (out, make_float4 (c.x + a.x, c.y + a.y, c.z + a.z,
+              c.w + a.w));
+    }
+    return;
+  }
   for (int i = 0; i < lines_here; i++) {
     OutT *out_row = (OutT *) ((char *) p.out
         + (size_t) (line0 + i) * p.out_pitch) + (size_t) r0 * C;
@@ -460,6 +546,9 @@ launch_channels (const GbDevicePlane & plane, const GbRecursiveFilter & filter,
   columns.in_pitch = plane.src_pitch;
   columns.out = plane.transposed;
   columns.out_pitch = plane.transposed_pitch;
+  columns.aligned_in = (uintptr_t) plane.src % 4 == 0
+      && plane.src_pitch % 4 == 0;
+  columns.aligned_out = true;   /* our intermediate */
   columns.lines = plane.width;
   columns.length = plane.height;
   columns.segments = gb_recursive_segments (plane.height);
@@ -475,6 +564,9 @@ launch_channels (const GbDevicePlane & plane, const GbRecursiveFilter & filter,
   rows.in_pitch = plane.transposed_pitch;
   rows.out = plane.dst;
   rows.out_pitch = plane.dst_pitch;
+  rows.aligned_in = true;
+  rows.aligned_out = (uintptr_t) plane.dst % 4 == 0
+      && plane.dst_pitch % 4 == 0;
   rows.lines = plane.height;
   rows.length = plane.width;
   rows.segments = gb_recursive_segments (plane.width);
