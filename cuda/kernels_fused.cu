@@ -19,7 +19,7 @@
  *            and stored.
  *
  * Only the first 2 * radius rows of a chunk are row-filtered twice. Error
- * against the float separable path: the fp16 weights (relative 2^-12) and
+ * against the float separable path: the fp16 weights (relative 2^-11) and
  * the fp16 intermediate (at most 1/32 of a level) move the result by a few
  * hundredths of a level; the parity tests bound it by 1.
  */
@@ -62,6 +62,7 @@ struct FusedParams
 #define GB_HAVE_MMA 1
 #endif
 
+#ifdef GB_HAVE_MMA
 __device__ __forceinline__ uint32_t
 pack_half2 (float lo, float hi)
 {
@@ -69,7 +70,6 @@ pack_half2 (float lo, float hi)
   return *reinterpret_cast < uint32_t * >(&h);
 }
 
-#ifdef GB_HAVE_MMA
 __device__ __forceinline__ void
 mma_16816 (float (&d)[4], const uint32_t (&a)[4], uint32_t b0, uint32_t b1)
 {
@@ -149,6 +149,7 @@ template < int C, int KS > struct Stage
       / Stripe < C >::threads;
 };
 
+#ifdef GB_HAVE_MMA
 /* Bytes lo and hi as the fp16 pair (lo - 128, hi - 128), exactly: 0x64XX is
  * 1024 + XX in fp16. */
 __device__ __forceinline__ uint32_t
@@ -162,6 +163,7 @@ centred_half2 (uint32_t lo_word, uint32_t hi_word, int channel)
   h = __hsub2 (h, __float2half2_rn (1152.0f));
   return *reinterpret_cast < uint32_t * >(&h);
 }
+#endif
 
 template < int C > __device__ __forceinline__ uint32_t
 load_pixel (const FusedParams & p, const uint8_t * row, int x)

@@ -13,14 +13,18 @@
  *   causal_s[k]     = n0 x[k]   + n1 x[k-1] + d1 causal_s[k-1]     + d2 causal_s[k-2]
  *   anticausal_s[k] = m1 x[k+1] + m2 x[k+2] + d1 anticausal_s[k+1] + d2 anticausal_s[k+2]
  *
- * Start-up rule, the same on the CPU and the GPU: a run whose first output is
- * at index r starts `warmup` samples earlier, at q = r - warmup (backward: at
- * e = last + warmup), from the steady state of the constant signal x_ext[q]
- * (section outputs causal_gain * x_ext[q], inputs x_ext[q]), where x_ext is the
- * line extended by the border rule (gb_border_index; zero outside for
- * GB_BORDER_ZERO). For clamp and zero borders this start is exact at the frame
- * edge; elsewhere (mirror edges, and the GPU's interior segment starts) the
- * error it leaves at r is at most GB_RECURSIVE_WARMUP_ERROR 8-bit levels.
+ * Start-up rule at the two ends of a line, the same on the CPU and the GPU:
+ * the run starts `warmup` samples outside the line, at q = -warmup (backward:
+ * at e = length - 1 + warmup), from the steady state of the constant signal
+ * x_ext[q] (section outputs causal_gain * x_ext[q], inputs x_ext[q]), where
+ * x_ext is the line extended by the border rule (gb_border_index; zero
+ * outside for GB_BORDER_ZERO). For clamp and zero borders x_ext is constant
+ * beyond the edge, so this start is exact; only a mirror edge is approximate,
+ * leaving at most GB_RECURSIVE_WARMUP_ERROR 8-bit levels at the line's first
+ * output. Nowhere else is a state approximated: the CPU runs each line whole,
+ * and the GPU, which filters 32-sample segments in parallel, resolves the
+ * true state entering every interior segment exactly (kernels_recursive.cu;
+ * docs/algorithms.md, section 7.5).
  */
 #ifndef GAUSSBLUR_RECURSIVE_H
 #define GAUSSBLUR_RECURSIVE_H
@@ -29,8 +33,9 @@
 extern "C" {
 #endif
 
-/* Bound, in 8-bit levels, on what an approximate start state leaves in the
- * first output of a run after `warmup` samples (per direction and pass). */
+/* Bound, in 8-bit levels, on what the approximate start state at a mirror
+ * edge leaves in the line's first output after `warmup` samples (per
+ * direction and pass). */
 #define GB_RECURSIVE_WARMUP_ERROR 0.05
 
 typedef struct {
@@ -39,7 +44,8 @@ typedef struct {
   float d1[2], d2[2];           /* denominators, shared by both directions */
   float causal_gain[2];         /* section outputs for a constant input of 1 */
   float anticausal_gain[2];     /* (the four gains sum to 1) */
-  int warmup;                   /* samples run before a run's first output */
+  int warmup;                   /* samples run beyond each end of a line
+                                 * (only a mirror edge needs them) */
 } GbRecursiveFilter;
 
 /* Fills filter for sigma > 0 (computed in double, stored as float). */

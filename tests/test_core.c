@@ -1024,7 +1024,10 @@ test_repeatability (void)
   check (gb_blur_get_backend (blur) == GB_BACKEND_CPU, "backend");
   set_params (blur, 2.0, 0, GB_ALGORITHM_AUTO, GB_BORDER_CLAMP);
   check (gb_blur_get_effective_algorithm (blur) == GB_ALGORITHM_SEPARABLE,
-      "auto is separable on the CPU");
+      "auto is separable on the CPU at sigma 2");
+  set_params (blur, 10.0, 0, GB_ALGORITHM_AUTO, GB_BORDER_CLAMP);
+  check (gb_blur_get_effective_algorithm (blur) == GB_ALGORITHM_RECURSIVE,
+      "auto is recursive on the CPU at sigma 10");
   set_params (blur, 2.0, 0, GB_ALGORITHM_SHARED, GB_BORDER_CLAMP);
   check (gb_blur_get_effective_algorithm (blur) == GB_ALGORITHM_SHARED,
       "an explicit algorithm is kept");
