@@ -147,8 +147,9 @@ GST_START_TEST (test_parity)
   g_list_free_full (formats, g_free);
 
   g_print ("element-gpu: %u frames (11 formats x 4 sizes x 3 borders x "
-      "2 sigmas x 4 algorithms) match the CPU core, largest difference %d "
-      "(tolerance %d)\n", n_compared, worst_difference, TOLERANCE);
+      "2 sigmas x %u algorithms) match the CPU core, largest difference %d "
+      "(tolerance %d)\n", n_compared, (guint) G_N_ELEMENTS (algorithms),
+      worst_difference, TOLERANCE);
 }
 
 GST_END_TEST;
