@@ -182,7 +182,10 @@ load_pixel (const FusedParams & p, const uint8_t * row, int x)
  * registers (fewer k-steps of weights and prefetched pixels). */
 template < int C, int KS > struct Residency
 {
-  static constexpr int warps = KS <= 4 ? 24 : KS == 5 ? 20 : 16;
+  /* Measured on the H100 (docs/performance.md, "Steps"): 32 warps per SM
+   * (64 registers) pay up to 3 k-steps, 16 (128 registers) from 6 on. */
+  static constexpr int warps = KS <= 3 ? 32 : KS == 4 ? 24 : KS == 5 ? 20
+      : 16;
   static constexpr int blocks = warps / Stripe < C >::warps;
 };
 
@@ -515,13 +518,15 @@ gb_launch_fused (const GbDevicePlane & plane, const GbTaps & taps,
     return err;
 
   /* Work items (stripe, chunk of rows): a chunk repeats the row pass over
-   * its first 16 * lead rows, so chunks are at least 32 * lead rows (and
-   * 32); then as many chunks as fill whole rounds of the resident blocks
-   * evenly, so that no last round runs a few blocks alone. */
+   * its first 16 * lead rows, so chunks are at least 64 * lead rows (a
+   * quarter more rows filtered; measured faster than 32 * lead, as fast as
+   * 96 * lead, and faster than 128 * lead at 4K); then as many chunks as fill whole rounds of
+   * the resident blocks evenly, so that no last round runs a few blocks
+   * alone. */
   {
     const int slots = (resident > 0 ? resident : 1) * sms;
     const int rounded_height = (plane.height + 15) / 16 * 16;
-    int chunk = 32 * lead > 32 ? 32 * lead : 32;
+    int chunk = 64 * lead;
     int chunks, rounds, fill;
 
     if (chunk > rounded_height)
