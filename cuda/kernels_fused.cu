@@ -27,6 +27,8 @@
 
 #include <cuda_fp16.h>
 
+#include <atomic>
+
 namespace {
 
 constexpr int MAX_KSTEPS = 1 + (2 * GB_FUSED_MAX_RADIUS + 15) / 16;
@@ -419,32 +421,69 @@ kernel_for (int channels, int ksteps)
   return NULL;
 }
 
-int
-stripe_pixels (int channels)
+struct StripeShape
 {
-  switch (channels) {
-    case 1:
-      return Stripe < 1 >::pixels;
-    case 2:
-      return Stripe < 2 >::pixels;
-    case 3:
-      return Stripe < 3 >::pixels;
-  }
-  return Stripe < 4 >::pixels;
+  int pixels;
+  int threads;
+};
+
+template < int C > StripeShape
+shape_of ()
+{
+  return StripeShape { Stripe < C >::pixels, Stripe < C >::threads };
 }
 
-int
-stripe_threads (int channels)
+StripeShape
+stripe_shape (int channels)
 {
   switch (channels) {
     case 1:
-      return Stripe < 1 >::threads;
+      return shape_of < 1 > ();
     case 2:
-      return Stripe < 2 >::threads;
+      return shape_of < 2 > ();
     case 3:
-      return Stripe < 3 >::threads;
+      return shape_of < 3 > ();
   }
-  return Stripe < 4 >::threads;
+  return shape_of < 4 > ();
+}
+
+/* Per device and kernel, once: the shared memory it may use, and how many
+ * of its blocks an SM holds (host calls kept off the per-frame path). */
+constexpr int CACHED_DEVICES = 16;
+std::atomic < int > cached_sms[CACHED_DEVICES];
+std::atomic < int > cached_resident[CACHED_DEVICES][5][MAX_KSTEPS + 1];
+
+cudaError_t
+prepare_kernel (FusedKernel kernel, int device, int channels, int ksteps,
+    int threads, size_t shared, int *sms, int *resident)
+{
+  const bool cached = device >= 0 && device < CACHED_DEVICES;
+  cudaError_t err;
+
+  if (cached) {
+    *sms = cached_sms[device].load (std::memory_order_relaxed);
+    *resident = cached_resident[device][channels][ksteps].load
+        (std::memory_order_relaxed);
+    if (*sms > 0 && *resident > 0)
+      return cudaSuccess;
+  }
+  err = cudaDeviceGetAttribute (sms, cudaDevAttrMultiProcessorCount, device);
+  if (err == cudaSuccess)
+    err = cudaFuncSetAttribute (kernel,
+        cudaFuncAttributeMaxDynamicSharedMemorySize, (int) shared);
+  if (err == cudaSuccess)       /* room for several blocks per SM */
+    err = cudaFuncSetAttribute (kernel,
+        cudaFuncAttributePreferredSharedMemoryCarveout,
+        cudaSharedmemCarveoutMaxShared);
+  if (err == cudaSuccess)
+    err = cudaOccupancyMaxActiveBlocksPerMultiprocessor (resident, kernel,
+        threads, shared);
+  if (err == cudaSuccess && cached && *resident > 0) {
+    cached_sms[device].store (*sms, std::memory_order_relaxed);
+    cached_resident[device][channels][ksteps].store (*resident,
+        std::memory_order_relaxed);
+  }
+  return err;
 }
 
 }                               /* namespace */
@@ -469,8 +508,9 @@ gb_launch_fused (const GbDevicePlane & plane, const GbTaps & taps,
   const int channels = plane.channels;
   const int lead = (2 * radius + 15) / 16;
   const int ksteps = 1 + lead;
-  const int tile = stripe_pixels (channels);
-  const int threads = stripe_threads (channels);
+  const StripeShape shape = stripe_shape (channels);
+  const int tile = shape.pixels;
+  const int threads = shape.threads;
   const int stripes = (plane.width + tile - 1) / tile;
   FusedKernel kernel = kernel_for (channels, ksteps);
   FusedParams p;
@@ -493,36 +533,24 @@ gb_launch_fused (const GbDevicePlane & plane, const GbTaps & taps,
       ? ((uintptr_t) plane.dst % 8 == 0 && plane.dst_pitch % 8 == 0)
       : ((uintptr_t) plane.dst % 2 == 0 && plane.dst_pitch % 2 == 0);
 
-  err = cudaGetDevice (&device);
-  if (err == cudaSuccess)
-    err = cudaDeviceGetAttribute (&sms, cudaDevAttrMultiProcessorCount,
-        device);
-  if (err != cudaSuccess)
-    return err;
-
   /* As Stage<C, KS>::stride, and the ring of 16 * KS rows. */
   const int stage_stride = (((tile - 8 + 16 * ksteps) / 8) | 1) * 8;
   const size_t shared = sizeof (__half) * channels
       * (16 * (size_t) stage_stride + 16 * (size_t) ksteps * (tile + 8));
-  err = cudaFuncSetAttribute (kernel,
-      cudaFuncAttributeMaxDynamicSharedMemorySize, (int) shared);
-  if (err == cudaSuccess)       /* room for several blocks per SM */
-    err = cudaFuncSetAttribute (kernel,
-        cudaFuncAttributePreferredSharedMemoryCarveout,
-        cudaSharedmemCarveoutMaxShared);
   int resident = 0;
+  err = cudaGetDevice (&device);
   if (err == cudaSuccess)
-    err = cudaOccupancyMaxActiveBlocksPerMultiprocessor (&resident, kernel,
-        threads, shared);
+    err = prepare_kernel (kernel, device, channels, ksteps, threads, shared,
+        &sms, &resident);
   if (err != cudaSuccess)
     return err;
 
   /* Work items (stripe, chunk of rows): a chunk repeats the row pass over
    * its first 16 * lead rows, so chunks are at least 64 * lead rows (a
    * quarter more rows filtered; measured faster than 32 * lead, as fast as
-   * 96 * lead, and faster than 128 * lead at 4K); then as many chunks as fill whole rounds of
-   * the resident blocks evenly, so that no last round runs a few blocks
-   * alone. */
+   * 96 * lead, and faster than 128 * lead at 4K); then as many chunks as
+   * fill whole rounds of the resident blocks evenly, so that no last round
+   * runs a few blocks alone. */
   {
     const int slots = (resident > 0 ? resident : 1) * sms;
     const int rounded_height = (plane.height + 15) / 16 * 16;

@@ -27,6 +27,8 @@
  */
 #include "kernels.h"
 
+#include <atomic>
+
 namespace {
 
 constexpr int LINES = 32;       /* lines per block: one warp per direction */
@@ -533,10 +535,18 @@ run_pass (const Pass < InT, OutT > &pass, const GbRecursiveFilter & filter,
       / RESOLVE_THREADS, 2);
 
   /* The final kernel's staging decides its blocks per SM: ask for the
-   * largest shared-memory carveout. */
-  cudaError_t err = cudaFuncSetAttribute (recursive_final_kernel < C, InT,
-      OutT >, cudaFuncAttributePreferredSharedMemoryCarveout,
-      cudaSharedmemCarveoutMaxShared);
+   * largest shared-memory carveout, once per device (a bit each). */
+  static std::atomic < unsigned >carveout_set (0);
+  int device = 0;
+  cudaError_t err = cudaGetDevice (&device);
+  const unsigned bit = device < 32 ? 1u << device : 0u;
+  if (err == cudaSuccess && !(carveout_set.load () & bit)) {
+    err = cudaFuncSetAttribute (recursive_final_kernel < C, InT, OutT >,
+        cudaFuncAttributePreferredSharedMemoryCarveout,
+        cudaSharedmemCarveoutMaxShared);
+    if (err == cudaSuccess)
+      carveout_set.fetch_or (bit);
+  }
   if (err != cudaSuccess)
     return err;
   recursive_local_kernel < C > <<<grid, block, 0, stream>>> (pass, f, border);
