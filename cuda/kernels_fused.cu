@@ -6,8 +6,10 @@
  * A 1D convolution of 16 lines is a matrix product with a banded (Toeplitz)
  * weight matrix, which the tensor cores evaluate at many times the rate of
  * the FP32 units: a tap-per-FMA pass is instruction-bound long before it is
- * memory-bound (docs/performance.md). Each block owns a stripe TILE pixels
- * wide and a chunk of rows, and walks down it 16 rows at a time:
+ * memory-bound (docs/performance.md). A work item is a stripe of the frame
+ * (Stripe<C>::pixels wide) and a chunk of its rows; the grid holds as many
+ * blocks as the SMs keep resident, each taking items in turn and walking
+ * down each 16 rows at a time:
  *
  *   load:    16 input rows of the stripe plus its apron, border-mapped, as
  *            fp16 (samples - 128, exact), one plane per channel;
@@ -18,10 +20,11 @@
  *            weights as A, the ring as B (ldmatrix.trans), rounded to 8 bits
  *            and stored.
  *
- * Only the first 2 * radius rows of a chunk are row-filtered twice. Error
- * against the float separable path: the fp16 weights (relative 2^-11) and
- * the fp16 intermediate (at most 1/32 of a level) move the result by a few
- * hundredths of a level; the parity tests bound it by 1.
+ * Only the first 16 * lead rows of a chunk are row-filtered twice. Error
+ * against the float separable path (docs/algorithms.md, section 8): the
+ * fp16 weights (relative 2^-11) and the fp16 intermediate (at most 1/32 of
+ * a level) move the result by at most about 0.16 of a level, typically a
+ * few hundredths; the parity tests bound it by 1.
  */
 #include "kernels.h"
 
