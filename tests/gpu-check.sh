@@ -38,7 +38,9 @@ if [ "$what" = tests ] || [ "$what" = all ]; then
   step pipeline 60 gst-launch-1.0 -q videotestsrc num-buffers=30 ! video/x-raw,format=RGBA,width=1920,height=1080 ! cudagaussblur sigma=3 backend=cuda ! fakesink
   step parity 240 "$build/tests/test-gpu-parity"
   step element-gpu 120 "$build/tests/test-element-gpu"
+  step pitches 120 "$build/tests/test-gpu-pitches"
   step memcheck 100 compute-sanitizer --tool memcheck --error-exitcode 1 "$build/tests/test-gpu-parity" --quick
+  step memcheck-pitches 200 compute-sanitizer --tool memcheck --error-exitcode 1 "$build/tests/test-gpu-pitches"
 fi
 if [ "$what" != bench ]; then
   step racecheck 400 compute-sanitizer --tool racecheck --error-exitcode 1 "$build/tests/test-gpu-parity" --race
