@@ -329,7 +329,7 @@ main (int argc, char **argv)
   static const double quick_sigmas[] = { 1, 3, 10, 30 };
   static const GbAlgorithm algorithms[] = { GB_ALGORITHM_NAIVE,
     GB_ALGORITHM_SHARED, GB_ALGORITHM_SEPARABLE, GB_ALGORITHM_FUSED,
-    GB_ALGORITHM_RECURSIVE, GB_ALGORITHM_AUTO
+    GB_ALGORITHM_RECURSIVE, GB_ALGORITHM_MULTISCALE, GB_ALGORITHM_AUTO
   };
   bool quick = false, with_cpu = true, gpu = true, with_npp = true;
   int n_cases = 4;
@@ -464,14 +464,16 @@ main (int argc, char **argv)
       const int radius = gb_auto_radius (sigma);
       float weights[2 * GB_MAX_RADIUS + 1];
       GbRecursiveFilter recursive;
+      GbMultiscalePlan multiscale;   /* one plane */
       double npp_us = -1;
       std::string check;
 
       gb_gaussian_weights (sigma, radius, weights);
       gb_recursive_filter (sigma, &recursive);
+      gb_multiscale_plan (sigma, c.width, c.height, &multiscale);
       if (gpu)
         CHECK_GB (gb_cuda_set_weights (cuda, weights, radius, &recursive,
-                &error_));
+                &multiscale, &error_));
 
 #ifdef GB_HAVE_NPP
       /* NPP on the same frames, with the same taps; its output on frame 0

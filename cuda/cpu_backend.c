@@ -84,6 +84,8 @@ typedef struct
                                  * width * channels */
   size_t tile_floats;           /* SHARED: the tile at the start of the scratch */
   const GbRecursiveFilter *recursive;   /* RECURSIVE */
+  const GbMultiscalePlan *multiscale;   /* MULTISCALE: this plane's plan */
+  int pass;                     /* MULTISCALE: which of its six passes */
 } GbPlaneJob;
 
 /* Blurs rows [row_begin, row_end) of a job; scratch is the band's own. */
@@ -1032,6 +1034,11 @@ gb_cpu_configure (GbCpu * cpu, const GbGeometry * geometry, GbError * error)
       padded_floats = padded;
     if (recursive_scratch_floats (plane) > recursive_floats)
       recursive_floats = recursive_scratch_floats (plane);
+    /* MULTISCALE keeps its images in the intermediate too. */
+    if (gb_multiscale_scratch_floats (plane->width, plane->height)
+        * plane->channels > plane_floats)
+      plane_floats = gb_multiscale_scratch_floats (plane->width,
+          plane->height) * plane->channels;
   }
   tile_floats = align_floats (GB_CPU_TILE_ROWS * padded_floats);
   /* The tile area doubles as the SEPARABLE padded row (at most one row
@@ -1071,6 +1078,167 @@ gb_cpu_configure (GbCpu * cpu, const GbGeometry * geometry, GbError * error)
   return GB_OK;
 }
 
+/* --- MULTISCALE: six resampling passes in float (multiscale.h) --- */
+
+/* The source index of a resampling tap: the frame's border rule (-1: a zero
+ * sample) or clamping to the small image. */
+static inline int
+resample_source (const GbResample * r, int i, GbBorder border)
+{
+  if (r->frame_border)
+    return gb_border_index (i, r->in_length, border);
+  return i < 0 ? 0 : i >= r->in_length ? r->in_length - 1 : i;
+}
+
+static inline int
+resample_first (const GbResample * r, int o)
+{
+  return o / r->phases * r->step + r->first[o % r->phases];
+}
+
+/* Scratch of a plane in the intermediate: the wide image (the frame's rows
+ * at small width, later the small rows at frame width), two small images. */
+typedef struct
+{
+  float *wide, *small, *small2;
+} MultiscaleScratch;
+
+static MultiscaleScratch
+multiscale_scratch (const GbPlaneJob * job)
+{
+  const GbMultiscalePlan *plan = job->multiscale;
+  const size_t c = job->channels;
+  const size_t rows = (size_t) job->height * plan->small_width * c;
+  const size_t columns = (size_t) plan->small_height * job->width * c;
+  MultiscaleScratch m;
+
+  m.wide = job->intermediate;
+  m.small = m.wide + (rows > columns ? rows : columns);
+  m.small2 = m.small + (size_t) plan->small_height * plan->small_width * c;
+  return m;
+}
+
+/* Along rows y in [y0, y1): out[y][o * C + c] = sum_t w[t] in[y][s_t * C + c],
+ * from bytes (in8) or floats (in). */
+static void
+resample_rows (const GbResample * r, const float *table, GbBorder border,
+    int channels, int y0, int y1, const uint8_t * in8, const float *in,
+    size_t in_stride, float *out, size_t out_stride)
+{
+  int y, o, c, t;
+
+  for (y = y0; y < y1; y++)
+    for (o = 0; o < r->out_length; o++) {
+      const int first = resample_first (r, o);
+      const float *w = table + r->weights + (o % r->phases) * r->taps;
+      for (c = 0; c < channels; c++) {
+        float acc = 0.0f;
+        for (t = 0; t < r->taps; t++) {
+          const int s = resample_source (r, first + t, border);
+          const size_t at = (size_t) y * in_stride + (size_t) s * channels + c;
+          acc += w[t] * (s < 0 ? 0.0f : in8 ? (float) in8[at] : in[at]);
+        }
+        out[(size_t) y * out_stride + (size_t) o * channels + c] = acc;
+      }
+    }
+}
+
+/* Output rows o in [o0, o1): out[o][e] = sum_t w[t] in[s_t][e] for every
+ * element e, into floats (out) or rounded bytes (out8, through row). */
+static void
+resample_columns (const GbResample * r, const float *table, GbBorder border,
+    size_t elements, int o0, int o1, const float *in, size_t in_stride,
+    float *out, uint8_t * out8, size_t out_stride, float *row)
+{
+  int o, t;
+  size_t e;
+
+  for (o = o0; o < o1; o++) {
+    const int first = resample_first (r, o);
+    const float *w = table + r->weights + (o % r->phases) * r->taps;
+    float *acc = out8 ? row : out + (size_t) o * out_stride;
+    for (e = 0; e < elements; e++)
+      acc[e] = 0.0f;
+    for (t = 0; t < r->taps; t++) {
+      const int s = resample_source (r, first + t, border);
+      const float *src = in + (size_t) s * in_stride;
+      if (s < 0)
+        continue;               /* a zero row */
+      for (e = 0; e < elements; e++)
+        acc[e] += w[t] * src[e];
+    }
+    if (out8)
+      for (e = 0; e < elements; e++)
+        out8[(size_t) o * out_stride + e] = gb_round_u8 (acc[e]);
+  }
+}
+
+/* One band of pass job->pass: rows of the pass's output. */
+static void
+multiscale_band (const GbPlaneJob * job, float *scratch, int row_begin,
+    int row_end)
+{
+  const GbMultiscalePlan *plan = job->multiscale;
+  const float *table = plan->table;
+  const int c = job->channels;
+  const size_t small_row = (size_t) plan->small_width * c;
+  const size_t frame_row = (size_t) job->width * c;
+  const MultiscaleScratch m = multiscale_scratch (job);
+
+  switch (job->pass) {
+    case 0:                    /* down along x: frame rows -> wide */
+      resample_rows (&plan->down_x, table, job->border, c, row_begin,
+          row_end, job->src, NULL, job->src_stride, m.wide, small_row);
+      break;
+    case 1:                    /* down along y: wide -> small */
+      resample_columns (&plan->down_y, table, job->border, small_row,
+          row_begin, row_end, m.wide, small_row, m.small, NULL, small_row,
+          NULL);
+      break;
+    case 2:                    /* blur along x: small -> small2 */
+      resample_rows (&plan->blur_x, table, job->border, c, row_begin,
+          row_end, NULL, m.small, small_row, m.small2, small_row);
+      break;
+    case 3:                    /* blur along y: small2 -> small */
+      resample_columns (&plan->blur_y, table, job->border, small_row,
+          row_begin, row_end, m.small2, small_row, m.small, NULL, small_row,
+          NULL);
+      break;
+    case 4:                    /* up along x: small -> wide */
+      resample_rows (&plan->up_x, table, job->border, c, row_begin, row_end,
+          NULL, m.small, small_row, m.wide, frame_row);
+      break;
+    default:                   /* up along y: wide -> the frame */
+      resample_columns (&plan->up_y, table, job->border, frame_row,
+          row_begin, row_end, m.wide, frame_row, NULL, job->dst,
+          job->dst_stride, scratch);
+      break;
+  }
+}
+
+static void
+process_multiscale (GbCpu * cpu, const GbPlaneJob * job)
+{
+  const GbMultiscalePlan *plan = job->multiscale;
+  const int rows[6] = { job->height, plan->small_height, plan->small_height,
+    plan->small_height, plan->small_height, job->height
+  };
+  const GbResample *passes[6] = { &plan->down_x, &plan->down_y,
+    &plan->blur_x, &plan->blur_y, &plan->up_x, &plan->up_y
+  };
+  GbPlaneJob pass_job = *job;
+
+  for (pass_job.pass = 0; pass_job.pass < 6; pass_job.pass++) {
+    const GbResample *r = passes[pass_job.pass];
+    const double work = (double) r->taps * job->channels
+        * (pass_job.pass % 2 == 0 ? r->out_length : (pass_job.pass == 5
+            ? job->width : plan->small_width));
+    /* Every row of a pass is written before the next pass reads it. */
+    run_bands (cpu, multiscale_band, &pass_job, rows[pass_job.pass],
+        band_count (cpu, rows[pass_job.pass], work));
+  }
+}
+
 static void
 process_plane (GbCpu * cpu, const GbPlaneJob * job, GbAlgorithm algorithm)
 {
@@ -1085,6 +1253,9 @@ process_plane (GbCpu * cpu, const GbPlaneJob * job, GbAlgorithm algorithm)
     case GB_ALGORITHM_SHARED:
       run_bands (cpu, shared_band, job, job->height,
           band_count (cpu, job->height, row_samples * taps * taps));
+      break;
+    case GB_ALGORITHM_MULTISCALE:
+      process_multiscale (cpu, job);
       break;
     case GB_ALGORITHM_RECURSIVE:{
       /* Every column is finished before any row starts. */
@@ -1113,7 +1284,8 @@ process_plane (GbCpu * cpu, const GbPlaneJob * job, GbAlgorithm algorithm)
 GbStatus
 gb_cpu_process (GbCpu * cpu, const GbImage * src, const GbImage * dst,
     const float *weights, int radius, const GbRecursiveFilter * recursive,
-    GbAlgorithm algorithm, GbBorder border, GbError * error)
+    const GbMultiscalePlan * multiscale, GbAlgorithm algorithm,
+    GbBorder border, GbError * error)
 {
   int p;
 
@@ -1129,10 +1301,14 @@ gb_cpu_process (GbCpu * cpu, const GbImage * src, const GbImage * dst,
   if (algorithm != GB_ALGORITHM_NAIVE && algorithm != GB_ALGORITHM_SHARED
       && algorithm != GB_ALGORITHM_SEPARABLE
       && algorithm != GB_ALGORITHM_FUSED
-      && algorithm != GB_ALGORITHM_RECURSIVE)
+      && algorithm != GB_ALGORITHM_RECURSIVE
+      && algorithm != GB_ALGORITHM_MULTISCALE)
     return gb_error_set (error, GB_ERROR_INVALID_ARGUMENT,
         "algorithm %d is not one the CPU backend runs (auto is resolved "
         "by the caller)", (int) algorithm);
+  if (algorithm == GB_ALGORITHM_MULTISCALE && !multiscale)
+    return gb_error_set (error, GB_ERROR_INVALID_ARGUMENT,
+        "no multi-scale plans");
   if (algorithm == GB_ALGORITHM_RECURSIVE && !recursive)
     return gb_error_set (error, GB_ERROR_INVALID_ARGUMENT,
         "no recursive filter coefficients");
@@ -1156,10 +1332,15 @@ gb_cpu_process (GbCpu * cpu, const GbImage * src, const GbImage * dst,
     job.intermediate = cpu->intermediate;
     job.tile_floats = cpu->tile_floats;
     job.recursive = recursive;
+    job.multiscale = multiscale ? &multiscale[p] : NULL;
+    job.pass = 0;
     if (!job.src || !job.dst)
       return gb_error_set (error, GB_ERROR_INVALID_ARGUMENT,
           "plane %d has no data", p);
-    process_plane (cpu, &job, algorithm);
+    /* Below GB_MULTISCALE_MIN_SIGMA (no plan) multiscale is the separable
+     * convolution, as on the GPU. */
+    process_plane (cpu, &job, algorithm == GB_ALGORITHM_MULTISCALE
+        && !job.multiscale->factor ? GB_ALGORITHM_SEPARABLE : algorithm);
   }
   return GB_OK;
 }

@@ -11,6 +11,7 @@
 #define GAUSSBLUR_CPU_BACKEND_H
 
 #include "gaussblur.h"
+#include "multiscale.h"
 #include "recursive.h"
 
 typedef struct GbCpu GbCpu;
@@ -20,11 +21,13 @@ GbStatus gb_cpu_create (GbCpu ** cpu, GbError * error);
 GbStatus gb_cpu_configure (GbCpu * cpu, const GbGeometry * geometry,
     GbError * error);
 /* weights: 2 * radius + 1 taps from gb_gaussian_weights(), used by the
- * convolutions; recursive: the coefficients GB_ALGORITHM_RECURSIVE uses.
+ * convolutions; recursive: the coefficients GB_ALGORITHM_RECURSIVE uses;
+ * multiscale: one plan per plane for GB_ALGORITHM_MULTISCALE.
  * algorithm is never GB_ALGORITHM_AUTO here (the caller resolves it). */
 GbStatus gb_cpu_process (GbCpu * cpu, const GbImage * src, const GbImage * dst,
     const float *weights, int radius, const GbRecursiveFilter * recursive,
-    GbAlgorithm algorithm, GbBorder border, GbError * error);
+    const GbMultiscalePlan * multiscale, GbAlgorithm algorithm,
+    GbBorder border, GbError * error);
 unsigned gb_cpu_allocation_count (const GbCpu * cpu);
 void gb_cpu_destroy (GbCpu * cpu);
 

@@ -31,6 +31,8 @@ struct GbCuda
   float host_weights[2 * GB_MAX_RADIUS + 1];
   int radius;
   GbRecursiveFilter recursive;
+  GbMultiscalePlan multiscale[GB_MAX_PLANES];   /* per plane */
+  float *device_multiscale;     /* GB_MAX_PLANES tables, allocated once */
   bool fused_available;         /* the tensor-core kernel runs on the device */
   unsigned allocations;
 };
@@ -141,6 +143,11 @@ gb_cuda_create (int device_id, GbCuda ** out, GbError * error)
         sizeof (float) * (2 * GB_MAX_RADIUS + 1));
     cuda->allocations += err == cudaSuccess;
   }
+  if (err == cudaSuccess) {
+    err = cudaMalloc (&cuda->device_multiscale,
+        sizeof (float) * GB_MAX_PLANES * GB_MULTISCALE_TABLE);
+    cuda->allocations += err == cudaSuccess;
+  }
   if (err == cudaSuccess)
     cuda->fused_available = gb_fused_available ();
   if (err != cudaSuccess) {
@@ -193,8 +200,15 @@ gb_cuda_configure (GbCuda * cuda, const GbGeometry * geometry, GbError * error)
           * sizeof (float) + align - 1) / align * align;
       bytes = buffers->intermediate_pitch * plane->height;
       transposed_bytes = buffers->transposed_pitch * plane->width;
-      err = cudaMalloc ((void **) &buffers->intermediate,
-          bytes > transposed_bytes ? bytes : transposed_bytes);
+      if (transposed_bytes > bytes)
+        bytes = transposed_bytes;
+      /* ...and the multi-scale images, larger than the frame only for
+       * small frames, where the margins dominate. */
+      if (gb_multiscale_scratch_floats (plane->width, plane->height)
+          * plane->channels * sizeof (float) > bytes)
+        bytes = gb_multiscale_scratch_floats (plane->width, plane->height)
+            * plane->channels * sizeof (float);
+      err = cudaMalloc ((void **) &buffers->intermediate, bytes);
       cuda->allocations += err == cudaSuccess;
     }
     if (err == cudaSuccess) {
@@ -219,7 +233,8 @@ gb_cuda_configure (GbCuda * cuda, const GbGeometry * geometry, GbError * error)
 
 GbStatus
 gb_cuda_set_weights (GbCuda * cuda, const float *weights, int radius,
-    const GbRecursiveFilter * recursive, GbError * error)
+    const GbRecursiveFilter * recursive, const GbMultiscalePlan * multiscale,
+    GbError * error)
 {
   const size_t bytes = sizeof (float) * (2 * radius + 1);
 
@@ -231,6 +246,15 @@ gb_cuda_set_weights (GbCuda * cuda, const float *weights, int radius,
   cuda->recursive = *recursive;
   CUDA_TRY (cudaMemcpyAsync (cuda->device_weights, cuda->host_weights, bytes,
           cudaMemcpyHostToDevice, cuda->stream), "cannot upload the weights");
+  for (int p = 0; p < cuda->geometry.n_planes; p++) {
+    cuda->multiscale[p] = multiscale[p];
+    if (multiscale[p].factor)
+      CUDA_TRY (cudaMemcpyAsync (cuda->device_multiscale
+              + (size_t) p * GB_MULTISCALE_TABLE, cuda->multiscale[p].table,
+              sizeof (float) * multiscale[p].table_size,
+              cudaMemcpyHostToDevice, cuda->stream),
+          "cannot upload the multi-scale weights");
+  }
   return GB_OK;
 }
 
@@ -238,9 +262,6 @@ static GbStatus
 enqueue_planes (GbCuda * cuda, const GbImage * src, const GbImage * dst,
     GbAlgorithm algorithm, GbBorder border, GbError * error)
 {
-  const GbTaps taps = { cuda->device_weights, cuda->host_weights,
-    cuda->radius, &cuda->recursive
-  };
 
   for (int p = 0; p < cuda->geometry.n_planes; p++) {
     const GbPlaneGeometry *geometry = &cuda->geometry.planes[p];
@@ -256,6 +277,11 @@ enqueue_planes (GbCuda * cuda, const GbImage * src, const GbImage * dst,
     plane.transposed = cuda->planes[p].intermediate;
     plane.transposed_pitch = cuda->planes[p].transposed_pitch;
     plane.recursive_states = cuda->planes[p].recursive_states;
+    plane.multiscale_scratch = cuda->planes[p].intermediate;
+    const GbTaps taps = { cuda->device_weights, cuda->host_weights,
+      cuda->radius, &cuda->recursive, &cuda->multiscale[p],
+      cuda->device_multiscale + (size_t) p * GB_MULTISCALE_TABLE
+    };
     plane.width = geometry->width;
     plane.height = geometry->height;
     plane.channels = geometry->channels;
@@ -279,6 +305,13 @@ enqueue_planes (GbCuda * cuda, const GbImage * src, const GbImage * dst,
         break;
       case GB_ALGORITHM_RECURSIVE:
         err = gb_launch_recursive (plane, taps, border, cuda->stream);
+        break;
+      case GB_ALGORITHM_MULTISCALE:
+        /* Below its sigma (no plan) the separable convolution, as on the
+         * CPU. */
+        err = cuda->multiscale[p].factor
+            ? gb_launch_multiscale (plane, taps, border, cuda->stream)
+            : gb_launch_separable (plane, taps, border, cuda->stream);
         break;
       default:
         return gb_error_set (error, GB_ERROR_INVALID_ARGUMENT,
@@ -379,6 +412,7 @@ gb_cuda_destroy (GbCuda * cuda)
     cudaStreamSynchronize (cuda->stream);
   free_planes (cuda);
   cudaFree (cuda->device_weights);
+  cudaFree (cuda->device_multiscale);
   if (cuda->stream)
     cudaStreamDestroy (cuda->stream);
   free (cuda);

@@ -10,6 +10,7 @@
 #define GAUSSBLUR_CUDA_BACKEND_H
 
 #include "gaussblur.h"
+#include "multiscale.h"
 #include "recursive.h"
 
 #ifdef __cplusplus
@@ -22,9 +23,11 @@ typedef struct GbCuda GbCuda;
 GbStatus gb_cuda_create (int device_id, GbCuda ** cuda, GbError * error);
 GbStatus gb_cuda_configure (GbCuda * cuda, const GbGeometry * geometry,
     GbError * error);
-/* Uploads the weights (stream-ordered, no allocation). */
+/* Uploads the weights, and the multi-scale plans' tables (one plan per
+ * plane of the configured geometry) (stream-ordered, no allocation). */
 GbStatus gb_cuda_set_weights (GbCuda * cuda, const float *weights, int radius,
-    const GbRecursiveFilter * recursive, GbError * error);
+    const GbRecursiveFilter * recursive, const GbMultiscalePlan * multiscale,
+    GbError * error);
 /* Host frame in, host frame out: upload, blur, download, wait. */
 GbStatus gb_cuda_process_host (GbCuda * cuda, const GbImage * src,
     const GbImage * dst, GbAlgorithm algorithm, GbBorder border,

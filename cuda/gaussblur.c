@@ -6,6 +6,7 @@
 #include "gaussblur.h"
 #include "cpu_backend.h"
 #include "cuda_backend.h"
+#include "multiscale.h"
 #include "recursive.h"
 
 #include <math.h>
@@ -27,6 +28,7 @@ struct GbBlur
   int radius;                   /* resolved from params */
   float weights[2 * GB_MAX_RADIUS + 1];
   GbRecursiveFilter recursive;  /* from params.sigma, for GB_ALGORITHM_RECURSIVE */
+  GbMultiscalePlan multiscale[GB_MAX_PLANES];   /* sigma and each plane's size */
   int weights_stale;            /* the last upload failed: retry, refuse frames */
 };
 
@@ -79,6 +81,8 @@ gb_algorithm_name (GbAlgorithm algorithm)
       return "fused";
     case GB_ALGORITHM_RECURSIVE:
       return "recursive";
+    case GB_ALGORITHM_MULTISCALE:
+      return "multiscale";
   }
   return "unknown";
 }
@@ -208,17 +212,23 @@ gb_image_validate (const GbGeometry * geometry, const GbImage * image,
   return GB_OK;
 }
 
+/* Weights, recursive coefficients and multi-scale plans (these depend on
+ * each plane's size too) for the parameters, handed to the backend. */
 static GbStatus
-upload_weights (GbBlur * blur, GbError * error)
+upload_weights (GbBlur * blur, const GbGeometry * geometry, GbError * error)
 {
   GbStatus status = GB_OK;
+  int p;
 
   blur->radius = gb_effective_radius (&blur->params);
   gb_gaussian_weights (blur->params.sigma, blur->radius, blur->weights);
   gb_recursive_filter (blur->params.sigma, &blur->recursive);
+  for (p = 0; p < geometry->n_planes; p++)
+    gb_multiscale_plan (blur->params.sigma, geometry->planes[p].width,
+        geometry->planes[p].height, &blur->multiscale[p]);
   if (blur->cuda)
     status = gb_cuda_set_weights (blur->cuda, blur->weights, blur->radius,
-        &blur->recursive, error);
+        &blur->recursive, blur->multiscale, error);
   blur->weights_stale = status != GB_OK;
   return status;
 }
@@ -260,7 +270,7 @@ gb_blur_create (GbBackend backend, int device_id, const GbGeometry * geometry,
       status = gb_cpu_configure (blur->cpu, geometry, error);
   }
   if (status == GB_OK)
-    status = upload_weights (blur, error);
+    status = upload_weights (blur, geometry, error);
   if (status != GB_OK) {
     gb_blur_destroy (blur);
     return status;
@@ -298,6 +308,8 @@ gb_blur_set_geometry (GbBlur * blur, const GbGeometry * geometry,
     return status;
   status = blur->cuda ? gb_cuda_configure (blur->cuda, geometry, error)
       : gb_cpu_configure (blur->cpu, geometry, error);
+  if (status == GB_OK)          /* the plans follow the planes' sizes */
+    status = upload_weights (blur, geometry, error);
   if (status == GB_OK)
     blur->geometry = *geometry;
   else    /* the backend dropped its buffers: no geometry matches any more */
@@ -319,7 +331,8 @@ gb_blur_set_params (GbBlur * blur, const GbParams * params, GbError * error)
   weights_change = params->sigma != blur->params.sigma
       || params->radius != blur->params.radius || blur->weights_stale;
   blur->params = *params;
-  return weights_change ? upload_weights (blur, error) : GB_OK;
+  return weights_change ? upload_weights (blur, &blur->geometry, error)
+      : GB_OK;
 }
 
 GbAlgorithm
@@ -366,7 +379,8 @@ gb_blur_process (GbBlur * blur, const GbImage * src, const GbImage * dst,
     return gb_cuda_process_host (blur->cuda, src, dst, algorithm,
         blur->params.border, error);
   return gb_cpu_process (blur->cpu, src, dst, blur->weights, blur->radius,
-      &blur->recursive, algorithm, blur->params.border, error);
+      &blur->recursive, blur->multiscale, algorithm, blur->params.border,
+      error);
 }
 
 GbBackend

@@ -64,9 +64,12 @@ typedef enum {
                                  * shared memory, columns from it, one write */
   GB_ALGORITHM_RECURSIVE,       /* 4th-order recursive (Deriche) Gaussian: cost
                                  * independent of sigma; radius is not used */
+  GB_ALGORITHM_MULTISCALE,      /* sigma >= 12.8: prefilter and decimate, blur
+                                 * the small image, interpolate; radius is not
+                                 * used (multiscale.h) */
 } GbAlgorithm;
 
-#define GB_ALGORITHM_LAST GB_ALGORITHM_RECURSIVE
+#define GB_ALGORITHM_LAST GB_ALGORITHM_MULTISCALE
 
 typedef enum {
   GB_BORDER_CLAMP = 0,          /* replicate the edge sample: aaa|abcd|ddd */

@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "gaussblur.h"
+#include "multiscale.h"
 #include "recursive.h"
 #include "sampling.h"
 
@@ -29,6 +30,8 @@ struct GbDevicePlane
   float *transposed;            /* recursive only: the column pass's output, */
   size_t transposed_pitch;      /* one row per frame column (same memory) */
   void *recursive_states;       /* recursive only: gb_recursive_state_bytes() */
+  float *multiscale_scratch;    /* multiscale only (the intermediate's memory):
+                                 * gb_multiscale_scratch_floats() x channels */
   int width;
   int height;
   int channels;
@@ -44,6 +47,8 @@ struct GbTaps
   const float *host;
   int radius;
   const GbRecursiveFilter *recursive;   /* host copy, for GB_ALGORITHM_RECURSIVE */
+  const GbMultiscalePlan *multiscale;   /* this plane's plan (host copy) */
+  const float *multiscale_table;        /* its weights on the device */
 };
 
 cudaError_t gb_launch_naive_2d (const GbDevicePlane & plane,
@@ -53,6 +58,8 @@ cudaError_t gb_launch_shared_2d (const GbDevicePlane & plane,
 cudaError_t gb_launch_separable (const GbDevicePlane & plane,
     const GbTaps & taps, GbBorder border, cudaStream_t stream);
 cudaError_t gb_launch_recursive (const GbDevicePlane & plane,
+    const GbTaps & taps, GbBorder border, cudaStream_t stream);
+cudaError_t gb_launch_multiscale (const GbDevicePlane & plane,
     const GbTaps & taps, GbBorder border, cudaStream_t stream);
 /* Tensor-core kernel for radii 1 .. GB_FUSED_MAX_RADIUS; runs only where
  * gb_fused_available() (sm_80 or later code for the current device). */

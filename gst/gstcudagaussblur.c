@@ -59,6 +59,8 @@ G_STATIC_ASSERT ((int) GST_CUDA_GAUSS_BLUR_ALGORITHM_FUSED ==
     GB_ALGORITHM_FUSED);
 G_STATIC_ASSERT ((int) GST_CUDA_GAUSS_BLUR_ALGORITHM_RECURSIVE ==
     GB_ALGORITHM_RECURSIVE);
+G_STATIC_ASSERT ((int) GST_CUDA_GAUSS_BLUR_ALGORITHM_MULTISCALE ==
+    GB_ALGORITHM_MULTISCALE);
 G_STATIC_ASSERT ((int) GST_CUDA_GAUSS_BLUR_BORDER_CLAMP == GB_BORDER_CLAMP);
 G_STATIC_ASSERT ((int) GST_CUDA_GAUSS_BLUR_BORDER_MIRROR == GB_BORDER_MIRROR);
 G_STATIC_ASSERT ((int) GST_CUDA_GAUSS_BLUR_BORDER_ZERO == GB_BORDER_ZERO);
@@ -141,6 +143,9 @@ gst_cuda_gauss_blur_algorithm_get_type (void)
     {GST_CUDA_GAUSS_BLUR_ALGORITHM_RECURSIVE,
         "Recursive (Deriche) filter: cost independent of sigma, "
         "radius unused", "recursive"},
+    {GST_CUDA_GAUSS_BLUR_ALGORITHM_MULTISCALE,
+        "Large sigma (>= 12.8): blur a smaller image and interpolate, "
+        "radius unused", "multiscale"},
     {0, NULL, NULL},
   };
 

@@ -34,6 +34,9 @@ G_BEGIN_DECLS
  *   (radius up to 56, compute capability 8.0; otherwise as separable)
  * @GST_CUDA_GAUSS_BLUR_ALGORITHM_RECURSIVE: the recursive (Deriche) Gaussian,
  *   whose cost does not grow with sigma; radius is not used
+ * @GST_CUDA_GAUSS_BLUR_ALGORITHM_MULTISCALE: for sigma >= 12.8, blur an image
+ *   4 to 64 times smaller and interpolate (otherwise as separable); radius is
+ *   not used
  */
 typedef enum
 {
@@ -43,6 +46,7 @@ typedef enum
   GST_CUDA_GAUSS_BLUR_ALGORITHM_SEPARABLE = 3,
   GST_CUDA_GAUSS_BLUR_ALGORITHM_FUSED = 4,
   GST_CUDA_GAUSS_BLUR_ALGORITHM_RECURSIVE = 5,
+  GST_CUDA_GAUSS_BLUR_ALGORITHM_MULTISCALE = 6,
 } GstCudaGaussBlurAlgorithm;
 
 /**

@@ -105,10 +105,12 @@ check_enum_property (GObjectClass * klass, const gchar * name,
 GST_START_TEST (test_properties)
 {
   static const gchar *const algorithms[] =
-      { "auto", "naive", "shared", "separable", "fused", "recursive", NULL };
+      { "auto", "naive", "shared", "separable", "fused", "recursive",
+    "multiscale", NULL
+  };
   static const gint algorithm_values[] = { GB_ALGORITHM_AUTO,
     GB_ALGORITHM_NAIVE, GB_ALGORITHM_SHARED, GB_ALGORITHM_SEPARABLE,
-    GB_ALGORITHM_FUSED, GB_ALGORITHM_RECURSIVE
+    GB_ALGORITHM_FUSED, GB_ALGORITHM_RECURSIVE, GB_ALGORITHM_MULTISCALE
   };
   static const gchar *const borders[] = { "clamp", "mirror", "zero", NULL };
   static const gint border_values[] = { GB_BORDER_CLAMP, GB_BORDER_MIRROR,

@@ -92,7 +92,7 @@ GST_START_TEST (test_parity)
   static const gdouble sigmas[] = { 1.0, 3.0 };
   static const GbAlgorithm algorithms[] = { GB_ALGORITHM_NAIVE,
     GB_ALGORITHM_SHARED, GB_ALGORITHM_SEPARABLE, GB_ALGORITHM_FUSED,
-    GB_ALGORITHM_RECURSIVE, GB_ALGORITHM_AUTO
+    GB_ALGORITHM_RECURSIVE, GB_ALGORITHM_MULTISCALE, GB_ALGORITHM_AUTO
   };
   GList *formats = template_formats (), *item;
   guint s, b, g, a, seed = 0;

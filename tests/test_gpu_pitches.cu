@@ -93,6 +93,7 @@ run_case (GbCuda * cuda, int width, int height, int channels,
   uint8_t *expected = (uint8_t *) malloc ((size_t) row_bytes * height);
   uint8_t *actual = (uint8_t *) malloc ((size_t) row_bytes * height);
   GbRecursiveFilter filter;
+  GbMultiscalePlan plan;
   DeviceFrame src = { }, dst = { };
   GbImage host_in = { {0}, {0} }, host_out = { {0}, {0} };
   GbImage device_in = { {0}, {0} }, device_out = { {0}, {0} };
@@ -139,8 +140,10 @@ run_case (GbCuda * cuda, int width, int height, int channels,
 
   gb_gaussian_weights (sigma, radius, weights);
   gb_recursive_filter (sigma, &filter);
+  gb_multiscale_plan (sigma, width, height, &plan);
   if (gb_cuda_configure (cuda, &geometry, &error) != GB_OK
-      || gb_cuda_set_weights (cuda, weights, radius, &filter, &error) != GB_OK
+      || gb_cuda_set_weights (cuda, weights, radius, &filter, &plan,
+          &error) != GB_OK
       || gb_cuda_enqueue (cuda, &device_in, &device_out, algorithm, border,
           &error) != GB_OK
       || gb_cuda_synchronize (cuda, &error) != GB_OK) {
@@ -182,9 +185,9 @@ main (void)
   static const int sizes[][2] = { {61, 47}, {256, 64}, {130, 70} };
   static const int channel_counts[] = { 1, 2, 3, 4 };
   static const GbAlgorithm algorithms[] = { GB_ALGORITHM_SEPARABLE,
-    GB_ALGORITHM_FUSED, GB_ALGORITHM_RECURSIVE
+    GB_ALGORITHM_FUSED, GB_ALGORITHM_RECURSIVE, GB_ALGORITHM_MULTISCALE
   };
-  static const double sigmas[] = { 1.0, 3.0, 10.0 };
+  static const double sigmas[] = { 1.0, 3.0, 10.0, 20.0 };
   GbCuda *cuda;
   GbError error;
 
@@ -195,9 +198,9 @@ main (void)
   for (int misaligned = 0; misaligned < 2; misaligned++)
     for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
       for (int c = 0; c < 4; c++)
-        for (int a = 0; a < 3; a++)
+        for (int a = 0; a < 4; a++)
           for (int b = GB_BORDER_CLAMP; b <= GB_BORDER_ZERO; b++)
-            for (int g = 0; g < 3; g++)
+            for (int g = 0; g < 4; g++)
               run_case (cuda, sizes[s][0], sizes[s][1], channel_counts[c],
                   algorithms[a], (GbBorder) b, sigmas[g], misaligned);
   gb_cuda_destroy (cuda);
