@@ -82,23 +82,36 @@ fused_runs (const GbCuda * cuda, int radius)
  * (kernels_separable.cu) beat the recursive filter where the fused kernel
  * cannot run. */
 #define SEPARABLE_AUTO_MAX_RADIUS 16
+/* Samples of a plane from which the multi-scale path beats the recursive
+ * filter (a 1080p RGBA or 4K gray plane: 8.3 M; a 1080p gray one, 2.1 M,
+ * does not). */
+#define MULTISCALE_AUTO_MIN_SAMPLES 4000000
 
 GbAlgorithm
 gb_cuda_auto_algorithm (const GbCuda * cuda, double sigma, int radius)
 {
-  (void) sigma;
+  size_t samples = 0;
+
   /* Measured on an H100 (docs/performance.md, "auto"): for GRAY8 and RGBA,
    * 1080p and 4K, the fused kernel is the fastest wherever it runs (radius
-   * up to 56, compute capability 8.0); beyond it the recursive filter, whose
-   * cost does not depend on sigma, wins over the separable passes by about
-   * 3x (GRAY8, radius 70) to 25x (RGBA, radius 350). Without the fused
-   * kernel the separable passes win up to radius 16, their last
-   * compile-time specialisation. */
+   * up to 56, compute capability 8.0). Beyond it the multi-scale path wins
+   * on large planes (RGBA 1080p, 4K) and the recursive filter on small
+   * ones (GRAY8 1080p); both beat the separable passes by about 3x (GRAY8,
+   * radius 70) to 25x (RGBA, radius 350). Without the fused kernel the
+   * separable passes win up to radius 16, their last compile-time
+   * specialisation. */
   if (fused_runs (cuda, radius))
     return GB_ALGORITHM_FUSED;
-  if (radius > SEPARABLE_AUTO_MAX_RADIUS)
-    return GB_ALGORITHM_RECURSIVE;
-  return GB_ALGORITHM_SEPARABLE;
+  if (radius <= SEPARABLE_AUTO_MAX_RADIUS)
+    return GB_ALGORITHM_SEPARABLE;
+  for (int p = 0; p < cuda->geometry.n_planes; p++) {
+    const GbPlaneGeometry *plane = &cuda->geometry.planes[p];
+    const size_t n = (size_t) plane->width * plane->height * plane->channels;
+    samples = n > samples ? n : samples;
+  }
+  return sigma >= GB_MULTISCALE_MIN_SIGMA
+      && samples >= MULTISCALE_AUTO_MIN_SAMPLES
+      ? GB_ALGORITHM_MULTISCALE : GB_ALGORITHM_RECURSIVE;
 }
 
 GbStatus

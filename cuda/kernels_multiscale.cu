@@ -38,6 +38,19 @@ store_value (float v, uint8_t *)
   return gb_round_u8 (v);
 }
 
+__device__ __forceinline__ void
+store_run (float *out, const float (&v)[4])
+{
+  *reinterpret_cast < float4 * >(out) = make_float4 (v[0], v[1], v[2], v[3]);
+}
+
+__device__ __forceinline__ void
+store_run (uint8_t * out, const float (&v)[4])
+{
+  *reinterpret_cast < uchar4 * >(out) = make_uchar4 (gb_round_u8 (v[0]),
+      gb_round_u8 (v[1]), gb_round_u8 (v[2]), gb_round_u8 (v[3]));
+}
+
 /* Along rows: row y = blockIdx.y, element o * channels + c. Taps whose
  * sources all lie inside the input (nearly every output) skip the border
  * rule and walk a pointer. */
@@ -61,9 +74,17 @@ resample_rows_kernel (GbResample r, const float *weights, GbBorder border,
   float acc = 0.0f;
 
   if (first >= 0 && first + r.taps <= r.in_length) {
+    /* four partial sums: the taps' loads and multiply-adds overlap */
     const InT *x = row + (size_t) first * channels + c;
-    for (int t = 0; t < r.taps; t++, x += channels)
-      acc += __ldg (&w[t]) * (float) __ldg (x);
+    float part[4] = { 0.0f, 0.0f, 0.0f, 0.0f };
+    int t = 0;
+    for (; t + 4 <= r.taps; t += 4, x += 4 * channels)
+#pragma unroll
+      for (int k = 0; k < 4; k++)
+        part[k] += __ldg (&w[t + k]) * (float) __ldg (x + k * channels);
+    for (; t < r.taps; t++, x += channels)
+      part[0] += __ldg (&w[t]) * (float) __ldg (x);
+    acc = (part[0] + part[1]) + (part[2] + part[3]);
   } else {
     for (int t = 0; t < r.taps; t++) {
       const int s = resample_source (r, first + t, border);
@@ -107,17 +128,33 @@ resample_columns_kernel (GbResample r, const float *weights,
     return;
   const int run = min (COLUMN_RUN, elements - e0);
   float acc[COLUMN_RUN] = { 0.0f, 0.0f, 0.0f, 0.0f };
+  OutT *out_row = (OutT *) ((char *) out + (size_t) o * out_pitch) + e0;
+  /* Whole runs of aligned rows: one 16-byte load per tap, one store. */
+  const bool vector = run == COLUMN_RUN && in_pitch % 16 == 0
+      && (uintptr_t) in % 16 == 0
+      && (uintptr_t) out_row % (COLUMN_RUN * sizeof (OutT)) == 0;
   for (int t = 0; t < r.taps; t++) {
     const float *src = sources[t];
     if (!src)
       continue;                 /* a zero row */
     const float w = taps[t];
+    if (vector) {
+      const float4 v = __ldg (reinterpret_cast < const float4 * >(src + e0));
+      acc[0] += w * v.x;
+      acc[1] += w * v.y;
+      acc[2] += w * v.z;
+      acc[3] += w * v.w;
+    } else {
 #pragma unroll
-    for (int k = 0; k < COLUMN_RUN; k++)
-      if (k < run)
-        acc[k] += w * __ldg (src + e0 + k);
+      for (int k = 0; k < COLUMN_RUN; k++)
+        if (k < run)
+          acc[k] += w * __ldg (src + e0 + k);
+    }
   }
-  OutT *out_row = (OutT *) ((char *) out + (size_t) o * out_pitch) + e0;
+  if (vector) {
+    store_run (out_row, acc);
+    return;
+  }
 #pragma unroll
   for (int k = 0; k < COLUMN_RUN; k++)
     if (k < run)

@@ -193,6 +193,11 @@ run_size (Size size, int channels, const double *sigmas, int n_sigmas,
         if ((a == GB_ALGORITHM_NAIVE || a == GB_ALGORITHM_SHARED)
             && taps_2d > REFERENCE_2D_TAP_LIMIT)
           reference.algorithm = GB_ALGORITHM_SEPARABLE;
+        /* auto: the CPU runs what the GPU chose (the backends' auto rules
+         * differ, and recursive and multiscale are other filters). */
+        if (a == GB_ALGORITHM_AUTO && gb_blur_set_params (gpu, &params,
+                &error) == GB_OK)
+          reference.algorithm = gb_blur_get_effective_algorithm (gpu);
         snprintf (what, sizeof what,
             "%s %s %dx%d channels=%d sigma=%g radius=%d (reference %s)",
             gb_algorithm_name (params.algorithm), gb_border_name (params.border),
