@@ -7,7 +7,7 @@ BENCH.csv is what `cudagaussblur-bench --csv BENCH.csv` writes (columns
 algorithm,format,width,height,sigma,radius,us,copy_us,ratio,npp_us,
 npp_speedup; an empty field was not measured). Each panel, one per (format,
 size), shows the time in microseconds (log scale) against sigma (log scale)
-of our `auto`, `separable`, `fused` and `recursive`, of NPP's
+of our `auto`, `separable`, `fused`, `recursive` and `multiscale`, of NPP's
 FilterGaussAdvancedBorder where the run measured it, and of the
 device-to-device copy of the same frame (the floor).
 
@@ -19,7 +19,7 @@ import csv
 import sys
 from collections import OrderedDict, defaultdict
 
-OURS = ["auto", "separable", "fused", "recursive"]
+OURS = ["auto", "separable", "fused", "recursive", "multiscale"]
 STYLE = {
     # Hollow rings over the algorithm auto chose, drawn last.
     "auto": dict(color="black", marker="o", markersize=10,
@@ -27,6 +27,7 @@ STYLE = {
     "separable": dict(color="tab:blue", marker="s"),
     "fused": dict(color="tab:orange", marker="^"),
     "recursive": dict(color="tab:green", marker="D"),
+    "multiscale": dict(color="tab:purple", marker="v"),
     "NPP": dict(color="tab:red", marker="x", linestyle="--"),
     "copy floor": dict(color="grey", linestyle=":", linewidth=1.5),
 }
