@@ -1592,6 +1592,79 @@ frame_fill_pattern (Frame * frame, Pattern pattern)
             : ((x + y) & 1 ? 254 : 0);
 }
 
+/* The images of the exact-Gaussian comparisons. */
+static const struct
+{
+  Pattern pattern;
+  int channels;
+  const char *name;
+} exact_images[] = {
+  {PATTERN_RANDOM, 3, "random"},
+  {PATTERN_STEP, 1, "step edge"},
+  {PATTERN_CHECKERBOARD, 1, "checkerboard"},
+};
+
+static void
+exact_table_header (const char *extra)
+{
+  int i;
+
+  printf ("     | sigma |");
+  for (i = 0; i < N_ELEMENTS (exact_images); i++)
+    printf (" %s: max, off by 1 |", exact_images[i].name);
+  printf ("%s\n", extra);
+}
+
+/* One cell of the table: algorithm on exact_images[i] (width x height),
+ * under every border, against the double-precision Gaussian `gaussian`: its
+ * largest 8-bit error and share of samples off by one, checked against
+ * TOLERANCE. With `filter`, *filter_error also grows to that kernel's own
+ * largest distance from the Gaussian (both in double, before rounding). */
+static void
+exact_table_cell (GbAlgorithm algorithm, double sigma, int i, int width,
+    int height, const DericheKernel * gaussian, const DericheKernel * filter,
+    double *filter_error)
+{
+  GbGeometry geometry = single_plane (width, height, exact_images[i].channels);
+  GbBlur *blur = create_blur (&geometry);
+  const size_t n = row_bytes (&geometry.planes[0]) * height;
+  Deviation d;
+  Frame src, dst;
+  int b;
+
+  memset (&d, 0, sizeof d);
+  frame_init (&src, &geometry, SRC_PADDING);
+  frame_init (&dst, &geometry, DST_PADDING);
+  frame_fill_pattern (&src, exact_images[i].pattern);
+  for (b = 0; b < N_ELEMENTS (all_borders); b++) {
+    double *exact;
+    if (set_params (blur, sigma, 0, algorithm, all_borders[b]) != GB_OK
+        || blur_frame (blur, &src, &dst) != GB_OK) {
+      check (0, "sigma %g: %s failed", sigma, gb_algorithm_name (algorithm));
+      continue;
+    }
+    exact = separable_double (&src, 0, gaussian, all_borders[b]);
+    deviation_add (&d, &dst, 0, exact);
+    if (filter) {
+      double *approximation = separable_double (&src, 0, filter,
+          all_borders[b]);
+      size_t j;
+      for (j = 0; j < n; j++)
+        if (fabs (approximation[j] - exact[j]) > *filter_error)
+          *filter_error = fabs (approximation[j] - exact[j]);
+      free (approximation);
+    }
+    free (exact);
+  }
+  printf (" %d, %.2f %% |", d.worst, 100.0 * d.off_by_one / d.samples);
+  /* Float against double, then rounding: never 2 apart. */
+  check (d.worst <= TOLERANCE, "sigma %g, %s: off the exact Gaussian "
+      "by %d at (%d, %d)", sigma, exact_images[i].name, d.worst, d.x, d.y);
+  frame_clear (&dst);
+  frame_clear (&src);
+  gb_blur_destroy (blur);
+}
+
 /* The recursive filter against the exact sampled Gaussian (radius ceil(6
  * sigma): the tails left out weigh 2e-9), computed separably in double, on
  * noise, a step edge and a fine checkerboard, under every border. Prints the
@@ -1604,25 +1677,11 @@ test_recursive_gaussian (void)
   static const double sigmas[] = {
     0.5, 0.75, 1.0, 1.5, 2.0, 2.5, 3.0, 5.0, 7.0, 10.0, 20.0, 60.0
   };
-  static const struct
-  {
-    Pattern pattern;
-    int channels;
-    const char *name;
-  } images[] = {
-    {PATTERN_RANDOM, 3, "random"},
-    {PATTERN_STEP, 1, "step edge"},
-    {PATTERN_CHECKERBOARD, 1, "checkerboard"},
-  };
-  enum { width = 96, height = 64 };
-  int s, i, b;
+  int s, i;
 
   group_begin ("recursive: exact Gaussian");
   random_seed (11);
-  printf ("     | sigma |");
-  for (i = 0; i < N_ELEMENTS (images); i++)
-    printf (" %s: max, off by 1 |", images[i].name);
-  printf (" filter error (double) |\n");
+  exact_table_header (" filter error (double) |");
   for (s = 0; s < N_ELEMENTS (sigmas); s++) {
     const double sigma = sigmas[s];
     DericheKernel gaussian, deriche;
@@ -1631,40 +1690,9 @@ test_recursive_gaussian (void)
     gaussian_kernel (sigma, (int) ceil (6.0 * sigma), &gaussian);
     deriche_kernel (sigma, &deriche);
     printf ("     | %g |", sigma);
-    for (i = 0; i < N_ELEMENTS (images); i++) {
-      GbGeometry geometry = single_plane (width, height, images[i].channels);
-      GbBlur *blur = create_blur (&geometry);
-      Deviation d;
-      Frame src, dst;
-
-      memset (&d, 0, sizeof d);
-      frame_init (&src, &geometry, SRC_PADDING);
-      frame_init (&dst, &geometry, DST_PADDING);
-      frame_fill_pattern (&src, images[i].pattern);
-      for (b = 0; b < N_ELEMENTS (all_borders); b++) {
-        double *exact, *approximation;
-        size_t j, n = row_bytes (&geometry.planes[0]) * height;
-        if (set_params (blur, sigma, 0, GB_ALGORITHM_RECURSIVE,
-                all_borders[b]) != GB_OK || blur_frame (blur, &src, &dst)
-            != GB_OK)
-          continue;
-        exact = separable_double (&src, 0, &gaussian, all_borders[b]);
-        approximation = separable_double (&src, 0, &deriche, all_borders[b]);
-        deviation_add (&d, &dst, 0, exact);
-        for (j = 0; j < n; j++)
-          if (fabs (approximation[j] - exact[j]) > filter_error)
-            filter_error = fabs (approximation[j] - exact[j]);
-        free (approximation);
-        free (exact);
-      }
-      printf (" %d, %.2f %% |", d.worst, 100.0 * d.off_by_one / d.samples);
-      /* Float against double, then rounding: never 2 apart. */
-      check (d.worst <= TOLERANCE, "sigma %g, %s: off the exact Gaussian "
-          "by %d at (%d, %d)", sigma, images[i].name, d.worst, d.x, d.y);
-      frame_clear (&dst);
-      frame_clear (&src);
-      gb_blur_destroy (blur);
-    }
+    for (i = 0; i < N_ELEMENTS (exact_images); i++)
+      exact_table_cell (GB_ALGORITHM_RECURSIVE, sigma, i, 96, 64, &gaussian,
+          &deriche, &filter_error);
     printf (" %.3f |\n", filter_error);
     /* The 4th-order fit itself (the test's own constants): within a
      * quarter level of the Gaussian on 8-bit inputs. */
@@ -1677,66 +1705,28 @@ test_recursive_gaussian (void)
 }
 
 /* The multi-scale path against the exact sampled Gaussian (radius ceil(6
- * sigma)), on noise, a step edge and a fine checkerboard, under every
- * border, from its smallest sigma to the largest: within one level after
- * rounding (docs/multiscale_error.py bounds the filter itself by 0.12 of a
- * level per axis). Prints the table of docs/algorithms.md. */
+ * sigma)), on the same images, under every border, from its smallest sigma
+ * to the largest: within one level after rounding (docs/multiscale_error.py
+ * bounds the filter itself by 0.12 of a level per axis). Prints the table of
+ * docs/algorithms.md. */
 static void
 test_multiscale_gaussian (void)
 {
   static const double sigmas[] = { 12.8, 20.0, 40.0, 100.0, 250.0 };
-  static const struct
-  {
-    Pattern pattern;
-    int channels;
-    const char *name;
-  } images[] = {
-    {PATTERN_RANDOM, 3, "random"},
-    {PATTERN_STEP, 1, "step edge"},
-    {PATTERN_CHECKERBOARD, 1, "checkerboard"},
-  };
-  enum { width = 150, height = 97 };
-  int s, i, b;
+  int s, i;
 
   group_begin ("multiscale: exact Gaussian");
   random_seed (13);
-  printf ("     | sigma |");
-  for (i = 0; i < N_ELEMENTS (images); i++)
-    printf (" %s: max, off by 1 |", images[i].name);
-  printf ("\n");
+  exact_table_header ("");
   for (s = 0; s < N_ELEMENTS (sigmas); s++) {
     const double sigma = sigmas[s];
     DericheKernel gaussian;
 
     gaussian_kernel (sigma, (int) ceil (6.0 * sigma), &gaussian);
     printf ("     | %g |", sigma);
-    for (i = 0; i < N_ELEMENTS (images); i++) {
-      GbGeometry geometry = single_plane (width, height, images[i].channels);
-      GbBlur *blur = create_blur (&geometry);
-      Deviation d;
-      Frame src, dst;
-
-      memset (&d, 0, sizeof d);
-      frame_init (&src, &geometry, SRC_PADDING);
-      frame_init (&dst, &geometry, DST_PADDING);
-      frame_fill_pattern (&src, images[i].pattern);
-      for (b = 0; b < N_ELEMENTS (all_borders); b++) {
-        double *exact;
-        check (set_params (blur, sigma, 0, GB_ALGORITHM_MULTISCALE,
-                all_borders[b]) == GB_OK
-            && blur_frame (blur, &src, &dst) == GB_OK,
-            "sigma %g: multiscale failed", sigma);
-        exact = separable_double (&src, 0, &gaussian, all_borders[b]);
-        deviation_add (&d, &dst, 0, exact);
-        free (exact);
-      }
-      printf (" %d, %.2f %% |", d.worst, 100.0 * d.off_by_one / d.samples);
-      check (d.worst <= TOLERANCE, "sigma %g, %s: off the exact Gaussian "
-          "by %d at (%d, %d)", sigma, images[i].name, d.worst, d.x, d.y);
-      frame_clear (&dst);
-      frame_clear (&src);
-      gb_blur_destroy (blur);
-    }
+    for (i = 0; i < N_ELEMENTS (exact_images); i++)
+      exact_table_cell (GB_ALGORITHM_MULTISCALE, sigma, i, 150, 97,
+          &gaussian, NULL, NULL);
     printf ("\n");
     free (gaussian.h);
   }
