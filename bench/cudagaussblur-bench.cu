@@ -4,13 +4,20 @@
  * Copyright (C) 2026 The cudagaussblur authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * For GRAY8 and RGBA at 1920x1080 and 3840x2160 and sigma from 1 to 100:
+ * By default for GRAY8 and RGBA at 1920x1080 and 3840x2160 (the cases of
+ * docs/performance.md), and with --format or --formats all for the frame
+ * layouts of several planes, subsampled chroma and 16-bit samples too (NV12,
+ * I420, Y444, GRAY16_LE, P016_LE...: the table `cases` below), and sigma
+ * from 1 to 100:
  *  - GPU time of each algorithm, input and output already on the GPU, timed
  *    with CUDA events over many launches that rotate through enough frames to
  *    defeat the L2 cache (a 4K RGBA frame fits in the H100's 50 MB L2);
  *  - a device-to-device copy of the same frame in the same run, the floor
- *    (one read and one write), and the ratio to it;
- *  - where the benchmark was built with NPP (GB_HAVE_NPP): the time of
+ *    (one read and one write), and the ratio to it; GB/s is the bytes read
+ *    and written per second (2 x the frame's bytes / time), the per-byte
+ *    figure that compares formats;
+ *  - where the benchmark was built with NPP (GB_HAVE_NPP), for frames of one
+ *    8-bit plane of 1 or 4 channels (GRAY8, RGBA): the time of
  *    nppiFilterGaussAdvancedBorder_8u_C1R/C4R on the same rotating frames with
  *    our own 2 * radius + 1 taps and a replicated border (our clamp), the
  *    speed-up over it (NPP time / ours), and once per configuration the
@@ -19,20 +26,29 @@
  *    ones only where they finish in reasonable time).
  * Without a CUDA device it prints the CPU figures alone.
  *
+ * A frame is one allocation holding its planes one after the other, each
+ * from an offset aligned to PLANE_ALIGNMENT and without row padding (stride
+ * = row bytes), so the floor is one flat copy of the whole frame. Each plane
+ * is blurred with the parameters resolved for its sampling (a 4:2:0 chroma
+ * plane: sigma / 2); the radius column is the frame's (plane 0's).
+ *
  * naive and shared cost (2 radius + 1)^2 per sample: on the GPU they run only
  * up to sigma GPU_2D_MAX_SIGMA unless --algorithm names them.
  *
  * Usage: cudagaussblur-bench [--quick] [--no-cpu] [--cpu-only] [--no-npp]
- *                             [--format F] [--width W] [--sigma S]
- *                             [--algorithm A] [--batch-ms MS] [--csv FILE]
- * --format, --width and --algorithm keep only the matching rows (e.g. to
- * profile one case); --sigma S runs that sigma alone (any value). --csv also
- * writes every GPU row to FILE (columns: CSV_HEADER below; an empty field was
- * not measured), for docs/plot_performance.py.
+ *                             [--format F[,F...]] [--formats all] [--width W]
+ *                             [--sigma S] [--algorithm A] [--batch-ms MS]
+ *                             [--csv FILE]
+ * --format runs every case of the named formats (e.g. NV12: 1080p and 4K),
+ * --formats all every case; --quick keeps the 1080p cases and four sigmas.
+ * --width and --algorithm keep only the matching rows (e.g. to profile one
+ * case); --sigma S runs that sigma alone (any value). --csv also writes every
+ * GPU row to FILE (columns: CSV_HEADER below, bytes: the frame's; an empty
+ * field was not measured), for docs/plot_performance.py.
  */
 #include "gaussblur.h"
 #include "cuda_backend.h"
-#include "recursive.h"
+#include "filter.h"
 
 #include <cuda_runtime.h>
 #ifdef GB_HAVE_NPP
@@ -58,8 +74,11 @@ constexpr int MAX_BATCH = 2000;                 /* launches per timed batch */
 constexpr double SLOW_LAUNCH_MS = 100;           /* beyond: one timed launch */
 constexpr double CPU_2D_TAP_LIMIT = 5.0e9;       /* skip slower CPU 2D runs */
 constexpr double GPU_2D_MAX_SIGMA = 5;           /* naive/shared beyond: skipped */
+/* Each plane of a frame starts at a multiple of it (and so do 16-bit rows:
+ * a row of 16-bit samples has an even number of bytes). */
+constexpr size_t PLANE_ALIGNMENT = 256;
 constexpr const char *CSV_HEADER = "algorithm,format,width,height,sigma,radius,"
-    "us,copy_us,ratio,npp_us,npp_speedup";
+    "us,copy_us,ratio,npp_us,npp_speedup,bytes";
 
 /* Per timed repetition; --batch-ms changes it. 50 ms x 5 keeps the default
  * sweep (4 frame cases x 12 sigmas x 5 timings, NPP included) within about
@@ -67,12 +86,134 @@ constexpr const char *CSV_HEADER = "algorithm,format,width,height,sigma,radius,"
  * radius 25. */
 double batch_seconds = 0.05;
 
+/* One plane of a format: interleaved channels and frame pixels per plane
+ * pixel on each axis. */
+struct PlaneLayout
+{
+  int channels;
+  int subsampling_x, subsampling_y;
+};
+
 struct Case
 {
   const char *format;
-  int channels;
+  int bytes_per_sample;         /* 1 or 2 */
+  int n_planes;
+  PlaneLayout planes[GB_MAX_PLANES];
   int width, height;
+  bool standard;                /* in the run without --format / --formats */
 };
+
+/* The default run is the four standard cases, in this order. */
+const Case cases[] = {
+  {"GRAY8", 1, 1, {{1, 1, 1}}, 1920, 1080, true},
+  {"RGBA", 1, 1, {{4, 1, 1}}, 1920, 1080, true},
+  {"GRAY8", 1, 1, {{1, 1, 1}}, 3840, 2160, true},
+  {"RGBA", 1, 1, {{4, 1, 1}}, 3840, 2160, true},
+  {"RGB", 1, 1, {{3, 1, 1}}, 1920, 1080, false},
+  {"NV12", 1, 2, {{1, 1, 1}, {2, 2, 2}}, 1920, 1080, false},
+  {"I420", 1, 3, {{1, 1, 1}, {1, 2, 2}, {1, 2, 2}}, 1920, 1080, false},
+  {"Y42B", 1, 3, {{1, 1, 1}, {1, 2, 1}, {1, 2, 1}}, 1920, 1080, false},
+  {"Y444", 1, 3, {{1, 1, 1}, {1, 1, 1}, {1, 1, 1}}, 1920, 1080, false},
+  {"GRAY16_LE", 2, 1, {{1, 1, 1}}, 1920, 1080, false},
+  {"RGBA64_LE", 2, 1, {{4, 1, 1}}, 1920, 1080, false},
+  {"P016_LE", 2, 2, {{1, 1, 1}, {2, 2, 2}}, 1920, 1080, false},
+  {"NV12", 1, 2, {{1, 1, 1}, {2, 2, 2}}, 3840, 2160, false},
+};
+
+/* A case's geometry and where its planes lie in a frame: one block, the
+ * planes one after the other, each from a PLANE_ALIGNMENT offset, rows
+ * without padding. Chroma sizes round up. */
+struct FrameLayout
+{
+  GbGeometry geometry;
+  size_t offset[GB_MAX_PLANES];
+  size_t stride[GB_MAX_PLANES];
+  size_t bytes;                 /* the planes' bytes (no gaps): GB/s, CSV */
+  size_t span;                  /* the block: allocated, copied by the floor */
+
+  explicit FrameLayout (const Case & c)
+  : geometry (), offset (), stride (), bytes (0), span (0)
+  {
+    geometry.n_planes = c.n_planes;
+    geometry.bytes_per_sample = c.bytes_per_sample;
+    for (int p = 0; p < c.n_planes; p++) {
+      const PlaneLayout & l = c.planes[p];
+      GbPlaneGeometry & g = geometry.planes[p];
+      g.width = (c.width + l.subsampling_x - 1) / l.subsampling_x;
+      g.height = (c.height + l.subsampling_y - 1) / l.subsampling_y;
+      g.channels = l.channels;
+      g.subsampling_x = l.subsampling_x;
+      g.subsampling_y = l.subsampling_y;
+      stride[p] = (size_t) g.width * g.channels * c.bytes_per_sample;
+      offset[p] = (span + PLANE_ALIGNMENT - 1) / PLANE_ALIGNMENT
+          * PLANE_ALIGNMENT;
+      span = offset[p] + stride[p] * g.height;
+      bytes += stride[p] * g.height;
+    }
+  }
+  /* The frame at base (span bytes). */
+  GbImage image (uint8_t * base) const
+  {
+    GbImage image = { {NULL}, {0} };
+    for (int p = 0; p < geometry.n_planes; p++) {
+      image.data[p] = base + offset[p];
+      image.stride[p] = stride[p];
+    }
+    return image;
+  }
+  /* The plane auto decides for, as the handle picks it: the first with the
+   * most samples (plane 0, luma, for every case here). */
+  int largest_plane () const
+  {
+    size_t most = 0;
+    int largest = 0;
+    for (int p = 0; p < geometry.n_planes; p++) {
+      const GbPlaneGeometry & g = geometry.planes[p];
+      const size_t samples = (size_t) g.width * g.height * g.channels;
+      if (samples > most) {
+        most = samples;
+        largest = p;
+      }
+    }
+    return largest;
+  }
+#ifdef GB_HAVE_NPP
+  /* NPP's 8u_C1R / C4R: one full-resolution 8-bit plane of 1 or 4 channels. */
+  bool npp_supported () const
+  {
+    return geometry.n_planes == 1 && geometry.bytes_per_sample == 1
+        && (geometry.planes[0].channels == 1
+        || geometry.planes[0].channels == 4);
+  }
+#endif
+  /* "1920x1080x1, 960x540x2 (2x2)", for the case's "#" line. */
+  std::string describe () const
+  {
+    std::string text;
+    char part[80];
+    for (int p = 0; p < geometry.n_planes; p++) {
+      const GbPlaneGeometry & g = geometry.planes[p];
+      snprintf (part, sizeof part, "%s%dx%dx%d", p ? ", " : "", g.width,
+          g.height, g.channels);
+      text += part;
+      if (g.subsampling_x > 1 || g.subsampling_y > 1) {
+        snprintf (part, sizeof part, " (%dx%d)", g.subsampling_x,
+            g.subsampling_y);
+        text += part;
+      }
+    }
+    return text;
+  }
+};
+
+/* Never time on zeros: frames hold this pattern. */
+void
+fill_pattern (uint8_t * data, size_t bytes)
+{
+  for (size_t i = 0; i < bytes; i++)
+    data[i] = (uint8_t) ((i * 2654435761u) >> 13);
+}
 
 #define CHECK_CUDA(call) \
   do { \
@@ -94,31 +235,30 @@ struct Case
   } while (0)
 
 /* Frames without row padding, so the floor is one flat copy of exactly the
- * frame's bytes (a pitched 2D copy is slower and would flatter the ratio). */
+ * frame's bytes (a pitched 2D copy is slower and would flatter the ratio):
+ * each frame one allocation of layout.span bytes (FrameLayout). Enough
+ * frames that inputs and outputs together cover ROTATION_BYTES. */
 struct DeviceFrames
 {
   std::vector < uint8_t * >input, output;
-  size_t pitch;
-  size_t bytes;
+  size_t span;
 
-  DeviceFrames (int width, int height, int channels)
-  : pitch ((size_t) width * channels), bytes (pitch * height)
+  explicit DeviceFrames (const FrameLayout & layout)
+  : span (layout.span)
   {
     const size_t count = std::max ((size_t) MIN_FRAMES,
-        ROTATION_BYTES / (2 * bytes));
+        (ROTATION_BYTES + 2 * span - 1) / (2 * span));
     for (size_t i = 0; i < count; i++) {
       uint8_t *in, *out;
-      CHECK_CUDA (cudaMalloc ((void **) &in, bytes));
-      CHECK_CUDA (cudaMalloc ((void **) &out, bytes));
+      CHECK_CUDA (cudaMalloc ((void **) &in, span));
+      CHECK_CUDA (cudaMalloc ((void **) &out, span));
       input.push_back (in);
       output.push_back (out);
     }
-    /* Never time on zeros: fill the inputs with a pattern. */
-    std::vector < uint8_t > host (bytes);
-    for (size_t i = 0; i < bytes; i++)
-      host[i] = (uint8_t) ((i * 2654435761u) >> 13);
+    std::vector < uint8_t > host (span);
+    fill_pattern (host.data (), span);
     for (uint8_t * in : input)
-      CHECK_CUDA (cudaMemcpy (in, host.data (), bytes, cudaMemcpyHostToDevice));
+      CHECK_CUDA (cudaMemcpy (in, host.data (), span, cudaMemcpyHostToDevice));
   }
   ~DeviceFrames ()
   {
@@ -196,22 +336,24 @@ is_2d (GbAlgorithm algorithm)
 
 /* CPU reference time of one frame in milliseconds: median of 5, after one
  * warm-up frame (first-touch page faults, thread start). Negative (and a
- * message) when the CPU backend refuses the algorithm. */
+ * message) when the CPU backend refuses the algorithm or the format. */
 double
-time_cpu (const Case & c, GbAlgorithm algorithm, double sigma)
+time_cpu (const FrameLayout & layout, GbAlgorithm algorithm, double sigma)
 {
-  GbGeometry geometry = { 1, 1, {{c.width, c.height, c.channels}} };
-  GbParams params = { sigma, 0, algorithm, GB_BORDER_CLAMP };
-  const size_t stride = (size_t) c.width * c.channels;
-  std::vector < uint8_t > src (stride * c.height), dst (stride * c.height);
-  GbImage in = { {src.data ()}, {stride} }, out = { {dst.data ()}, {stride} };
+  GbParams params = gb_params_make (sigma, 0, algorithm, GB_BORDER_CLAMP);
+  std::vector < uint8_t > src (layout.span), dst (layout.span);
+  const GbImage in = layout.image (src.data ());
+  const GbImage out = layout.image (dst.data ());
   GbBlur *blur;
   GbError error;
   double times[5];
 
-  for (size_t i = 0; i < src.size (); i++)
-    src[i] = (uint8_t) ((i * 2654435761u) >> 13);
-  CHECK_GB (gb_blur_create (GB_BACKEND_CPU, -1, &geometry, &blur, &error_));
+  fill_pattern (src.data (), src.size ());
+  if (gb_blur_create (GB_BACKEND_CPU, -1, &layout.geometry, &blur,
+          &error) != GB_OK) {
+    fprintf (stderr, "CPU: %s\n", error.message);
+    return -1;
+  }
   if (gb_blur_set_params (blur, &params, &error) != GB_OK
       || gb_blur_process (blur, &in, &out, &error) != GB_OK) {
     fprintf (stderr, "CPU %s: %s\n", gb_algorithm_name (algorithm),
@@ -230,18 +372,23 @@ time_cpu (const Case & c, GbAlgorithm algorithm, double sigma)
   return times[2];
 }
 
+/* filters: the case's, resolved for sigma (each plane's own radii). */
 void
-print_cpu_cell (const Case & c, GbAlgorithm algorithm, double sigma, bool run)
+print_cpu_cell (const FrameLayout & layout, const GbPlaneFilter * filters,
+    GbAlgorithm algorithm, double sigma, bool run)
 {
-  int radius = gb_auto_radius (sigma);
-  double taps = (double) c.width * c.height * c.channels
-      * (2.0 * radius + 1) * (2 * radius + 1);
+  double taps = 0;
   double ms;
+  for (int p = 0; p < layout.geometry.n_planes; p++) {
+    const GbPlaneGeometry & g = layout.geometry.planes[p];
+    taps += (double) g.width * g.height * g.channels
+        * (2.0 * filters[p].x.radius + 1) * (2.0 * filters[p].y.radius + 1);
+  }
   if (!run)
     printf (" %10s |\n", "-");
   else if (is_2d (algorithm) && taps > CPU_2D_TAP_LIMIT)
     printf (" %10s |\n", "(too slow)");
-  else if ((ms = time_cpu (c, algorithm, sigma)) < 0)
+  else if ((ms = time_cpu (layout, algorithm, sigma)) < 0)
     printf (" %10s |\n", "(error)");
   else
     printf (" %10.2f |\n", ms);
@@ -314,15 +461,39 @@ struct Npp
 };
 #endif
 
+/* "NV12,I420" into its names. */
+std::vector < std::string > split_names (const char *list)
+{
+  std::vector < std::string > names;
+  std::string name;
+  for (const char *c = list;; c++) {
+    if (*c == ',' || *c == '\0') {
+      if (!name.empty ())
+        names.push_back (name);
+      name.clear ();
+      if (*c == '\0')
+        break;
+    } else {
+      name += *c;
+    }
+  }
+  return names;
+}
+
+bool
+format_known (const std::string & name)
+{
+  for (const Case & c : cases)
+    if (name == c.format)
+      return true;
+  return false;
+}
+
 }                               /* namespace */
 
 int
 main (int argc, char **argv)
 {
-  static const Case full_cases[] = {
-    {"GRAY8", 1, 1920, 1080}, {"RGBA", 4, 1920, 1080},
-    {"GRAY8", 1, 3840, 2160}, {"RGBA", 4, 3840, 2160},
-  };
   static const double full_sigmas[] = {
     1, 2, 3, 5, 7, 10, 15, 20, 30, 50, 70, 100
   };
@@ -331,12 +502,17 @@ main (int argc, char **argv)
     GB_ALGORITHM_SHARED, GB_ALGORITHM_SEPARABLE, GB_ALGORITHM_FUSED,
     GB_ALGORITHM_RECURSIVE, GB_ALGORITHM_MULTISCALE, GB_ALGORITHM_AUTO
   };
+  /* One per plane; large: not on the stack. */
+  static GbPlaneFilter filters[GB_MAX_PLANES];
   bool quick = false, with_cpu = true, gpu = true, with_npp = true;
-  int n_cases = 4;
-  const char *only_format = NULL, *only_algorithm = NULL, *csv_path = NULL;
+  bool all_formats = false;
+  std::vector < std::string > only_formats;
+  const char *only_algorithm = NULL, *csv_path = NULL;
   int only_width = 0;
   double only_sigma = 0;
   std::vector < double >sigmas;
+  std::vector < const Case *>selected;
+  int format_width = 6;         /* the table's format column */
   GbCuda *cuda = NULL;
   GbError error;
   cudaDeviceProp props;
@@ -351,9 +527,14 @@ main (int argc, char **argv)
       gpu = false;
     else if (!strcmp (argv[i], "--no-npp"))
       with_npp = false;
-    else if (!strcmp (argv[i], "--format") && i + 1 < argc)
-      only_format = argv[++i];
-    else if (!strcmp (argv[i], "--width") && i + 1 < argc)
+    else if (!strcmp (argv[i], "--format") && i + 1 < argc) {
+      std::vector < std::string > names = split_names (argv[++i]);
+      only_formats.insert (only_formats.end (), names.begin (), names.end ());
+    } else if (!strcmp (argv[i], "--formats") && i + 1 < argc
+        && !strcmp (argv[i + 1], "all")) {
+      all_formats = true;
+      i++;
+    } else if (!strcmp (argv[i], "--width") && i + 1 < argc)
       only_width = atoi (argv[++i]);
     else if (!strcmp (argv[i], "--sigma") && i + 1 < argc)
       only_sigma = atof (argv[++i]);
@@ -365,8 +546,9 @@ main (int argc, char **argv)
       csv_path = argv[++i];
     else {
       fprintf (stderr, "usage: %s [--quick] [--no-cpu] [--cpu-only] "
-          "[--no-npp] [--format F] [--width W] [--sigma S] [--algorithm A] "
-          "[--batch-ms MS] [--csv FILE]\n", argv[0]);
+          "[--no-npp] [--format F[,F...]] [--formats all] [--width W] "
+          "[--sigma S] [--algorithm A] [--batch-ms MS] [--csv FILE]\n",
+          argv[0]);
       return 2;
     }
   }
@@ -375,8 +557,34 @@ main (int argc, char **argv)
         GB_MAX_SIGMA);
     return 2;
   }
-  if (quick)
-    n_cases = 2;
+  for (const std::string & name : only_formats)
+    if (!format_known (name)) {
+      fprintf (stderr, "--format %s: not a case; the cases are:",
+          name.c_str ());
+      for (size_t ci = 0; ci < sizeof cases / sizeof cases[0]; ci++) {
+        bool first = true;
+        for (size_t cj = 0; cj < ci; cj++)
+          first = first && strcmp (cases[ci].format, cases[cj].format);
+        if (first)
+          fprintf (stderr, " %s", cases[ci].format);
+      }
+      fprintf (stderr, "\n");
+      return 2;
+    }
+  /* --format picks by name (any case), --formats all takes every case, and
+   * neither the standard ones; --quick keeps the 1080p ones, --width its
+   * width. */
+  for (const Case & c : cases) {
+    bool listed = false;
+    for (const std::string & name : only_formats)
+      listed = listed || name == c.format;
+    if (!only_formats.empty () ? !listed : !(all_formats || c.standard))
+      continue;
+    if ((quick && c.height > 1080) || (only_width && only_width != c.width))
+      continue;
+    selected.push_back (&c);
+    format_width = std::max (format_width, (int) strlen (c.format));
+  }
   if (only_sigma > 0)
     sigmas.assign (1, only_sigma);
   else if (quick)
@@ -411,8 +619,8 @@ main (int argc, char **argv)
   if (gpu && with_npp) {
     const NppLibraryVersion *v = nppGetLibVersion ();
     printf ("NPP %d.%d.%d: nppiFilterGaussAdvancedBorder_8u_C1R/C4R_Ctx, "
-        "our 2 radius + 1 taps (device), NPP_BORDER_REPLICATE\n",
-        v->major, v->minor, v->build);
+        "our 2 radius + 1 taps (device), NPP_BORDER_REPLICATE (GRAY8 and "
+        "RGBA only)\n", v->major, v->minor, v->build);
   }
 #else
   if (gpu && with_npp)
@@ -423,83 +631,90 @@ main (int argc, char **argv)
     printf ("naive and shared: sigma <= %g only, unless --algorithm names "
         "them\n", GPU_2D_MAX_SIGMA);
   printf ("CPU reference: %ld threads\n\n", sysconf (_SC_NPROCESSORS_ONLN));
-  printf ("| format | size      | sigma | radius | algorithm        "
+  printf ("| %-*s | size      | sigma | radius | algorithm        "
       "| GPU us    | copy us | x copy  | GB/s  | NPP us     | x NPP    "
-      "| CPU ms     |\n");
-  printf ("|--------|-----------|-------|--------|------------------"
+      "| CPU ms     |\n", format_width, "format");
+  printf ("|%s|-----------|-------|--------|------------------"
       "|-----------|---------|---------|-------|------------|----------"
-      "|------------|\n");
+      "|------------|\n", std::string (format_width + 2, '-').c_str ());
 
-  for (int ci = 0; ci < n_cases; ci++) {
-    const Case & c = full_cases[ci];
-    if ((only_format && strcmp (only_format, c.format))
-        || (only_width && only_width != c.width))
-      continue;
-    GbGeometry geometry = { 1, 1, {{c.width, c.height, c.channels}} };
+  for (const Case * cp : selected) {
+    const Case & c = *cp;
+    const FrameLayout layout (c);
+    const GbGeometry & geometry = layout.geometry;
+    const int largest = layout.largest_plane ();
     DeviceFrames *frames = NULL;
 #ifdef GB_HAVE_NPP
     Npp *npp = NULL;
 #endif
     cudaStream_t stream = NULL;
     double copy_us = 0;
-    const size_t row = (size_t) c.width * c.channels;
     std::vector < uint8_t > npp_reference, ours;
 
+    if (c.n_planes > 1 || c.bytes_per_sample > 1)
+      printf ("# %s %dx%d: %d-bit, planes %s; %zu bytes a frame\n", c.format,
+          c.width, c.height, 8 * c.bytes_per_sample,
+          layout.describe ().c_str (), layout.bytes);
     if (gpu) {
-      CHECK_GB (gb_cuda_configure (cuda, &geometry, &error_));
-      frames = new DeviceFrames (c.width, c.height, c.channels);
+      GbError e;
+      if (gb_cuda_configure (cuda, &geometry, &e) != GB_OK) {
+        printf ("# %s %dx%d: the CUDA backend refuses it: %s\n", c.format,
+            c.width, c.height, e.message);
+        continue;
+      }
+      frames = new DeviceFrames (layout);
       stream = (cudaStream_t) gb_cuda_stream (cuda);
       copy_us = time_launches (stream,[&](int i) {
             size_t k = i % frames->count ();
             CHECK_CUDA (cudaMemcpyAsync (frames->output[k], frames->input[k],
-                    frames->bytes, cudaMemcpyDeviceToDevice, stream));
+                    frames->span, cudaMemcpyDeviceToDevice, stream));
           });
 #ifdef GB_HAVE_NPP
-      if (with_npp)
+      if (with_npp && layout.npp_supported ())
         npp = new Npp (stream);
 #endif
     }
 
     for (double sigma : sigmas) {
       const int radius = gb_auto_radius (sigma);
-      float weights[2 * GB_MAX_RADIUS + 1];
-      GbRecursiveFilter recursive;
-      GbMultiscalePlan multiscale;   /* one plane */
+      GbParams params = gb_params_make (sigma, 0, GB_ALGORITHM_AUTO,
+          GB_BORDER_CLAMP);
       double npp_us = -1;
       std::string check;
 
-      gb_gaussian_weights (sigma, radius, weights);
-      gb_recursive_filter (sigma, &recursive);
-      gb_multiscale_plan (sigma, c.width, c.height, &multiscale);
+      gb_plane_filters_resolve (&params, &geometry, filters);
       if (gpu)
-        CHECK_GB (gb_cuda_set_weights (cuda, weights, radius, &recursive,
-                &multiscale, &error_));
+        CHECK_GB (gb_cuda_set_filters (cuda, filters, &error_));
 
 #ifdef GB_HAVE_NPP
       /* NPP on the same frames, with the same taps; its output on frame 0
-       * is the reference the rows below are compared with. */
+       * is the reference the rows below are compared with. One plane, full
+       * resolution: plane 0's taps are the frame's. */
       if (npp) {
-        npp->set_taps (weights, radius);
+        const int npp_radius = filters[0].x.radius;
+        const int channels = geometry.planes[0].channels;
+        const size_t pitch = layout.stride[0];
+        npp->set_taps (filters[0].x.weights, npp_radius);
         NppStatus status = npp->filter (frames->input[0], frames->output[0],
-            frames->pitch, c.width, c.height, c.channels, radius);
+            pitch, c.width, c.height, channels, npp_radius);
         cudaError_t cuda_status = cudaStreamSynchronize (stream);
         if (status < 0 || cuda_status != cudaSuccess) {
           printf ("# NPP %s %dx%d sigma %g radius %d (%d taps): NPP status "
               "%d, CUDA %s: not timed\n", c.format, c.width, c.height, sigma,
-              radius, 2 * radius + 1, (int) status,
+              npp_radius, 2 * npp_radius + 1, (int) status,
               cudaGetErrorString (cuda_status));
           CHECK_CUDA (cudaGetLastError ());
         } else {
           if (status != NPP_SUCCESS)
             printf ("# NPP %s %dx%d sigma %g: warning status %d\n",
                 c.format, c.width, c.height, sigma, (int) status);
-          npp_reference.resize (frames->bytes);
+          npp_reference.resize (layout.bytes);
           CHECK_CUDA (cudaMemcpy (npp_reference.data (), frames->output[0],
-                  frames->bytes, cudaMemcpyDeviceToHost));
+                  layout.bytes, cudaMemcpyDeviceToHost));
           npp_us = time_launches (stream,[&](int i) {
                 size_t k = i % frames->count ();
-                npp->filter (frames->input[k], frames->output[k],
-                    frames->pitch, c.width, c.height, c.channels, radius);
+                npp->filter (frames->input[k], frames->output[k], pitch,
+                    c.width, c.height, channels, npp_radius);
               }, true);
         }
       }
@@ -516,57 +731,59 @@ main (int argc, char **argv)
           continue;
         GbAlgorithm kernel = algorithm;
         if (algorithm == GB_ALGORITHM_AUTO)
-          kernel = gpu ? gb_cuda_auto_algorithm (cuda, sigma, radius)
+          kernel = gpu ? gb_cuda_auto_algorithm (cuda, &filters[largest],
+              &geometry.planes[largest], geometry.bytes_per_sample)
               : GB_ALGORITHM_SEPARABLE;
         char name[32];
         if (algorithm == GB_ALGORITHM_AUTO && gpu)
           snprintf (name, sizeof name, "auto (%s)", gb_algorithm_name (kernel));
         else
           snprintf (name, sizeof name, "%s", gb_algorithm_name (algorithm));
-        printf ("| %-6s | %4dx%-4d | %5g | %6d | %-16s |", c.format, c.width,
-            c.height, sigma, radius, name);
+        printf ("| %-*s | %4dx%-4d | %5g | %6d | %-16s |", format_width,
+            c.format, c.width, c.height, sigma, radius, name);
         if (gpu) {
-          GbImage in0 = { {frames->input[0]}, {frames->pitch} };
-          GbImage out0 = { {frames->output[0]}, {frames->pitch} };
+          const GbImage in0 = layout.image (frames->input[0]);
+          const GbImage out0 = layout.image (frames->output[0]);
           GbError e;
           /* One launch first: an algorithm may refuse these parameters. */
           if (gb_cuda_enqueue (cuda, &in0, &out0, kernel, GB_BORDER_CLAMP,
                   &e) != GB_OK || gb_cuda_synchronize (cuda, &e) != GB_OK) {
             printf (" %9s | %7.1f | %7s | %5s | %10s | %8s |", "(error)",
                 copy_us, "-", "-", "-", "-");
-            print_cpu_cell (c, kernel, sigma, false);
+            print_cpu_cell (layout, filters, kernel, sigma, false);
             printf ("# %s %s %dx%d sigma %g: %s\n", name, c.format, c.width,
                 c.height, sigma, e.message);
             continue;
           }
           if (npp_us >= 0) {
-            ours.resize (frames->bytes);
+            ours.resize (layout.bytes);
             CHECK_CUDA (cudaMemcpy (ours.data (), frames->output[0],
-                    frames->bytes, cudaMemcpyDeviceToHost));
+                    layout.bytes, cudaMemcpyDeviceToHost));
             check += " " + std::string (gb_algorithm_name (algorithm)) + " "
                 + std::to_string (max_abs_difference (ours, npp_reference));
           }
           double us = time_launches (stream,[&](int i) {
                 size_t k = i % frames->count ();
-                GbImage in = { {frames->input[k]}, {frames->pitch} };
-                GbImage out = { {frames->output[k]}, {frames->pitch} };
+                const GbImage in = layout.image (frames->input[k]);
+                const GbImage out = layout.image (frames->output[k]);
                 CHECK_GB (gb_cuda_enqueue (cuda, &in, &out, kernel,
                         GB_BORDER_CLAMP, &error_));
               }, true);
           printf (" %9.1f | %7.1f | %7.2f | %5.0f |", us, copy_us,
-              us / copy_us, 2.0 * row * c.height / (us * 1e3));
+              us / copy_us, 2.0 * layout.bytes / (us * 1e3));
           if (npp_us >= 0)
             printf (" %10.1f | %8.2f |", npp_us, npp_us / us);
           else
             printf (" %10s | %8s |", "-", "-");
           if (csv) {
-            fprintf (csv, "%s,%s,%d,%d,%g,%d,%s,%s,%s,%s,%s\n",
+            fprintf (csv, "%s,%s,%d,%d,%g,%d,%s,%s,%s,%s,%s,%zu\n",
                 gb_algorithm_name (algorithm), c.format, c.width, c.height,
                 sigma, radius, csv_number (us).c_str (),
                 csv_number (copy_us).c_str (),
                 csv_number (us / copy_us, "%.4f").c_str (),
                 csv_number (npp_us).c_str (),
-                csv_number (npp_us >= 0 ? npp_us / us : -1, "%.4f").c_str ());
+                csv_number (npp_us >= 0 ? npp_us / us : -1, "%.4f").c_str (),
+                layout.bytes);
             fflush (csv);
           }
         } else {
@@ -574,7 +791,7 @@ main (int argc, char **argv)
               "-", "-");
         }
         fflush (stdout);
-        print_cpu_cell (c, kernel, sigma, with_cpu
+        print_cpu_cell (layout, filters, kernel, sigma, with_cpu
             && algorithm != GB_ALGORITHM_AUTO);
       }
       if (npp_us >= 0 && !check.empty ())

@@ -4,15 +4,21 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
  * Each algorithm follows the arithmetic the CUDA kernels follow: the same
- * weights, gb_border_index() for every sample outside the frame, float
- * accumulation in the same order, gb_round_u8() once at the end. So the GPU
- * output can be checked against this one (at most 1 apart per sample).
+ * weights (x along rows, y along columns), gb_border_index() for every
+ * sample outside the frame, float accumulation in the same order,
+ * gb_round_u8() or gb_round_u16() once at the end. So the GPU output can be
+ * checked against this one (at most 1 apart per sample).
+ *
+ * Each plane is filtered in its window (GbPlaneFilter.window), which the
+ * algorithms see as their whole frame; then a finishing pass over the plane
+ * sharpens the region and copies the rest of the plane from the source.
  *
  * Work is split by rows: each thread of a small persistent pool (the calling
  * thread included) takes one contiguous band of rows (the recursive filter's
  * vertical pass: one band of columns). The hot loops run over contiguous
  * floats (a border-padded copy of each source row), so the compiler
- * vectorises them.
+ * vectorises them. Samples are 8 or 16 bits: only the loads and stores know
+ * which (a switch on bytes_per_sample, hoisted out of the loops).
  */
 #include "cpu_backend.h"
 #include "sampling.h"
@@ -67,25 +73,32 @@
 #define GB_CPU_HOT
 #endif
 
+#define GB_CPU_INLINE static inline __attribute__((always_inline))
+
 /* One plane of one frame and the parameters to blur it with. */
 typedef struct
 {
-  const uint8_t *src;
-  size_t src_stride;
-  uint8_t *dst;
+  const uint8_t *src;           /* the window's first sample */
+  size_t src_stride;            /* bytes, as every stride here */
+  uint8_t *dst;                 /* the window's first sample */
   size_t dst_stride;
-  int width;
+  int width;                    /* the window's: the algorithms' frame */
   int height;
   int channels;
-  const float *weights;         /* 2 * radius + 1 taps */
-  int radius;
+  int bytes_per_sample;         /* 1 or 2 */
+  const GbAxisFilter *x;        /* along rows: radius, weights, recursive */
+  const GbAxisFilter *y;        /* along columns */
   GbBorder border;
   float *intermediate;          /* SEPARABLE, RECURSIVE: height rows of
                                  * width * channels */
   size_t tile_floats;           /* SHARED: the tile at the start of the scratch */
-  const GbRecursiveFilter *recursive;   /* RECURSIVE */
   const GbMultiscalePlan *multiscale;   /* MULTISCALE: this plane's plan */
   int pass;                     /* MULTISCALE: which of its six passes */
+  /* The finishing pass: the whole plane (same strides) and its region. */
+  const uint8_t *plane_src;
+  uint8_t *plane_dst;
+  int plane_width;
+  const GbPlaneFilter *filter;
 } GbPlaneJob;
 
 /* Blurs rows [row_begin, row_end) of a job; scratch is the band's own. */
@@ -258,37 +271,75 @@ run_bands (GbCpu * cpu, GbBandFunction function, const GbPlaneJob * job,
   }
 }
 
+/* --- samples --- */
+
+/* Sample i of a row (bytes) of bytes_per_sample-byte samples. */
+GB_CPU_INLINE float
+load_sample (const uint8_t * row, size_t i, int bytes_per_sample)
+{
+  return bytes_per_sample == 1 ? (float) row[i]
+      : (float) ((const uint16_t *) row)[i];
+}
+
+GB_CPU_INLINE void
+store_sample (uint8_t * row, size_t i, float value, int bytes_per_sample)
+{
+  if (bytes_per_sample == 1)
+    row[i] = gb_round_u8 (value);
+  else
+    ((uint16_t *) row)[i] = gb_round_u16 (value);
+}
+
+/* out[i] = sample i of row, for i in [0, n). */
+GB_CPU_INLINE void
+load_samples (float *restrict out, const uint8_t * restrict row, size_t n,
+    int bytes_per_sample)
+{
+  size_t i;
+
+  if (bytes_per_sample == 1) {
+    for (i = 0; i < n; i++)
+      out[i] = row[i];
+  } else {
+    const uint16_t *restrict row16 = (const uint16_t *) row;
+    for (i = 0; i < n; i++)
+      out[i] = row16[i];
+  }
+}
+
 /* --- rows of floats --- */
 
 static void
 fill_border_pixel (float *pixel, const uint8_t * row, int source_x,
-    int channels)
+    int channels, int bytes_per_sample)
 {
   int c;
 
   for (c = 0; c < channels; c++)
-    pixel[c] = source_x < 0 ? 0.0f : row[source_x * channels + c];
+    pixel[c] = source_x < 0 ? 0.0f : load_sample (row,
+        (size_t) source_x * channels + c, bytes_per_sample);
 }
 
-/* Converts one source row to floats with radius border pixels each side, so
- * the convolution reads it without bounds checks. */
+/* Converts one source row to floats with x.radius border pixels each side,
+ * so the convolution reads it without bounds checks. */
 static void
 fill_padded_row (float *padded, const uint8_t * row, const GbPlaneJob * job)
 {
   const int channels = job->channels;
-  const int radius = job->radius;
-  const int row_samples = job->width * channels;
+  const int radius = job->x->radius;
   float *interior = padded + (size_t) radius * channels;
-  int x, i;
+  int x;
 
-  for (i = 0; i < row_samples; i++)
-    interior[i] = row[i];
+  load_samples (interior, row, (size_t) job->width * channels,
+      job->bytes_per_sample);
   for (x = -radius; x < 0; x++)
     fill_border_pixel (padded + (size_t) (x + radius) * channels, row,
-        gb_border_index (x, job->width, job->border), channels);
+        gb_border_index (x, job->width, job->border), channels,
+        job->bytes_per_sample);
   for (x = job->width; x < job->width + radius; x++)
     fill_border_pixel (padded + (size_t) (x + radius) * channels, row,
-        gb_border_index (x, job->width, job->border), channels);
+        gb_border_index (x, job->width, job->border), channels,
+        job->bytes_per_sample);
 }
 
 /* A padded row for any row index; rows outside a zero border are all 0. */
@@ -298,8 +349,8 @@ fill_tile_row (float *padded, int y, const GbPlaneJob * job)
   int source_y = gb_border_index (y, job->height, job->border);
 
   if (source_y < 0) {
-    memset (padded, 0, sizeof (float) * (size_t) (job->width + 2 * job->radius)
-        * job->channels);
+    memset (padded, 0, sizeof (float) * (size_t) (job->width
+            + 2 * job->x->radius) * job->channels);
     return;
   }
   fill_padded_row (padded, job->src + (size_t) source_y * job->src_stride, job);
@@ -431,114 +482,139 @@ accumulate_symmetric_rows (float *restrict acc, const float *const *rows,
   }
 }
 
+/* Rounds n floats into the samples of out (bytes). */
 GB_CPU_HOT static void
-round_row (uint8_t * restrict out, const float *restrict acc, size_t n)
+round_row (uint8_t * restrict out, const float *restrict acc, size_t n,
+    int bytes_per_sample)
 {
   size_t i;
 
-  for (i = 0; i < n; i++)
-    out[i] = gb_round_u8 (acc[i]);
+  if (bytes_per_sample == 1) {
+    for (i = 0; i < n; i++)
+      out[i] = gb_round_u8 (acc[i]);
+  } else {
+    uint16_t *restrict out16 = (uint16_t *) out;
+    for (i = 0; i < n; i++)
+      out16[i] = gb_round_u16 (acc[i]);
+  }
 }
 
 /* --- NAIVE: the direct 2D sum, every sample through gb_border_index --- */
 
-static void
-naive_pixel (const GbPlaneJob * job, int x, int y, float *acc)
+/* Inlined with a constant bytes_per_sample, so each sample size gets its own
+ * loop without a switch per sample. */
+GB_CPU_INLINE void
+naive_pixel (const GbPlaneJob * job, int x, int y, float *acc,
+    int bytes_per_sample)
 {
-  const int radius = job->radius;
+  const int radius_x = job->x->radius;
+  const int radius_y = job->y->radius;
   const int channels = job->channels;
-  const float *w = job->weights;
+  const float *wx = job->x->weights;
+  const float *wy = job->y->weights;
   /* Away from the left and right edges no column needs the border rule. */
-  const int interior = x >= radius && x < job->width - radius;
+  const int interior = x >= radius_x && x < job->width - radius_x;
   int dx, dy, c;
 
-  for (dy = -radius; dy <= radius; dy++) {
+  for (dy = -radius_y; dy <= radius_y; dy++) {
     int source_y = gb_border_index (y + dy, job->height, job->border);
     const uint8_t *row;
     float weight_y;
     if (source_y < 0)
       continue;
     row = job->src + (size_t) source_y * job->src_stride;
-    weight_y = w[dy + radius];
-    for (dx = -radius; dx <= radius; dx++) {
+    weight_y = wy[dy + radius_y];
+    for (dx = -radius_x; dx <= radius_x; dx++) {
       int source_x = interior ? x + dx
           : gb_border_index (x + dx, job->width, job->border);
-      const uint8_t *pixel;
       float weight;
       if (source_x < 0)
         continue;
-      pixel = row + (size_t) source_x * channels;
-      weight = weight_y * w[dx + radius];
+      weight = weight_y * wx[dx + radius_x];
       for (c = 0; c < channels; c++)
-        acc[c] += weight * pixel[c];
+        acc[c] += weight * load_sample (row, (size_t) source_x * channels + c,
+            bytes_per_sample);
     }
+  }
+}
+
+GB_CPU_INLINE void
+naive_row (const GbPlaneJob * job, int y, int bytes_per_sample)
+{
+  uint8_t *out = job->dst + (size_t) y * job->dst_stride;
+  int x, c;
+
+  for (x = 0; x < job->width; x++) {
+    float acc[GB_MAX_CHANNELS] = { 0.0f, 0.0f, 0.0f, 0.0f };
+    naive_pixel (job, x, y, acc, bytes_per_sample);
+    for (c = 0; c < job->channels; c++)
+      store_sample (out, (size_t) x * job->channels + c, acc[c],
+          bytes_per_sample);
   }
 }
 
 static void
 naive_band (const GbPlaneJob * job, float *scratch, int row_begin, int row_end)
 {
-  int x, y, c;
+  int y;
 
   (void) scratch;
   for (y = row_begin; y < row_end; y++) {
-    uint8_t *out = job->dst + (size_t) y * job->dst_stride;
-    for (x = 0; x < job->width; x++) {
-      float acc[GB_MAX_CHANNELS] = { 0.0f, 0.0f, 0.0f, 0.0f };
-      naive_pixel (job, x, y, acc);
-      for (c = 0; c < job->channels; c++)
-        out[x * job->channels + c] = gb_round_u8 (acc[c]);
-    }
+    if (job->bytes_per_sample == 1)
+      naive_row (job, y, 1);
+    else
+      naive_row (job, y, 2);
   }
 }
 
 /* --- SHARED: the 2D sum from a padded tile (the shared-memory analogue) ---
  *
  * A tile is a band of output rows and the source rows around it, border
- * applied once while filling. When the radius is too large for all 2r + 1
- * kernel rows to fit, the kernel rows go through the tile in chunks, each
- * adding to the float accumulator: every sum keeps NAIVE's order (dy outer,
- * dx inner). */
+ * applied once while filling. When the y radius is too large for all
+ * 2 ry + 1 kernel rows to fit, the kernel rows go through the tile in
+ * chunks, each adding to the float accumulator: every sum keeps NAIVE's
+ * order (dy outer, dx inner). */
 
 static void
 shared_tile (const GbPlaneJob * job, float *tile, size_t padded_floats,
     float *acc, int y0, int band_rows, int chunk_taps)
 {
-  const int radius = job->radius;
-  const int n_taps = 2 * radius + 1;
+  const int radius_y = job->y->radius;
+  const int n_taps_x = 2 * job->x->radius + 1;
   const size_t row_samples = (size_t) job->width * job->channels;
   float products[2 * GB_MAX_RADIUS + 1];
   int dy0, dy, dx, j, t;
 
   memset (acc, 0, sizeof (float) * row_samples * band_rows);
-  for (dy0 = -radius; dy0 <= radius; dy0 += chunk_taps) {
-    int chunk = radius + 1 - dy0 < chunk_taps ? radius + 1 - dy0 : chunk_taps;
+  for (dy0 = -radius_y; dy0 <= radius_y; dy0 += chunk_taps) {
+    int chunk = radius_y + 1 - dy0 < chunk_taps ? radius_y + 1 - dy0
+        : chunk_taps;
     /* Tile row t is source row y0 + dy0 + t. */
     for (t = 0; t < band_rows + chunk - 1; t++)
       fill_tile_row (tile + t * padded_floats, y0 + dy0 + t, job);
     for (dy = dy0; dy < dy0 + chunk; dy++) {
-      for (dx = 0; dx < n_taps; dx++)
-        products[dx] = job->weights[dy + radius] * job->weights[dx];
+      for (dx = 0; dx < n_taps_x; dx++)
+        products[dx] = job->y->weights[dy + radius_y] * job->x->weights[dx];
       for (j = 0; j < band_rows; j++)
         accumulate_taps (acc + j * row_samples,
             tile + (j + dy - dy0) * padded_floats, row_samples, products,
-            n_taps, job->channels);
+            n_taps_x, job->channels);
     }
   }
   for (j = 0; j < band_rows; j++)
     round_row (job->dst + (size_t) (y0 + j) * job->dst_stride,
-        acc + j * row_samples, row_samples);
+        acc + j * row_samples, row_samples, job->bytes_per_sample);
 }
 
 static void
 shared_band (const GbPlaneJob * job, float *scratch, int row_begin,
     int row_end)
 {
-  const int radius = job->radius;
+  const int radius_y = job->y->radius;
   const size_t padded_floats =
-      (size_t) (job->width + 2 * radius) * job->channels;
+      (size_t) (job->width + 2 * job->x->radius) * job->channels;
   const int tile_rows = (int) (job->tile_floats / padded_floats);
-  int band_rows = tile_rows - 2 * radius;
+  int band_rows = tile_rows - 2 * radius_y;
   int chunk_taps;
   int y0;
 
@@ -547,8 +623,8 @@ shared_band (const GbPlaneJob * job, float *scratch, int row_begin,
   if (band_rows < 1)
     band_rows = 1;
   chunk_taps = tile_rows - band_rows + 1;
-  if (chunk_taps > 2 * radius + 1)
-    chunk_taps = 2 * radius + 1;
+  if (chunk_taps > 2 * radius_y + 1)
+    chunk_taps = 2 * radius_y + 1;
 
   for (y0 = row_begin; y0 < row_end; y0 += band_rows) {
     int rows = row_end - y0 < band_rows ? row_end - y0 : band_rows;
@@ -557,7 +633,7 @@ shared_band (const GbPlaneJob * job, float *scratch, int row_begin,
   }
 }
 
-/* --- SEPARABLE: row pass into the intermediate, then column pass --- */
+/* --- SEPARABLE: row pass (x) into the intermediate, column pass (y) --- */
 
 static void
 row_pass_band (const GbPlaneJob * job, float *scratch, int row_begin,
@@ -570,19 +646,20 @@ row_pass_band (const GbPlaneJob * job, float *scratch, int row_begin,
   for (y = row_begin; y < row_end; y++) {
     float *inter = job->intermediate + (size_t) y * row_samples;
     fill_padded_row (padded, job->src + (size_t) y * job->src_stride, job);
-    accumulate_symmetric_taps (inter, padded, row_samples, job->weights,
-        job->radius, job->channels);
+    accumulate_symmetric_taps (inter, padded, row_samples, job->x->weights,
+        job->x->radius, job->channels);
   }
 }
 
-/* Strip by strip (outer), so the 2r + 1 intermediate rows an output row
+/* Strip by strip (outer), so the 2 ry + 1 intermediate rows an output row
  * reads are mostly those the previous output row read, still in cache. */
 static void
 column_pass_band (const GbPlaneJob * job, float *scratch, int row_begin,
     int row_end)
 {
-  const int radius = job->radius;
+  const int radius = job->y->radius;
   const size_t row_samples = (size_t) job->width * job->channels;
+  const size_t sample_bytes = (size_t) job->bytes_per_sample;
   const float *rows[2 * GB_MAX_RADIUS + 1];
   float weights[2 * GB_MAX_RADIUS + 1];
   float *acc = scratch;
@@ -601,7 +678,7 @@ column_pass_band (const GbPlaneJob * job, float *scratch, int row_begin,
           continue;
         rows[n_rows] = job->intermediate + (size_t) source_y * row_samples
             + start;
-        weights[n_rows++] = job->weights[k + radius];
+        weights[n_rows++] = job->y->weights[k + radius];
       }
       if (n_rows == 2 * radius + 1) {
         accumulate_symmetric_rows (acc, rows, weights, radius, len);
@@ -609,20 +686,22 @@ column_pass_band (const GbPlaneJob * job, float *scratch, int row_begin,
         memset (acc, 0, sizeof (float) * len);
         accumulate_rows (acc, rows, weights, n_rows, len);
       }
-      round_row (job->dst + (size_t) y * job->dst_stride + start, acc, len);
+      round_row (job->dst + (size_t) y * job->dst_stride
+          + start * sample_bytes, acc, len, job->bytes_per_sample);
     }
   }
 }
 
 /* --- RECURSIVE: the 4th-order recursive Gaussian (recursive.h) ---
  *
- * "Algorithm A": every column of the plane filtered whole (8-bit source into
- * the float intermediate), then every row, per channel (intermediate into the
- * 8-bit destination). Each line runs the two sections forward, then the two
- * backward; the output is ((causal 0 + causal 1) + anticausal 0) +
- * anticausal 1, in float, with the start-up rule of recursive.h: a direction
- * starts `warmup` samples outside the line, from the steady state of the
- * constant x_ext there.
+ * "Algorithm A": every column of the plane filtered whole with the y filter
+ * (source samples into the float intermediate), then every row with the x
+ * filter, per channel (intermediate into the destination samples). Each
+ * line runs the two sections forward, then the two backward; the output is
+ * ((causal 0 + causal 1) + anticausal 0) + anticausal 1, in float, with the
+ * start-up rule of recursive.h: a direction starts `warmup` samples outside
+ * the line, from the steady state of the constant x_ext there. An axis of
+ * sigma 0 has the identity filter (warmup 0): its pass copies exactly.
  *
  * A recursion is serial along its line, so the hot loops run across lines:
  * the vertical pass takes up to GB_CPU_RECURSIVE_COLUMNS neighbouring columns
@@ -632,8 +711,6 @@ column_pass_band (const GbPlaneJob * job, float *scratch, int row_begin,
  *
  * Under a zero border the warm-up reads zeros from a zero state, which stays
  * exactly zero, so it is skipped: the result is the same. */
-
-#define GB_CPU_INLINE static inline __attribute__((always_inline))
 
 /* The start state for the constant input x[j] on every lane (both
  * directions: the forward one uses y[k-1], y[k-2] and x[k-1] only). */
@@ -686,13 +763,15 @@ causal_step (const GbRecursiveFilter * f, float *restrict y1_0,
 
 /* One backward step: a_s[k] = m1 x[k+1] + m2 x[k+2] + d1 a_s[k+1] + d2
  * a_s[k+2]; y = (io[j] + a_0[k]) + a_1[k], io holding the forward sum, goes
- * back into io, or rounded into bytes[j] when bytes is given (io NULL: the
- * warm-up). x is x[k], shifted into the state. */
+ * back into io, or rounded into sample j of `samples` (bytes_per_sample,
+ * a constant where inlined) when samples is given (io NULL: the warm-up).
+ * x is x[k], shifted into the state. */
 GB_CPU_INLINE void
 anticausal_step (const GbRecursiveFilter * f, float *restrict y1_0,
     float *restrict y2_0, float *restrict y1_1, float *restrict y2_1,
     float *restrict x1, float *restrict x2, const float *restrict x,
-    float *restrict io, uint8_t * restrict bytes, size_t lanes)
+    float *restrict io, uint8_t * restrict samples, int bytes_per_sample,
+    size_t lanes)
 {
   const float m1_0 = f->m1[0], m2_0 = f->m2[0];
   const float m1_1 = f->m1[1], m2_1 = f->m2[1];
@@ -710,8 +789,10 @@ anticausal_step (const GbRecursiveFilter * f, float *restrict y1_0,
     y1_1[j] = a1;
     x2[j] = xk1;
     x1[j] = x[j];
-    if (io && bytes)
-      bytes[j] = gb_round_u8 (io[j] + a0 + a1);
+    if (io && samples && bytes_per_sample == 1)
+      samples[j] = gb_round_u8 (io[j] + a0 + a1);
+    else if (io && samples)
+      ((uint16_t *) samples)[j] = gb_round_u16 (io[j] + a0 + a1);
     else if (io)
       io[j] = io[j] + a0 + a1;
   }
@@ -742,22 +823,19 @@ recursive_scratch (float *scratch, size_t stride)
   return r;
 }
 
-/* Row k of x_ext, columns [j0, j0 + len), as floats. */
+/* Row k of x_ext, columns (samples) [j0, j0 + len), as floats. */
 GB_CPU_INLINE void
 recursive_load_row (float *restrict x, const GbPlaneJob * job, int k,
     size_t j0, size_t len)
 {
   const int source = gb_border_index (k, job->height, job->border);
-  const uint8_t *restrict row;
-  size_t j;
 
   if (source < 0) {
     memset (x, 0, sizeof (float) * len);
     return;
   }
-  row = job->src + (size_t) source * job->src_stride + j0;
-  for (j = 0; j < len; j++)
-    x[j] = row[j];
+  load_samples (x, job->src + (size_t) source * job->src_stride
+      + j0 * job->bytes_per_sample, len, job->bytes_per_sample);
 }
 
 /* The vertical pass over columns [j0, j0 + len): forward sums into the
@@ -766,7 +844,7 @@ GB_CPU_HOT static void
 recursive_columns (const GbPlaneJob * job, float *scratch, size_t j0,
     size_t len)
 {
-  const GbRecursiveFilter *f = job->recursive;
+  const GbRecursiveFilter *f = &job->y->recursive;
   const int n = job->height;
   const int warmup = f->warmup;
   const int skip_warmup = job->border == GB_BORDER_ZERO;
@@ -795,12 +873,12 @@ recursive_columns (const GbPlaneJob * job, float *scratch, size_t j0,
   for (k = skip_warmup ? n - 1 : n - 1 + warmup; k >= n; k--) {
     recursive_load_row (r.x, job, k, j0, len);
     anticausal_step (f, r.y1_0, r.y2_0, r.y1_1, r.y2_1, r.x1, r.x2, r.x,
-        NULL, NULL, len);
+        NULL, NULL, 1, len);
   }
   for (k = n - 1; k >= 0; k--) {
     recursive_load_row (r.x, job, k, j0, len);
     anticausal_step (f, r.y1_0, r.y2_0, r.y1_1, r.y2_1, r.x1, r.x2, r.x,
-        inter + (size_t) k * row_samples, NULL, len);
+        inter + (size_t) k * row_samples, NULL, 1, len);
   }
 }
 
@@ -865,11 +943,13 @@ recursive_gather (float *restrict x, const GbPlaneJob * job, int y0,
 
 /* The horizontal pass over rows [y0, y0 + rows): all their lines side by
  * side, forward sums into the scratch, then the backward sections added and
- * rounded, then copied into the destination rows. */
-GB_CPU_HOT static void
-recursive_rows (const GbPlaneJob * job, float *scratch, int y0, int rows)
+ * rounded, then copied into the destination rows. Inlined into one function
+ * per sample size (bytes_per_sample constant). */
+GB_CPU_INLINE void
+recursive_rows (const GbPlaneJob * job, float *scratch, int y0, int rows,
+    int bytes_per_sample)
 {
-  const GbRecursiveFilter *f = job->recursive;
+  const GbRecursiveFilter *f = &job->x->recursive;
   const int n = job->width;
   const int channels = job->channels;
   const size_t lanes = (size_t) rows * channels;
@@ -877,8 +957,10 @@ recursive_rows (const GbPlaneJob * job, float *scratch, int y0, int rows)
   const int skip_warmup = job->border == GB_BORDER_ZERO;
   GbRecursiveScratch r = recursive_scratch (scratch, GB_CPU_RECURSIVE_LANES);
   /* The rounded outputs, after the forward sums of the largest block. */
-  uint8_t *const bytes = (uint8_t *) (r.sums + (size_t) n
+  uint8_t *const samples = (uint8_t *) (r.sums + (size_t) n
       * recursive_block_rows (channels) * channels);
+  const size_t pixel_bytes = (size_t) channels * bytes_per_sample;
+  const size_t lane_bytes = lanes * bytes_per_sample;
   int k, row, c;
 
   recursive_gather (r.x, job, y0, rows, -warmup);
@@ -900,18 +982,25 @@ recursive_rows (const GbPlaneJob * job, float *scratch, int y0, int rows)
   for (k = skip_warmup ? n - 1 : n - 1 + warmup; k >= n; k--) {
     recursive_gather (r.x, job, y0, rows, k);
     anticausal_step (f, r.y1_0, r.y2_0, r.y1_1, r.y2_1, r.x1, r.x2, r.x,
-        NULL, NULL, lanes);
+        NULL, NULL, bytes_per_sample, lanes);
   }
   for (k = n - 1; k >= 0; k--) {
     recursive_gather (r.x, job, y0, rows, k);
     anticausal_step (f, r.y1_0, r.y2_0, r.y1_1, r.y2_1, r.x1, r.x2, r.x,
-        r.sums + (size_t) k * lanes, bytes + (size_t) k * lanes, lanes);
+        r.sums + (size_t) k * lanes, samples + (size_t) k * lane_bytes,
+        bytes_per_sample, lanes);
   }
 
   /* The rounded lines, lane by lane, back into the rows. */
   for (row = 0; row < rows; row++) {
     uint8_t *restrict out = job->dst + (size_t) (y0 + row) * job->dst_stride;
-    const uint8_t *restrict in = bytes + (size_t) row * channels;
+    const uint8_t *restrict in = samples + (size_t) row * pixel_bytes;
+    if (bytes_per_sample == 2) {
+      for (k = 0; k < n; k++)
+        memcpy (out + k * pixel_bytes, in + (size_t) k * lane_bytes,
+            pixel_bytes);
+      continue;
+    }
     switch (channels) {
       case 1:
         for (k = 0; k < n; k++)
@@ -930,6 +1019,18 @@ recursive_rows (const GbPlaneJob * job, float *scratch, int y0, int rows)
   }
 }
 
+GB_CPU_HOT static void
+recursive_rows_u8 (const GbPlaneJob * job, float *scratch, int y0, int rows)
+{
+  recursive_rows (job, scratch, y0, rows, 1);
+}
+
+GB_CPU_HOT static void
+recursive_rows_u16 (const GbPlaneJob * job, float *scratch, int y0, int rows)
+{
+  recursive_rows (job, scratch, y0, rows, 2);
+}
+
 static void
 recursive_row_band (const GbPlaneJob * job, float *scratch, int row_begin,
     int row_end)
@@ -937,22 +1038,28 @@ recursive_row_band (const GbPlaneJob * job, float *scratch, int row_begin,
   const int block = recursive_block_rows (job->channels);
   int y;
 
-  for (y = row_begin; y < row_end; y += block)
-    recursive_rows (job, scratch, y, row_end - y < block ? row_end - y
-        : block);
+  for (y = row_begin; y < row_end; y += block) {
+    const int rows = row_end - y < block ? row_end - y : block;
+    if (job->bytes_per_sample == 1)
+      recursive_rows_u8 (job, scratch, y, rows);
+    else
+      recursive_rows_u16 (job, scratch, y, rows);
+  }
 }
 
-/* Floats of band scratch the recursive passes need for a plane. */
+/* Floats of band scratch the recursive passes need for a plane (or any
+ * window of it). */
 static uint64_t
-recursive_scratch_floats (const GbPlaneGeometry * plane)
+recursive_scratch_floats (const GbPlaneGeometry * plane, int bytes_per_sample)
 {
   uint64_t columns = (GB_CPU_RECURSIVE_STATES + 1)
       * (uint64_t) GB_CPU_RECURSIVE_COLUMNS;
   uint64_t lines = (uint64_t) plane->width
       * recursive_block_rows (plane->channels) * plane->channels;
-  /* x and the states, the forward sums (floats), the outputs (bytes). */
+  /* x and the states, the forward sums (floats), the outputs (samples). */
   uint64_t rows = (GB_CPU_RECURSIVE_STATES + 1)
-      * (uint64_t) GB_CPU_RECURSIVE_LANES + lines + (lines + 3) / 4;
+      * (uint64_t) GB_CPU_RECURSIVE_LANES + lines
+      + (lines * bytes_per_sample + 3) / 4;
   return columns > rows ? columns : rows;
 }
 
@@ -1032,8 +1139,10 @@ gb_cpu_configure (GbCpu * cpu, const GbGeometry * geometry, GbError * error)
       row_floats = row;
     if (padded > padded_floats)
       padded_floats = padded;
-    if (recursive_scratch_floats (plane) > recursive_floats)
-      recursive_floats = recursive_scratch_floats (plane);
+    if (recursive_scratch_floats (plane, geometry->bytes_per_sample)
+        > recursive_floats)
+      recursive_floats = recursive_scratch_floats (plane,
+          geometry->bytes_per_sample);
     /* MULTISCALE keeps its images in the intermediate too. */
     if (gb_multiscale_scratch_floats (plane->width, plane->height)
         * plane->channels > plane_floats)
@@ -1119,11 +1228,13 @@ multiscale_scratch (const GbPlaneJob * job)
 }
 
 /* Along rows y in [y0, y1): out[y][o * C + c] = sum_t w[t] in[y][s_t * C + c],
- * from bytes (in8) or floats (in). */
+ * from samples (in_samples, of bytes_per_sample; in_stride in bytes) or
+ * floats (in; in_stride in floats). */
 static void
 resample_rows (const GbResample * r, const float *table, GbBorder border,
-    int channels, int y0, int y1, const uint8_t * in8, const float *in,
-    size_t in_stride, float *out, size_t out_stride)
+    int channels, int y0, int y1, const uint8_t * in_samples,
+    int bytes_per_sample, const float *in, size_t in_stride, float *out,
+    size_t out_stride)
 {
   int y, o, c, t;
 
@@ -1135,8 +1246,10 @@ resample_rows (const GbResample * r, const float *table, GbBorder border,
         float acc = 0.0f;
         for (t = 0; t < r->taps; t++) {
           const int s = resample_source (r, first + t, border);
-          const size_t at = (size_t) y * in_stride + (size_t) s * channels + c;
-          acc += w[t] * (s < 0 ? 0.0f : in8 ? (float) in8[at] : in[at]);
+          const size_t at = (size_t) s * channels + c;
+          acc += w[t] * (s < 0 ? 0.0f : in_samples
+              ? load_sample (in_samples + (size_t) y * in_stride, at,
+                  bytes_per_sample) : in[(size_t) y * in_stride + at]);
         }
         out[(size_t) y * out_stride + (size_t) o * channels + c] = acc;
       }
@@ -1144,11 +1257,13 @@ resample_rows (const GbResample * r, const float *table, GbBorder border,
 }
 
 /* Output rows o in [o0, o1): out[o][e] = sum_t w[t] in[s_t][e] for every
- * element e, into floats (out) or rounded bytes (out8, through row). */
+ * element e, into floats (out; out_stride in floats) or rounded samples
+ * (out_samples, through row; out_stride in bytes). */
 static void
 resample_columns (const GbResample * r, const float *table, GbBorder border,
     size_t elements, int o0, int o1, const float *in, size_t in_stride,
-    float *out, uint8_t * out8, size_t out_stride, float *row)
+    float *out, uint8_t * out_samples, int bytes_per_sample,
+    size_t out_stride, float *row)
 {
   int o, t;
   size_t e;
@@ -1156,7 +1271,7 @@ resample_columns (const GbResample * r, const float *table, GbBorder border,
   for (o = o0; o < o1; o++) {
     const int first = resample_first (r, o);
     const float *w = table + r->weights + (o % r->phases) * r->taps;
-    float *acc = out8 ? row : out + (size_t) o * out_stride;
+    float *acc = out_samples ? row : out + (size_t) o * out_stride;
     for (e = 0; e < elements; e++)
       acc[e] = 0.0f;
     for (t = 0; t < r->taps; t++) {
@@ -1167,9 +1282,9 @@ resample_columns (const GbResample * r, const float *table, GbBorder border,
       for (e = 0; e < elements; e++)
         acc[e] += w[t] * src[e];
     }
-    if (out8)
-      for (e = 0; e < elements; e++)
-        out8[(size_t) o * out_stride + e] = gb_round_u8 (acc[e]);
+    if (out_samples)
+      round_row (out_samples + (size_t) o * out_stride, acc, elements,
+          bytes_per_sample);
   }
 }
 
@@ -1181,6 +1296,7 @@ multiscale_band (const GbPlaneJob * job, float *scratch, int row_begin,
   const GbMultiscalePlan *plan = job->multiscale;
   const float *table = plan->table;
   const int c = job->channels;
+  const int bps = job->bytes_per_sample;
   const size_t small_row = (size_t) plan->small_width * c;
   const size_t frame_row = (size_t) job->width * c;
   const MultiscaleScratch m = multiscale_scratch (job);
@@ -1188,29 +1304,29 @@ multiscale_band (const GbPlaneJob * job, float *scratch, int row_begin,
   switch (job->pass) {
     case 0:                    /* down along x: frame rows -> wide */
       resample_rows (&plan->down_x, table, job->border, c, row_begin,
-          row_end, job->src, NULL, job->src_stride, m.wide, small_row);
+          row_end, job->src, bps, NULL, job->src_stride, m.wide, small_row);
       break;
     case 1:                    /* down along y: wide -> small */
       resample_columns (&plan->down_y, table, job->border, small_row,
-          row_begin, row_end, m.wide, small_row, m.small, NULL, small_row,
-          NULL);
+          row_begin, row_end, m.wide, small_row, m.small, NULL, bps,
+          small_row, NULL);
       break;
     case 2:                    /* blur along x: small -> small2 */
       resample_rows (&plan->blur_x, table, job->border, c, row_begin,
-          row_end, NULL, m.small, small_row, m.small2, small_row);
+          row_end, NULL, bps, m.small, small_row, m.small2, small_row);
       break;
     case 3:                    /* blur along y: small2 -> small */
       resample_columns (&plan->blur_y, table, job->border, small_row,
-          row_begin, row_end, m.small2, small_row, m.small, NULL, small_row,
-          NULL);
+          row_begin, row_end, m.small2, small_row, m.small, NULL, bps,
+          small_row, NULL);
       break;
     case 4:                    /* up along x: small -> wide */
       resample_rows (&plan->up_x, table, job->border, c, row_begin, row_end,
-          NULL, m.small, small_row, m.wide, frame_row);
+          NULL, bps, m.small, small_row, m.wide, frame_row);
       break;
     default:                   /* up along y: wide -> the frame */
       resample_columns (&plan->up_y, table, job->border, frame_row,
-          row_begin, row_end, m.wide, frame_row, NULL, job->dst,
+          row_begin, row_end, m.wide, frame_row, NULL, job->dst, bps,
           job->dst_stride, scratch);
       break;
   }
@@ -1239,65 +1355,180 @@ process_multiscale (GbCpu * cpu, const GbPlaneJob * job)
   }
 }
 
+/* Blurs the window of a plane (job->src, job->dst, job->width, height). */
 static void
 process_plane (GbCpu * cpu, const GbPlaneJob * job, GbAlgorithm algorithm)
 {
   const double row_samples = (double) job->width * job->channels;
-  const double taps = 2.0 * job->radius + 1.0;
+  const double taps_x = 2.0 * job->x->radius + 1.0;
+  const double taps_y = 2.0 * job->y->radius + 1.0;
 
   switch (algorithm) {
     case GB_ALGORITHM_NAIVE:
       run_bands (cpu, naive_band, job, job->height,
-          band_count (cpu, job->height, row_samples * taps * taps));
+          band_count (cpu, job->height, row_samples * taps_x * taps_y));
       break;
     case GB_ALGORITHM_SHARED:
       run_bands (cpu, shared_band, job, job->height,
-          band_count (cpu, job->height, row_samples * taps * taps));
+          band_count (cpu, job->height, row_samples * taps_x * taps_y));
       break;
     case GB_ALGORITHM_MULTISCALE:
       process_multiscale (cpu, job);
       break;
     case GB_ALGORITHM_RECURSIVE:{
       /* Every column is finished before any row starts. */
-      const int warmup = job->recursive->warmup;
+      const int warmup_y = job->y->recursive.warmup;
+      const int warmup_x = job->x->recursive.warmup;
       const int units = (job->width * job->channels
           + GB_CPU_RECURSIVE_COLUMN_UNIT - 1) / GB_CPU_RECURSIVE_COLUMN_UNIT;
       run_bands (cpu, recursive_column_band, job, units,
           band_count (cpu, units, GB_CPU_RECURSIVE_COLUMN_UNIT
-              * GB_CPU_RECURSIVE_WORK * (job->height + warmup)));
+              * GB_CPU_RECURSIVE_WORK * (job->height + warmup_y)));
       run_bands (cpu, recursive_row_band, job, job->height,
           band_count (cpu, job->height, job->channels
-              * GB_CPU_RECURSIVE_WORK * (job->width + warmup)));
+              * GB_CPU_RECURSIVE_WORK * (job->width + warmup_x)));
       break;
     }
     default:
       /* SEPARABLE, and FUSED: the same filter (on the GPU one kernel).
        * Every row of the intermediate is written before any is read. */
       run_bands (cpu, row_pass_band, job, job->height,
-          band_count (cpu, job->height, row_samples * taps));
+          band_count (cpu, job->height, row_samples * taps_x));
       run_bands (cpu, column_pass_band, job, job->height,
-          band_count (cpu, job->height, row_samples * taps));
+          band_count (cpu, job->height, row_samples * taps_y));
       break;
   }
 }
 
+/* --- finishing: sharpen the region, copy the rest of the plane --- */
+
+/* out = in + amount (in - out) over n samples, out holding the rounded blur:
+ * in float exactly so (no fused multiply-add: -ffp-contract=off), as the
+ * GPU computes it, so both round the same. */
+GB_CPU_HOT static void
+sharpen_row (uint8_t * restrict out, const uint8_t * restrict in, size_t n,
+    float amount, int bytes_per_sample)
+{
+  size_t i;
+
+  if (bytes_per_sample == 1) {
+    for (i = 0; i < n; i++) {
+      const float s = (float) in[i], b = (float) out[i];
+      out[i] = gb_round_u8 (s + amount * (s - b));
+    }
+  } else {
+    const uint16_t *restrict in16 = (const uint16_t *) in;
+    uint16_t *restrict out16 = (uint16_t *) out;
+    for (i = 0; i < n; i++) {
+      const float s = (float) in16[i], b = (float) out16[i];
+      out16[i] = gb_round_u16 (s + amount * (s - b));
+    }
+  }
+}
+
+/* Rows [row_begin, row_end) of the plane (not of the window). */
+static void
+finish_band (const GbPlaneJob * job, float *scratch, int row_begin,
+    int row_end)
+{
+  const GbPlaneFilter *filter = job->filter;
+  const GbRect *region = &filter->region;
+  const size_t pixel_bytes = (size_t) job->channels * job->bytes_per_sample;
+  const size_t row_bytes = (size_t) job->plane_width * pixel_bytes;
+  const size_t left_bytes = (size_t) region->x * pixel_bytes;
+  const size_t region_bytes = (size_t) region->width * pixel_bytes;
+  const int empty = region->width <= 0 || region->height <= 0;
+  int y;
+
+  (void) scratch;
+  for (y = row_begin; y < row_end; y++) {
+    const uint8_t *in = job->plane_src + (size_t) y * job->src_stride;
+    uint8_t *out = job->plane_dst + (size_t) y * job->dst_stride;
+    if (empty || y < region->y || y >= region->y + region->height) {
+      if (!filter->whole)
+        memcpy (out, in, row_bytes);
+      continue;
+    }
+    if (filter->sharpen > 0.0f)
+      sharpen_row (out + left_bytes, in + left_bytes,
+          (size_t) region->width * job->channels, filter->sharpen,
+          job->bytes_per_sample);
+    if (!filter->whole) {
+      memcpy (out, in, left_bytes);
+      memcpy (out + left_bytes + region_bytes, in + left_bytes
+          + region_bytes, row_bytes - left_bytes - region_bytes);
+    }
+  }
+}
+
+/* 1 when rect lies within the rectangle at (x, y) of width x height. */
+static int
+rect_inside (const GbRect * rect, int x, int y, int width, int height)
+{
+  return rect->width >= 0 && rect->height >= 0 && rect->x >= x
+      && rect->y >= y && rect->x + rect->width <= x + width
+      && rect->y + rect->height <= y + height;
+}
+
+/* What the caller resolved for plane p must fit the configured plane. An
+ * empty region makes the plane a copy: then its window is never used. */
+static GbStatus
+check_filter (const GbCpu * cpu, const GbPlaneFilter * filter, int p,
+    GbAlgorithm algorithm, GbError * error)
+{
+  const GbPlaneGeometry *plane = &cpu->geometry.planes[p];
+  const GbRect *window = &filter->window;
+  const GbRect *region = &filter->region;
+  const GbMultiscalePlan *plan = &filter->multiscale;
+
+  if (filter->whole && (region->x != 0 || region->y != 0
+          || region->width != plane->width
+          || region->height != plane->height))
+    return gb_error_set (error, GB_ERROR_INVALID_ARGUMENT,
+        "plane %d: marked whole, but its region is not the plane", p);
+  if (region->width <= 0 || region->height <= 0)
+    return GB_OK;
+  if (filter->x.radius < 0 || filter->x.radius > GB_MAX_RADIUS
+      || filter->y.radius < 0 || filter->y.radius > GB_MAX_RADIUS)
+    return gb_error_set (error, GB_ERROR_INVALID_ARGUMENT,
+        "plane %d: radius %d x %d is outside [0, %d]", p, filter->x.radius,
+        filter->y.radius, GB_MAX_RADIUS);
+  if (!rect_inside (window, 0, 0, plane->width, plane->height))
+    return gb_error_set (error, GB_ERROR_INVALID_ARGUMENT,
+        "plane %d: window %dx%d at (%d, %d) is not within the %dx%d plane",
+        p, window->width, window->height, window->x, window->y,
+        plane->width, plane->height);
+  if (!rect_inside (region, window->x, window->y, window->width,
+          window->height))
+    return gb_error_set (error, GB_ERROR_INVALID_ARGUMENT,
+        "plane %d: region %dx%d at (%d, %d) is not within its window", p,
+        region->width, region->height, region->x, region->y);
+  if (algorithm == GB_ALGORITHM_MULTISCALE && plan->factor_x
+      && (plan->down_x.in_length != window->width
+          || plan->down_y.in_length != window->height
+          || plan->up_x.out_length != window->width
+          || plan->up_y.out_length != window->height))
+    return gb_error_set (error, GB_ERROR_INVALID_ARGUMENT,
+        "plane %d: the multi-scale plan is not for its %dx%d window", p,
+        window->width, window->height);
+  return GB_OK;
+}
+
 GbStatus
 gb_cpu_process (GbCpu * cpu, const GbImage * src, const GbImage * dst,
-    const float *weights, int radius, const GbRecursiveFilter * recursive,
-    const GbMultiscalePlan * multiscale, GbAlgorithm algorithm,
-    GbBorder border, GbError * error)
+    const GbPlaneFilter * filters, GbAlgorithm algorithm, GbBorder border,
+    GbError * error)
 {
+  const int bytes_per_sample = cpu ? cpu->geometry.bytes_per_sample : 0;
+  GbStatus status;
   int p;
 
   if (!cpu || !cpu->configured)
     return gb_error_set (error, GB_ERROR_INVALID_ARGUMENT,
         "the CPU backend has no geometry");
-  if (!src || !dst || !weights)
+  if (!src || !dst || !filters)
     return gb_error_set (error, GB_ERROR_INVALID_ARGUMENT,
-        "no source, destination or weights");
-  if (radius < 0 || radius > GB_MAX_RADIUS)
-    return gb_error_set (error, GB_ERROR_INVALID_ARGUMENT,
-        "radius %d is outside [0, %d]", radius, GB_MAX_RADIUS);
+        "no source, destination or filters");
   if (algorithm != GB_ALGORITHM_NAIVE && algorithm != GB_ALGORITHM_SHARED
       && algorithm != GB_ALGORITHM_SEPARABLE
       && algorithm != GB_ALGORITHM_FUSED
@@ -1306,41 +1537,72 @@ gb_cpu_process (GbCpu * cpu, const GbImage * src, const GbImage * dst,
     return gb_error_set (error, GB_ERROR_INVALID_ARGUMENT,
         "algorithm %d is not one the CPU backend runs (auto is resolved "
         "by the caller)", (int) algorithm);
-  if (algorithm == GB_ALGORITHM_MULTISCALE && !multiscale)
-    return gb_error_set (error, GB_ERROR_INVALID_ARGUMENT,
-        "no multi-scale plans");
-  if (algorithm == GB_ALGORITHM_RECURSIVE && !recursive)
-    return gb_error_set (error, GB_ERROR_INVALID_ARGUMENT,
-        "no recursive filter coefficients");
   if (border < GB_BORDER_CLAMP || border > GB_BORDER_ZERO)
     return gb_error_set (error, GB_ERROR_INVALID_ARGUMENT,
         "unknown border %d", (int) border);
+  if (bytes_per_sample != 1 && bytes_per_sample != 2)
+    return gb_error_set (error, GB_ERROR_INVALID_ARGUMENT,
+        "%d bytes per sample: the CPU backend takes 1 or 2",
+        bytes_per_sample);
+  /* Everything is checked before any plane is written. */
+  for (p = 0; p < cpu->geometry.n_planes; p++) {
+    if (!src->data[p] || !dst->data[p])
+      return gb_error_set (error, GB_ERROR_INVALID_ARGUMENT,
+          "plane %d has no data", p);
+    status = check_filter (cpu, &filters[p], p, algorithm, error);
+    if (status != GB_OK)
+      return status;
+  }
 
   for (p = 0; p < cpu->geometry.n_planes; p++) {
     const GbPlaneGeometry *plane = &cpu->geometry.planes[p];
+    const GbPlaneFilter *filter = &filters[p];
+    const GbRect *window = &filter->window;
+    const size_t pixel_bytes = (size_t) plane->channels * bytes_per_sample;
+    const int blur = filter->region.width > 0 && filter->region.height > 0;
     GbPlaneJob job;
-    job.src = src->data[p];
+
+    job.plane_src = src->data[p];
+    job.plane_dst = dst->data[p];
+    job.plane_width = plane->width;
+    job.filter = filter;
     job.src_stride = src->stride[p];
-    job.dst = dst->data[p];
     job.dst_stride = dst->stride[p];
-    job.width = plane->width;
-    job.height = plane->height;
+    /* The algorithms see the window as their frame (unused, and perhaps
+     * not meaningful, when the region is empty). */
+    job.src = job.plane_src;
+    job.dst = job.plane_dst;
+    job.width = job.height = 0;
+    if (blur) {
+      job.src += (size_t) window->y * job.src_stride
+          + (size_t) window->x * pixel_bytes;
+      job.dst += (size_t) window->y * job.dst_stride
+          + (size_t) window->x * pixel_bytes;
+      job.width = window->width;
+      job.height = window->height;
+    }
     job.channels = plane->channels;
-    job.weights = weights;
-    job.radius = radius;
+    job.bytes_per_sample = bytes_per_sample;
+    job.x = &filter->x;
+    job.y = &filter->y;
     job.border = border;
     job.intermediate = cpu->intermediate;
     job.tile_floats = cpu->tile_floats;
-    job.recursive = recursive;
-    job.multiscale = multiscale ? &multiscale[p] : NULL;
+    job.multiscale = &filter->multiscale;
     job.pass = 0;
-    if (!job.src || !job.dst)
-      return gb_error_set (error, GB_ERROR_INVALID_ARGUMENT,
-          "plane %d has no data", p);
-    /* Below GB_MULTISCALE_MIN_SIGMA (no plan) multiscale is the separable
+
+    /* An empty region: nothing to blur, the plane is a copy. Below
+     * GB_MULTISCALE_MIN_SIGMA (no plan) multiscale is the separable
      * convolution, as on the GPU. */
-    process_plane (cpu, &job, algorithm == GB_ALGORITHM_MULTISCALE
-        && !job.multiscale->factor ? GB_ALGORITHM_SEPARABLE : algorithm);
+    if (blur)
+      process_plane (cpu, &job, algorithm == GB_ALGORITHM_MULTISCALE
+          && !filter->multiscale.factor_x ? GB_ALGORITHM_SEPARABLE
+          : algorithm);
+    /* Every blurred row is written before the finishing pass reads it. */
+    if (!filter->whole || filter->sharpen > 0.0f)
+      run_bands (cpu, finish_band, &job, plane->height,
+          band_count (cpu, plane->height, (double) plane->width
+              * plane->channels));
   }
   return GB_OK;
 }

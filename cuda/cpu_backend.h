@@ -10,9 +10,7 @@
 #ifndef GAUSSBLUR_CPU_BACKEND_H
 #define GAUSSBLUR_CPU_BACKEND_H
 
-#include "gaussblur.h"
-#include "multiscale.h"
-#include "recursive.h"
+#include "filter.h"
 
 typedef struct GbCpu GbCpu;
 
@@ -20,14 +18,14 @@ GbStatus gb_cpu_create (GbCpu ** cpu, GbError * error);
 /* (Re)allocates the intermediate buffers for a geometry. */
 GbStatus gb_cpu_configure (GbCpu * cpu, const GbGeometry * geometry,
     GbError * error);
-/* weights: 2 * radius + 1 taps from gb_gaussian_weights(), used by the
- * convolutions; recursive: the coefficients GB_ALGORITHM_RECURSIVE uses;
- * multiscale: one plan per plane for GB_ALGORITHM_MULTISCALE.
- * algorithm is never GB_ALGORITHM_AUTO here (the caller resolves it). */
+/* filters: one per plane of the configured geometry (filter.h): each plane's
+ * window is blurred with its x and y taps (or recursive filters, or
+ * multi-scale plan), sharpened over its region if asked, and the rest of the
+ * plane is copied from src. algorithm is never GB_ALGORITHM_AUTO here (the
+ * caller resolves it). */
 GbStatus gb_cpu_process (GbCpu * cpu, const GbImage * src, const GbImage * dst,
-    const float *weights, int radius, const GbRecursiveFilter * recursive,
-    const GbMultiscalePlan * multiscale, GbAlgorithm algorithm,
-    GbBorder border, GbError * error);
+    const GbPlaneFilter * filters, GbAlgorithm algorithm, GbBorder border,
+    GbError * error);
 unsigned gb_cpu_allocation_count (const GbCpu * cpu);
 void gb_cpu_destroy (GbCpu * cpu);
 

@@ -27,15 +27,15 @@ struct GbCuda
   cudaStream_t stream;
   GbGeometry geometry;
   GbCudaPlaneBuffers planes[GB_MAX_PLANES];
-  float *device_weights;        /* 2 * GB_MAX_RADIUS + 1 taps, allocated once */
-  float host_weights[2 * GB_MAX_RADIUS + 1];
-  int radius;
-  GbRecursiveFilter recursive;
-  GbMultiscalePlan multiscale[GB_MAX_PLANES];   /* per plane */
+  GbPlaneFilter filters[GB_MAX_PLANES]; /* host copies, per plane */
+  float *device_weights;        /* per plane, x then y: WEIGHTS_STRIDE taps
+                                 * each, allocated once */
   float *device_multiscale;     /* GB_MAX_PLANES tables, allocated once */
   bool fused_available;         /* the tensor-core kernel runs on the device */
   unsigned allocations;
 };
+
+#define WEIGHTS_STRIDE (2 * GB_MAX_RADIUS + 1)
 
 static GbStatus
 status_for (cudaError_t err)
@@ -71,11 +71,14 @@ cuda_fail (GbError * error, cudaError_t err, const char *what)
       return cuda_fail (error, try_err_, what); \
   } while (0)
 
+/* The tensor-core kernel: 8-bit planes, one radius and sigma for both axes. */
 static bool
-fused_runs (const GbCuda * cuda, int radius)
+fused_runs (const GbCuda * cuda, const GbPlaneFilter * filter,
+    int bytes_per_sample)
 {
-  return cuda->fused_available && radius >= 1
-      && radius <= GB_FUSED_MAX_RADIUS;
+  return cuda->fused_available && bytes_per_sample == 1
+      && gb_plane_filter_isotropic (filter) && filter->x.radius >= 1
+      && filter->x.radius <= GB_FUSED_MAX_RADIUS;
 }
 
 /* Largest radius at which the separable kernels' compile-time specialisations
@@ -88,9 +91,13 @@ fused_runs (const GbCuda * cuda, int radius)
 #define MULTISCALE_AUTO_MIN_SAMPLES 4000000
 
 GbAlgorithm
-gb_cuda_auto_algorithm (const GbCuda * cuda, double sigma, int radius)
+gb_cuda_auto_algorithm (const GbCuda * cuda, const GbPlaneFilter * filter,
+    const GbPlaneGeometry * plane, int bytes_per_sample)
 {
-  size_t samples = 0;
+  const int radius = filter->x.radius > filter->y.radius ? filter->x.radius
+      : filter->y.radius;
+  const size_t samples = (size_t) plane->width * plane->height
+      * plane->channels;
 
   /* Measured on an H100 (docs/performance.md, "auto"): for GRAY8 and RGBA,
    * 1080p and 4K, the fused kernel is the fastest wherever it runs (radius
@@ -99,17 +106,13 @@ gb_cuda_auto_algorithm (const GbCuda * cuda, double sigma, int radius)
    * ones (GRAY8 1080p); both beat the separable passes by about 3x (GRAY8,
    * radius 70) to 25x (RGBA, radius 350). Without the fused kernel the
    * separable passes win up to radius 16, their last compile-time
-   * specialisation. */
-  if (fused_runs (cuda, radius))
+   * specialisation (so do they for 16-bit samples and for different
+   * radii on the two axes, which the fused kernel does not take). */
+  if (fused_runs (cuda, filter, bytes_per_sample))
     return GB_ALGORITHM_FUSED;
   if (radius <= SEPARABLE_AUTO_MAX_RADIUS)
     return GB_ALGORITHM_SEPARABLE;
-  for (int p = 0; p < cuda->geometry.n_planes; p++) {
-    const GbPlaneGeometry *plane = &cuda->geometry.planes[p];
-    const size_t n = (size_t) plane->width * plane->height * plane->channels;
-    samples = n > samples ? n : samples;
-  }
-  return sigma >= GB_MULTISCALE_MIN_SIGMA
+  return filter->multiscale.factor_x
       && samples >= MULTISCALE_AUTO_MIN_SAMPLES
       ? GB_ALGORITHM_MULTISCALE : GB_ALGORITHM_RECURSIVE;
 }
@@ -153,7 +156,7 @@ gb_cuda_create (int device_id, GbCuda ** out, GbError * error)
     err = cudaStreamCreateWithFlags (&cuda->stream, cudaStreamNonBlocking);
   if (err == cudaSuccess) {
     err = cudaMalloc (&cuda->device_weights,
-        sizeof (float) * (2 * GB_MAX_RADIUS + 1));
+        sizeof (float) * WEIGHTS_STRIDE * 2 * GB_MAX_PLANES);
     cuda->allocations += err == cudaSuccess;
   }
   if (err == cudaSuccess) {
@@ -197,10 +200,11 @@ gb_cuda_configure (GbCuda * cuda, const GbGeometry * geometry, GbError * error)
     const GbPlaneGeometry *plane = &geometry->planes[p];
     GbCudaPlaneBuffers *buffers = &cuda->planes[p];
     const size_t samples = (size_t) plane->width * plane->channels;
+    const size_t row_bytes = samples * geometry->bytes_per_sample;
     cudaError_t err;
 
     err = cudaMallocPitch ((void **) &buffers->input, &buffers->input_pitch,
-        samples, plane->height);
+        row_bytes, plane->height);
     cuda->allocations += err == cudaSuccess;
     if (err == cudaSuccess) {
       /* One float buffer, two layouts: rows of the frame (separable) or
@@ -232,7 +236,7 @@ gb_cuda_configure (GbCuda * cuda, const GbGeometry * geometry, GbError * error)
     }
     if (err == cudaSuccess) {
       err = cudaMallocPitch ((void **) &buffers->output,
-          &buffers->output_pitch, samples, plane->height);
+          &buffers->output_pitch, row_bytes, plane->height);
       cuda->allocations += err == cudaSuccess;
     }
     if (err != cudaSuccess) {
@@ -245,45 +249,128 @@ gb_cuda_configure (GbCuda * cuda, const GbGeometry * geometry, GbError * error)
 }
 
 GbStatus
-gb_cuda_set_weights (GbCuda * cuda, const float *weights, int radius,
-    const GbRecursiveFilter * recursive, const GbMultiscalePlan * multiscale,
+gb_cuda_set_filters (GbCuda * cuda, const GbPlaneFilter * filters,
     GbError * error)
 {
-  const size_t bytes = sizeof (float) * (2 * radius + 1);
-
   CUDA_TRY (cudaSetDevice (cuda->device), "cannot select the CUDA device");
-  /* A launch already queued may still read the device copy. */
+  /* A launch already queued may still read the device copies. */
   CUDA_TRY (cudaStreamSynchronize (cuda->stream), "blur stream failed");
-  memcpy (cuda->host_weights, weights, bytes);
-  cuda->radius = radius;
-  cuda->recursive = *recursive;
-  CUDA_TRY (cudaMemcpyAsync (cuda->device_weights, cuda->host_weights, bytes,
-          cudaMemcpyHostToDevice, cuda->stream), "cannot upload the weights");
   for (int p = 0; p < cuda->geometry.n_planes; p++) {
-    cuda->multiscale[p] = multiscale[p];
-    if (multiscale[p].factor)
+    const GbPlaneFilter *filter = &cuda->filters[p];
+    float *weights = cuda->device_weights + (size_t) 2 * p * WEIGHTS_STRIDE;
+
+    cuda->filters[p] = filters[p];
+    CUDA_TRY (cudaMemcpyAsync (weights, filter->x.weights,
+            sizeof (float) * (2 * filter->x.radius + 1),
+            cudaMemcpyHostToDevice, cuda->stream),
+        "cannot upload the weights");
+    CUDA_TRY (cudaMemcpyAsync (weights + WEIGHTS_STRIDE, filter->y.weights,
+            sizeof (float) * (2 * filter->y.radius + 1),
+            cudaMemcpyHostToDevice, cuda->stream),
+        "cannot upload the weights");
+    if (filter->multiscale.factor_x)
       CUDA_TRY (cudaMemcpyAsync (cuda->device_multiscale
-              + (size_t) p * GB_MULTISCALE_TABLE, cuda->multiscale[p].table,
-              sizeof (float) * multiscale[p].table_size,
+              + (size_t) p * GB_MULTISCALE_TABLE, filter->multiscale.table,
+              sizeof (float) * filter->multiscale.table_size,
               cudaMemcpyHostToDevice, cuda->stream),
           "cannot upload the multi-scale weights");
   }
   return GB_OK;
 }
 
+/* The rectangle rect of a plane image (a source or destination of
+ * enqueue_planes), as a GbDevicePlane's pointers and size. */
+static const void *
+offset_in (const GbImage * image, int p, const GbRect & rect, size_t pixel)
+{
+  return (const char *) image->data[p] + (size_t) rect.y * image->stride[p]
+      + (size_t) rect.x * pixel;
+}
+
+/* Copies the plane's pixels outside filter->region from src to dst: the
+ * rows above and below it, and both sides of its rows. */
+static cudaError_t
+copy_outside_region (const GbImage * src, const GbImage * dst, int p,
+    const GbPlaneGeometry * geometry, const GbPlaneFilter * filter,
+    size_t pixel, cudaStream_t stream)
+{
+  const GbRect &r = filter->region;
+  const GbRect parts[4] = {
+    {0, 0, geometry->width, r.height > 0 && r.width > 0 ? r.y
+          : geometry->height},
+    {0, r.y + r.height, geometry->width, r.height > 0 && r.width > 0
+          ? geometry->height - r.y - r.height : 0},
+    {0, r.y, r.x, r.height},
+    {r.x + r.width, r.y, geometry->width - r.x - r.width, r.height},
+  };
+
+  for (const GbRect & part:parts) {
+    cudaError_t err;
+    if (part.width <= 0 || part.height <= 0)
+      continue;
+    err = cudaMemcpy2DAsync ((void *) offset_in (dst, p, part, pixel),
+        dst->stride[p], offset_in (src, p, part, pixel), src->stride[p],
+        (size_t) part.width * pixel, part.height, cudaMemcpyDeviceToDevice,
+        stream);
+    if (err != cudaSuccess)
+      return err;
+  }
+  return cudaSuccess;
+}
+
+/* The blur of one plane's window (filter.h) with the algorithm. */
+static cudaError_t
+launch_blur (GbCuda * cuda, const GbDevicePlane & plane, const GbTaps & taps,
+    const GbPlaneFilter * filter, GbAlgorithm algorithm, GbBorder border)
+{
+  switch (algorithm) {
+    case GB_ALGORITHM_NAIVE:
+      return gb_launch_naive_2d (plane, taps, border, cuda->stream);
+    case GB_ALGORITHM_SHARED:
+      return gb_launch_shared_2d (plane, taps, border, cuda->stream);
+    case GB_ALGORITHM_SEPARABLE:
+      return gb_launch_separable (plane, taps, border, cuda->stream);
+    case GB_ALGORITHM_FUSED:
+      /* The same filter as separable; where the tensor-core kernel does not
+       * run (before compute capability 8.0, past its radius, 16-bit
+       * samples, two different axes), separable computes it. */
+      return fused_runs (cuda, filter, plane.bytes_per_sample)
+          ? gb_launch_fused (plane, taps, border, cuda->stream)
+          : gb_launch_separable (plane, taps, border, cuda->stream);
+    case GB_ALGORITHM_RECURSIVE:
+      return gb_launch_recursive (plane, taps, border, cuda->stream);
+    case GB_ALGORITHM_MULTISCALE:
+      /* Below its sigma (no plan) the separable convolution, as on the
+       * CPU. */
+      return filter->multiscale.factor_x
+          ? gb_launch_multiscale (plane, taps, border, cuda->stream)
+          : gb_launch_separable (plane, taps, border, cuda->stream);
+    default:
+      return cudaErrorInvalidValue;
+  }
+}
+
 static GbStatus
 enqueue_planes (GbCuda * cuda, const GbImage * src, const GbImage * dst,
     GbAlgorithm algorithm, GbBorder border, GbError * error)
 {
+  if (algorithm <= GB_ALGORITHM_AUTO || algorithm > GB_ALGORITHM_LAST)
+    return gb_error_set (error, GB_ERROR_INVALID_ARGUMENT,
+        "algorithm %s is not a kernel", gb_algorithm_name (algorithm));
 
   for (int p = 0; p < cuda->geometry.n_planes; p++) {
     const GbPlaneGeometry *geometry = &cuda->geometry.planes[p];
+    const GbPlaneFilter *filter = &cuda->filters[p];
+    const float *weights = cuda->device_weights
+        + (size_t) 2 * p * WEIGHTS_STRIDE;
+    const size_t pixel = (size_t) geometry->channels
+        * cuda->geometry.bytes_per_sample;
     GbDevicePlane plane;
     cudaError_t err;
 
-    plane.src = (const uint8_t *) src->data[p];
+    plane.src = offset_in (src, p, filter->window, pixel);
     plane.src_pitch = src->stride[p];
-    plane.dst = (uint8_t *) dst->data[p];
+    plane.dst = (void *) offset_in (dst, p, filter->window, pixel);
     plane.dst_pitch = dst->stride[p];
     plane.intermediate = cuda->planes[p].intermediate;
     plane.intermediate_pitch = cuda->planes[p].intermediate_pitch;
@@ -291,47 +378,39 @@ enqueue_planes (GbCuda * cuda, const GbImage * src, const GbImage * dst,
     plane.transposed_pitch = cuda->planes[p].transposed_pitch;
     plane.recursive_states = cuda->planes[p].recursive_states;
     plane.multiscale_scratch = cuda->planes[p].intermediate;
-    const GbTaps taps = { cuda->device_weights, cuda->host_weights,
-      cuda->radius, &cuda->recursive, &cuda->multiscale[p],
+    plane.width = filter->window.width;
+    plane.height = filter->window.height;
+    plane.channels = geometry->channels;
+    plane.bytes_per_sample = cuda->geometry.bytes_per_sample;
+    const GbTaps taps = {
+      {weights, filter->x.weights, filter->x.radius, &filter->x.recursive},
+      {weights + WEIGHTS_STRIDE, filter->y.weights, filter->y.radius,
+          &filter->y.recursive},
+      &filter->multiscale,
       cuda->device_multiscale + (size_t) p * GB_MULTISCALE_TABLE
     };
-    plane.width = geometry->width;
-    plane.height = geometry->height;
-    plane.channels = geometry->channels;
 
-    switch (algorithm) {
-      case GB_ALGORITHM_NAIVE:
-        err = gb_launch_naive_2d (plane, taps, border, cuda->stream);
-        break;
-      case GB_ALGORITHM_SHARED:
-        err = gb_launch_shared_2d (plane, taps, border, cuda->stream);
-        break;
-      case GB_ALGORITHM_SEPARABLE:
-        err = gb_launch_separable (plane, taps, border, cuda->stream);
-        break;
-      case GB_ALGORITHM_FUSED:
-        /* The same filter as separable; before compute capability 8.0 (no
-         * tensor-core mma) or past its radius, separable computes it. */
-        err = fused_runs (cuda, cuda->radius)
-            ? gb_launch_fused (plane, taps, border, cuda->stream)
-            : gb_launch_separable (plane, taps, border, cuda->stream);
-        break;
-      case GB_ALGORITHM_RECURSIVE:
-        err = gb_launch_recursive (plane, taps, border, cuda->stream);
-        break;
-      case GB_ALGORITHM_MULTISCALE:
-        /* Below its sigma (no plan) the separable convolution, as on the
-         * CPU. */
-        err = cuda->multiscale[p].factor
-            ? gb_launch_multiscale (plane, taps, border, cuda->stream)
-            : gb_launch_separable (plane, taps, border, cuda->stream);
-        break;
-      default:
-        return gb_error_set (error, GB_ERROR_INVALID_ARGUMENT,
-            "algorithm %s is not a kernel", gb_algorithm_name (algorithm));
+    if (plane.width > 0 && plane.height > 0) {
+      err = launch_blur (cuda, plane, taps, filter, algorithm, border);
+      if (err != cudaSuccess)
+        return cuda_fail (error, err, "cannot launch the blur kernel");
     }
-    if (err != cudaSuccess)
-      return cuda_fail (error, err, "cannot launch the blur kernel");
+    if (filter->sharpen > 0.0f && filter->region.width > 0
+        && filter->region.height > 0) {
+      plane.src = offset_in (src, p, filter->region, pixel);
+      plane.dst = (void *) offset_in (dst, p, filter->region, pixel);
+      plane.width = filter->region.width;
+      plane.height = filter->region.height;
+      err = gb_launch_sharpen (plane, filter->sharpen, cuda->stream);
+      if (err != cudaSuccess)
+        return cuda_fail (error, err, "cannot launch the sharpen kernel");
+    }
+    if (!filter->whole) {
+      err = copy_outside_region (src, dst, p, geometry, filter, pixel,
+          cuda->stream);
+      if (err != cudaSuccess)
+        return cuda_fail (error, err, "cannot copy around the region");
+    }
   }
   return GB_OK;
 }
@@ -365,7 +444,8 @@ gb_cuda_process_host (GbCuda * cuda, const GbImage * src, const GbImage * dst,
   CUDA_TRY (cudaSetDevice (cuda->device), "cannot select the CUDA device");
   for (int p = 0; p < cuda->geometry.n_planes; p++) {
     const GbPlaneGeometry *plane = &cuda->geometry.planes[p];
-    const size_t row_bytes = (size_t) plane->width * plane->channels;
+    const size_t row_bytes = (size_t) plane->width * plane->channels
+        * cuda->geometry.bytes_per_sample;
 
     device_src.data[p] = cuda->planes[p].input;
     device_src.stride[p] = cuda->planes[p].input_pitch;
@@ -386,7 +466,8 @@ gb_cuda_process_host (GbCuda * cuda, const GbImage * src, const GbImage * dst,
     const GbPlaneGeometry *plane = &cuda->geometry.planes[p];
     CUDA_TRY (cudaMemcpy2DAsync (dst->data[p], dst->stride[p],
             cuda->planes[p].output, cuda->planes[p].output_pitch,
-            (size_t) plane->width * plane->channels, plane->height,
+            (size_t) plane->width * plane->channels
+            * cuda->geometry.bytes_per_sample, plane->height,
             cudaMemcpyDeviceToHost, cuda->stream),
         "cannot download the frame");
   }

@@ -9,9 +9,7 @@
 #ifndef GAUSSBLUR_CUDA_BACKEND_H
 #define GAUSSBLUR_CUDA_BACKEND_H
 
-#include "gaussblur.h"
-#include "multiscale.h"
-#include "recursive.h"
+#include "filter.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -23,10 +21,10 @@ typedef struct GbCuda GbCuda;
 GbStatus gb_cuda_create (int device_id, GbCuda ** cuda, GbError * error);
 GbStatus gb_cuda_configure (GbCuda * cuda, const GbGeometry * geometry,
     GbError * error);
-/* Uploads the weights, and the multi-scale plans' tables (one plan per
- * plane of the configured geometry) (stream-ordered, no allocation). */
-GbStatus gb_cuda_set_weights (GbCuda * cuda, const float *weights, int radius,
-    const GbRecursiveFilter * recursive, const GbMultiscalePlan * multiscale,
+/* Keeps the plane filters (one per plane of the configured geometry,
+ * filter.h) and uploads their weights and multi-scale tables
+ * (stream-ordered, no allocation). */
+GbStatus gb_cuda_set_filters (GbCuda * cuda, const GbPlaneFilter * filters,
     GbError * error);
 /* Host frame in, host frame out: upload, blur, download, wait. */
 GbStatus gb_cuda_process_host (GbCuda * cuda, const GbImage * src,
@@ -43,9 +41,11 @@ void *gb_cuda_stream (GbCuda * cuda);
 unsigned gb_cuda_allocation_count (const GbCuda * cuda);
 void gb_cuda_destroy (GbCuda * cuda);
 
-/* The algorithm GB_ALGORITHM_AUTO means on the GPU for these parameters. */
-GbAlgorithm gb_cuda_auto_algorithm (const GbCuda * cuda, double sigma,
-    int radius);
+/* The algorithm GB_ALGORITHM_AUTO means on the GPU for a plane of this
+ * filter, size and sample size (the handle asks for its largest plane). */
+GbAlgorithm gb_cuda_auto_algorithm (const GbCuda * cuda,
+    const GbPlaneFilter * filter, const GbPlaneGeometry * plane,
+    int bytes_per_sample);
 
 #ifdef __cplusplus
 }

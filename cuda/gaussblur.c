@@ -6,8 +6,7 @@
 #include "gaussblur.h"
 #include "cpu_backend.h"
 #include "cuda_backend.h"
-#include "multiscale.h"
-#include "recursive.h"
+#include "filter.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -17,6 +16,8 @@
 
 /* ceil (3.5 * 3.5): the CPU's separable/recursive crossover, sigma 3.5. */
 #define GB_CPU_AUTO_SEPARABLE_MAX_RADIUS 13
+/* Largest unsharp-mask amount: beyond it every edge clips. */
+#define GB_MAX_SHARPEN 20.0
 
 struct GbBlur
 {
@@ -25,10 +26,7 @@ struct GbBlur
   GbCuda *cuda;
   GbGeometry geometry;          /* n_planes 0: a geometry change failed */
   GbParams params;
-  int radius;                   /* resolved from params */
-  float weights[2 * GB_MAX_RADIUS + 1];
-  GbRecursiveFilter recursive;  /* from params.sigma, for GB_ALGORITHM_RECURSIVE */
-  GbMultiscalePlan multiscale[GB_MAX_PLANES];   /* sigma and each plane's size */
+  GbPlaneFilter filters[GB_MAX_PLANES]; /* params resolved per plane */
   int weights_stale;            /* the last upload failed: retry, refuse frames */
 };
 
@@ -101,19 +99,57 @@ gb_border_name (GbBorder border)
   return "unknown";
 }
 
+void
+gb_params_init (GbParams * params, double sigma)
+{
+  memset (params, 0, sizeof *params);
+  params->sigma_x = sigma;
+  params->sigma_y = sigma;
+  params->algorithm = GB_ALGORITHM_AUTO;
+  params->border = GB_BORDER_CLAMP;
+}
+
+GbParams
+gb_params_make (double sigma, int radius, GbAlgorithm algorithm,
+    GbBorder border)
+{
+  GbParams params;
+
+  gb_params_init (&params, sigma);
+  params.radius = radius;
+  params.algorithm = algorithm;
+  params.border = border;
+  return params;
+}
+
 int
 gb_auto_radius (double sigma)
 {
-  int radius = (int) ceil (3.5 * sigma);
+  int radius;
+
+  if (!(sigma > 0.0))
+    return 0;
+  radius = (int) ceil (3.5 * sigma);
   if (radius < 1)
     radius = 1;
   return radius > GB_MAX_RADIUS ? GB_MAX_RADIUS : radius;
 }
 
 int
+gb_axis_radius (const GbParams * params, double sigma, int subsampling)
+{
+  if (!(sigma > 0.0))
+    return 0;
+  if (params->radius > 0)
+    return (params->radius + subsampling - 1) / subsampling;
+  return gb_auto_radius (sigma);
+}
+
+int
 gb_effective_radius (const GbParams * params)
 {
-  return params->radius > 0 ? params->radius : gb_auto_radius (params->sigma);
+  return gb_axis_radius (params, params->sigma_x > params->sigma_y
+      ? params->sigma_x : params->sigma_y, 1);
 }
 
 void
@@ -125,6 +161,11 @@ gb_gaussian_weights (double sigma, int radius, float *weights)
   double sum = 0.0;
   int k;
 
+  if (!(sigma > 0.0)) {         /* an axis that is not filtered */
+    for (k = 0; k <= 2 * radius; k++)
+      weights[k] = k == radius ? 1.0f : 0.0f;
+    return;
+  }
   for (k = -radius; k <= radius; k++) {
     /* (k / sigma)^2 rather than k^2 / sigma^2: for a tiny sigma the latter
      * divides by an underflowed 0 and the centre tap becomes NaN; this
@@ -148,9 +189,9 @@ gb_geometry_validate (const GbGeometry * geometry, GbError * error)
   if (geometry->n_planes < 1 || geometry->n_planes > GB_MAX_PLANES)
     return gb_error_set (error, GB_ERROR_INVALID_ARGUMENT,
         "%d planes (1 to %d supported)", geometry->n_planes, GB_MAX_PLANES);
-  if (geometry->bytes_per_sample != 1)
+  if (geometry->bytes_per_sample != 1 && geometry->bytes_per_sample != 2)
     return gb_error_set (error, GB_ERROR_UNSUPPORTED,
-        "%d bytes per sample (only 8-bit samples are supported)",
+        "%d bytes per sample (8-bit and 16-bit samples are supported)",
         geometry->bytes_per_sample);
   for (p = 0; p < geometry->n_planes; p++) {
     const GbPlaneGeometry *plane = &geometry->planes[p];
@@ -163,6 +204,11 @@ gb_geometry_validate (const GbGeometry * geometry, GbError * error)
       return gb_error_set (error, GB_ERROR_INVALID_ARGUMENT,
           "plane %d has %d channels (1 to %d supported)", p, plane->channels,
           GB_MAX_CHANNELS);
+    if (plane->subsampling_x < 0 || plane->subsampling_x > 4
+        || plane->subsampling_y < 0 || plane->subsampling_y > 4)
+      return gb_error_set (error, GB_ERROR_INVALID_ARGUMENT,
+          "plane %d has subsampling %dx%d (1 to 4 supported)", p,
+          plane->subsampling_x, plane->subsampling_y);
   }
   return GB_OK;
 }
@@ -172,9 +218,24 @@ gb_params_validate (const GbParams * params, GbError * error)
 {
   if (!params)
     return gb_error_set (error, GB_ERROR_INVALID_ARGUMENT, "no parameters");
-  if (!(params->sigma > 0.0) || params->sigma > GB_MAX_SIGMA)
+  if (!(params->sigma_x >= 0.0) || params->sigma_x > GB_MAX_SIGMA
+      || !(params->sigma_y >= 0.0) || params->sigma_y > GB_MAX_SIGMA)
     return gb_error_set (error, GB_ERROR_INVALID_ARGUMENT,
-        "sigma %g is outside (0, %g]", params->sigma, GB_MAX_SIGMA);
+        "sigma %g x %g is outside [0, %g]", params->sigma_x,
+        params->sigma_y, GB_MAX_SIGMA);
+  if (!(params->sigma_x > 0.0) && !(params->sigma_y > 0.0))
+    return gb_error_set (error, GB_ERROR_INVALID_ARGUMENT,
+        "sigma is 0 on both axes (nothing to blur)");
+  if (!(params->sharpen >= 0.0) || params->sharpen > GB_MAX_SHARPEN)
+    return gb_error_set (error, GB_ERROR_INVALID_ARGUMENT,
+        "sharpen amount %g is outside [0, %g]", params->sharpen,
+        GB_MAX_SHARPEN);
+  if (params->region.x < 0 || params->region.y < 0
+      || params->region.width < 0 || params->region.height < 0)
+    return gb_error_set (error, GB_ERROR_INVALID_ARGUMENT,
+        "region %d,%d %dx%d has a negative coordinate or size",
+        params->region.x, params->region.y, params->region.width,
+        params->region.height);
   if (params->radius < 0 || params->radius > GB_MAX_RADIUS)
     return gb_error_set (error, GB_ERROR_INVALID_ARGUMENT,
         "radius %d is outside [0, %d]", params->radius, GB_MAX_RADIUS);
@@ -212,23 +273,15 @@ gb_image_validate (const GbGeometry * geometry, const GbImage * image,
   return GB_OK;
 }
 
-/* Weights, recursive coefficients and multi-scale plans (these depend on
- * each plane's size too) for the parameters, handed to the backend. */
+/* Resolves the parameters for every plane and hands them to the backend. */
 static GbStatus
-upload_weights (GbBlur * blur, const GbGeometry * geometry, GbError * error)
+upload_filters (GbBlur * blur, const GbGeometry * geometry, GbError * error)
 {
   GbStatus status = GB_OK;
-  int p;
 
-  blur->radius = gb_effective_radius (&blur->params);
-  gb_gaussian_weights (blur->params.sigma, blur->radius, blur->weights);
-  gb_recursive_filter (blur->params.sigma, &blur->recursive);
-  for (p = 0; p < geometry->n_planes; p++)
-    gb_multiscale_plan (blur->params.sigma, geometry->planes[p].width,
-        geometry->planes[p].height, &blur->multiscale[p]);
+  gb_plane_filters_resolve (&blur->params, geometry, blur->filters);
   if (blur->cuda)
-    status = gb_cuda_set_weights (blur->cuda, blur->weights, blur->radius,
-        &blur->recursive, blur->multiscale, error);
+    status = gb_cuda_set_filters (blur->cuda, blur->filters, error);
   blur->weights_stale = status != GB_OK;
   return status;
 }
@@ -255,10 +308,7 @@ gb_blur_create (GbBackend backend, int device_id, const GbGeometry * geometry,
     return gb_error_set (error, GB_ERROR_OUT_OF_MEMORY,
         "cannot allocate the blur handle");
   blur->backend = backend;
-  blur->params.sigma = 1.0;
-  blur->params.radius = 0;
-  blur->params.algorithm = GB_ALGORITHM_AUTO;
-  blur->params.border = GB_BORDER_CLAMP;
+  gb_params_init (&blur->params, 1.0);
 
   if (backend == GB_BACKEND_CUDA) {
     status = gb_cuda_create (device_id, &blur->cuda, error);
@@ -270,7 +320,7 @@ gb_blur_create (GbBackend backend, int device_id, const GbGeometry * geometry,
       status = gb_cpu_configure (blur->cpu, geometry, error);
   }
   if (status == GB_OK)
-    status = upload_weights (blur, geometry, error);
+    status = upload_filters (blur, geometry, error);
   if (status != GB_OK) {
     gb_blur_destroy (blur);
     return status;
@@ -290,7 +340,9 @@ geometry_equal (const GbGeometry * a, const GbGeometry * b)
   for (p = 0; p < a->n_planes; p++)
     if (a->planes[p].width != b->planes[p].width
         || a->planes[p].height != b->planes[p].height
-        || a->planes[p].channels != b->planes[p].channels)
+        || a->planes[p].channels != b->planes[p].channels
+        || a->planes[p].subsampling_x != b->planes[p].subsampling_x
+        || a->planes[p].subsampling_y != b->planes[p].subsampling_y)
       return 0;
   return 1;
 }
@@ -308,8 +360,8 @@ gb_blur_set_geometry (GbBlur * blur, const GbGeometry * geometry,
     return status;
   status = blur->cuda ? gb_cuda_configure (blur->cuda, geometry, error)
       : gb_cpu_configure (blur->cpu, geometry, error);
-  if (status == GB_OK)          /* the plans follow the planes' sizes */
-    status = upload_weights (blur, geometry, error);
+  if (status == GB_OK)          /* the filters follow the planes' sizes */
+    status = upload_filters (blur, geometry, error);
   if (status == GB_OK)
     blur->geometry = *geometry;
   else    /* the backend dropped its buffers: no geometry matches any more */
@@ -321,33 +373,54 @@ GbStatus
 gb_blur_set_params (GbBlur * blur, const GbParams * params, GbError * error)
 {
   GbStatus status;
-  int weights_change;
+  int filters_change;
 
   if (!blur)
     return gb_error_set (error, GB_ERROR_INVALID_ARGUMENT, "no handle");
   status = gb_params_validate (params, error);
   if (status != GB_OK)
     return status;
-  weights_change = params->sigma != blur->params.sigma
-      || params->radius != blur->params.radius || blur->weights_stale;
+  /* Only the algorithm and the border leave the filters as they are. */
+  filters_change = params->sigma_x != blur->params.sigma_x
+      || params->sigma_y != blur->params.sigma_y
+      || params->radius != blur->params.radius
+      || params->sharpen != blur->params.sharpen
+      || memcmp (&params->region, &blur->params.region,
+      sizeof params->region) != 0 || blur->weights_stale;
   blur->params = *params;
-  return weights_change ? upload_weights (blur, &blur->geometry, error)
+  return filters_change ? upload_filters (blur, &blur->geometry, error)
       : GB_OK;
 }
 
 GbAlgorithm
 gb_blur_get_effective_algorithm (const GbBlur * blur)
 {
+  const GbPlaneFilter *filter;
+  size_t most = 0;
+  int p, largest = 0;
+
   if (blur->params.algorithm != GB_ALGORITHM_AUTO)
     return blur->params.algorithm;
+  /* The plane that costs the most decides for all (luma, for YUV). */
+  for (p = 0; p < blur->geometry.n_planes; p++) {
+    const GbPlaneGeometry *plane = &blur->geometry.planes[p];
+    const size_t samples = (size_t) plane->width * plane->height
+        * plane->channels;
+    if (samples > most) {
+      most = samples;
+      largest = p;
+    }
+  }
+  filter = &blur->filters[largest];
   if (blur->cuda)     /* measured on the GPU (docs/performance.md) */
-    return gb_cuda_auto_algorithm (blur->cuda, blur->params.sigma,
-        blur->radius);
+    return gb_cuda_auto_algorithm (blur->cuda, filter,
+        &blur->geometry.planes[largest], blur->geometry.bytes_per_sample);
   /* On the CPU the separable passes beat both 2D convolutions at every
    * radius, and the recursive filter beats them from about sigma 3.5
    * (1080p RGBA on 16 threads: 3.2 ms against 4.2 ms at sigma 5;
    * docs/algorithms.md, section 7). */
-  return blur->radius > GB_CPU_AUTO_SEPARABLE_MAX_RADIUS
+  return filter->x.radius > GB_CPU_AUTO_SEPARABLE_MAX_RADIUS
+      || filter->y.radius > GB_CPU_AUTO_SEPARABLE_MAX_RADIUS
       ? GB_ALGORITHM_RECURSIVE : GB_ALGORITHM_SEPARABLE;
 }
 
@@ -378,9 +451,8 @@ gb_blur_process (GbBlur * blur, const GbImage * src, const GbImage * dst,
   if (blur->cuda)
     return gb_cuda_process_host (blur->cuda, src, dst, algorithm,
         blur->params.border, error);
-  return gb_cpu_process (blur->cpu, src, dst, blur->weights, blur->radius,
-      &blur->recursive, blur->multiscale, algorithm, blur->params.border,
-      error);
+  return gb_cpu_process (blur->cpu, src, dst, blur->filters, algorithm,
+      blur->params.border, error);
 }
 
 GbBackend

@@ -77,16 +77,21 @@ typedef enum {
   GB_BORDER_ZERO,               /* samples outside the frame are 0 */
 } GbBorder;
 
-/* One plane of a frame: its size in pixels and the interleaved samples per pixel. */
+/* One plane of a frame: its size in pixels, the interleaved samples per
+ * pixel, and how it samples the frame. A chroma plane of 4:2:0 video has
+ * subsampling 2 both ways: it is blurred with sigma, radius and region
+ * divided by 2, so the picture looks as if blurred at full resolution. */
 typedef struct {
   int width;
   int height;
   int channels;                 /* 1 (gray) .. 4 (RGBA); every channel is blurred */
+  int subsampling_x;            /* 1, 2 or 4 frame pixels per plane pixel; */
+  int subsampling_y;            /* 0 means 1 */
 } GbPlaneGeometry;
 
 typedef struct {
   int n_planes;                 /* 1 .. GB_MAX_PLANES; each plane is blurred on its own */
-  int bytes_per_sample;         /* 1 (8-bit) */
+  int bytes_per_sample;         /* 1 (8-bit) or 2 (16-bit, native byte order) */
   GbPlaneGeometry planes[GB_MAX_PLANES];
 } GbGeometry;
 
@@ -99,12 +104,36 @@ typedef struct {
   size_t stride[GB_MAX_PLANES];
 } GbImage;
 
+/* A rectangle of the frame, in frame pixels (plane 0's). */
 typedef struct {
-  double sigma;                 /* > 0; 0 is the caller's passthrough */
-  int radius;                   /* taps each side; 0 = automatic, gb_auto_radius(sigma) */
+  int x;
+  int y;
+  int width;
+  int height;
+} GbRect;
+
+/* Start from gb_params_init(): it sets every field. */
+typedef struct {
+  double sigma_x;               /* >= 0 each, not both 0 (both 0 is the */
+  double sigma_y;               /* caller's passthrough); 0 leaves that axis as it is */
+  int radius;                   /* taps each side on both axes; 0 = automatic,
+                                 * gb_auto_radius() of each axis' sigma */
   GbAlgorithm algorithm;
   GbBorder border;
+  double sharpen;               /* 0: blur. > 0: unsharp mask,
+                                 * out = in + sharpen * (in - blur), clamped */
+  GbRect region;                /* width or height 0: the whole frame. Else only
+                                 * the region's pixels (clipped to the frame)
+                                 * change; their apron is read from around it */
 } GbParams;
+
+/* Isotropic blur of the whole frame with sigma: automatic radius and
+ * algorithm, clamp border, no sharpening. */
+void gb_params_init (GbParams * params, double sigma);
+
+/* The same with the radius, algorithm and border given. */
+GbParams gb_params_make (double sigma, int radius, GbAlgorithm algorithm,
+    GbBorder border);
 
 typedef struct GbBlur GbBlur;
 
@@ -131,7 +160,8 @@ void gb_blur_destroy (GbBlur * blur);
 GbBackend gb_blur_get_backend (const GbBlur * blur);
 
 /* The algorithm that GB_ALGORITHM_AUTO resolves to for the current parameters
- * (or the explicitly chosen one). */
+ * (or the explicitly chosen one). One choice serves every plane of a frame:
+ * it is made for the plane with the most samples. */
 GbAlgorithm gb_blur_get_effective_algorithm (const GbBlur * blur);
 
 /* Number of device (or host) buffer allocations made since creation; lets the
@@ -140,18 +170,25 @@ unsigned gb_blur_get_allocation_count (const GbBlur * blur);
 
 /* --- helpers shared by every backend, the tests and the element --- */
 
-/* ceil(3.5 * sigma), at least 1: the tails cut off hold under 0.047 % of the
- * weight, so the truncation moves an 8-bit 2D blur by less than a quarter of
- * a level (docs/algorithms.md); with the final rounding, the output stays
- * within one level of the untruncated Gaussian. */
+/* ceil(3.5 * sigma), at least 1 (0 for sigma 0: no filtering): the tails
+ * cut off hold under 0.047 % of the weight, so the truncation moves an 8-bit
+ * 2D blur by less than a quarter of a level (docs/algorithms.md); with the
+ * final rounding, the output stays within one level of the untruncated
+ * Gaussian. */
 int gb_auto_radius (double sigma);
 
-/* The radius the parameters resolve to (params->radius, or the automatic one). */
+/* The radius of a plane axis whose sigma is `sigma` (already divided by the
+ * subsampling): 0 for sigma 0, else the parameters' radius divided by the
+ * subsampling (rounded up), or the automatic one. */
+int gb_axis_radius (const GbParams * params, double sigma, int subsampling);
+
+/* The frame-level radius of the larger axis (params->radius, or the
+ * automatic one of the larger sigma). */
 int gb_effective_radius (const GbParams * params);
 
 /* The sampled Gaussian exp(-k^2 / (2 sigma^2)), k = -radius..radius, normalised
- * to sum 1, into weights[0 .. 2 * radius]. The one kernel-weight function of
- * the project: CPU and CUDA paths both use it. */
+ * to sum 1, into weights[0 .. 2 * radius] (sigma 0: the identity). The one
+ * kernel-weight function of the project: CPU and CUDA paths both use it. */
 void gb_gaussian_weights (double sigma, int radius, float *weights);
 
 /* Validation shared by the handle and the backends; each fills error and

@@ -18,12 +18,17 @@
 #include "recursive.h"
 #include "sampling.h"
 
-/* One plane on the device: interleaved 8-bit samples, pitches in bytes. */
+
+/* One plane on the device: interleaved samples of bytes_per_sample bytes
+ * (uint8_t or uint16_t; the kernels are templates on the sample type and
+ * dispatch on it through gb_dispatch_sample()), pitches in bytes. src and dst
+ * point at the plane's filter window (GbPlaneFilter.window), width and
+ * height are the window's: a kernel sees the window as its whole frame. */
 struct GbDevicePlane
 {
-  const uint8_t *src;
+  const void *src;
   size_t src_pitch;
-  uint8_t *dst;
+  void *dst;
   size_t dst_pitch;
   float *intermediate;          /* separable only: row-pass output */
   size_t intermediate_pitch;
@@ -35,21 +40,60 @@ struct GbDevicePlane
   int width;
   int height;
   int channels;
+  int bytes_per_sample;         /* 1 or 2 */
 };
 
-/* The weights, twice: on the device for kernels that read them at run time,
- * on the host for kernels that take them by value as a parameter (parameters
- * live in the constant bank: constant-memory broadcast without a process-wide
- * __constant__ symbol that two element instances would race to overwrite). */
-struct GbTaps
+/* Row y of the plane's source or destination, as samples. */
+template < typename Sample > __device__ __forceinline__ const Sample *
+gb_src_row (const GbDevicePlane & plane, int y)
+{
+  return (const Sample *) ((const char *) plane.src
+      + (size_t) y * plane.src_pitch);
+}
+
+template < typename Sample > __device__ __forceinline__ Sample *
+gb_dst_row (const GbDevicePlane & plane, int y)
+{
+  return (Sample *) ((char *) plane.dst + (size_t) y * plane.dst_pitch);
+}
+
+/* The weights of one axis, twice: on the device for kernels that read them
+ * at run time, on the host for kernels that take them by value as a
+ * parameter (parameters live in the constant bank: constant-memory broadcast
+ * without a process-wide __constant__ symbol that two element instances
+ * would race to overwrite). Radius 0 (sigma 0): the single tap 1. */
+struct GbAxisTaps
 {
   const float *device;
   const float *host;
   int radius;
   const GbRecursiveFilter *recursive;   /* host copy, for GB_ALGORITHM_RECURSIVE */
+};
+
+/* Everything a plane's launch needs besides the plane: the x taps filter
+ * along rows, the y taps along columns. */
+struct GbTaps
+{
+  GbAxisTaps x;
+  GbAxisTaps y;
   const GbMultiscalePlan *multiscale;   /* this plane's plan (host copy) */
   const float *multiscale_table;        /* its weights on the device */
 };
+
+/* Calls launch(Sample ()) with Sample uint8_t or uint16_t for the plane's
+ * sample size; a generic lambda takes it as
+ *   [&] (auto tag) { using Sample = decltype (tag); ... }. */
+template < typename Launch > cudaError_t
+gb_dispatch_sample (const GbDevicePlane & plane, Launch && launch)
+{
+  switch (plane.bytes_per_sample) {
+    case 1:
+      return launch (uint8_t ());
+    case 2:
+      return launch (uint16_t ());
+  }
+  return cudaErrorInvalidValue;
+}
 
 cudaError_t gb_launch_naive_2d (const GbDevicePlane & plane,
     const GbTaps & taps, GbBorder border, cudaStream_t stream);
@@ -61,7 +105,8 @@ cudaError_t gb_launch_recursive (const GbDevicePlane & plane,
     const GbTaps & taps, GbBorder border, cudaStream_t stream);
 cudaError_t gb_launch_multiscale (const GbDevicePlane & plane,
     const GbTaps & taps, GbBorder border, cudaStream_t stream);
-/* Tensor-core kernel for radii 1 .. GB_FUSED_MAX_RADIUS; runs only where
+/* Tensor-core kernel for 8-bit planes with the same radius 1 ..
+ * GB_FUSED_MAX_RADIUS and weights on both axes; runs only where
  * gb_fused_available() (sm_80 or later code for the current device). */
 cudaError_t gb_launch_fused (const GbDevicePlane & plane, const GbTaps & taps,
     GbBorder border, cudaStream_t stream);
@@ -73,6 +118,11 @@ bool gb_fused_available (void);
  * of that size needs. */
 int gb_recursive_segments (int length);
 size_t gb_recursive_state_bytes (int width, int height, int channels);
+
+/* Sharpening (GbPlaneFilter.sharpen > 0): dst = in + amount (in - dst) over
+ * the region, after the blur has written dst (kernels_sharpen.cu). */
+cudaError_t gb_launch_sharpen (const GbDevicePlane & plane, float amount,
+    cudaStream_t stream);
 
 /* Reads sample s of a row of interleaved pixels, s possibly outside
  * [0, width * channels): the pixel index goes through the border rule, the

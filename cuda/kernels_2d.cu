@@ -4,12 +4,14 @@
  * Copyright (C) 2026 The cudagaussblur authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * Both compute out = round(sum_dy sum_dx (w[dy] w[dx]) in[y+dy][x+dx]) with dy
- * outer and dx inner, the order of the CPU reference. They are the baselines
- * of seed 001 (global-memory "edge detection" and shared-memory tiles) with
- * Gaussian weights and our border rules (see ERRATA: 001's filter is a box).
- * Threads work on samples, not pixels: thread s of a row reads samples
- * s + dx * channels, so one kernel serves every interleaved format.
+ * Both compute out = round(sum_dy sum_dx (wy[dy] wx[dx]) in[y+dy][x+dx]) with
+ * dy outer (radius_y rows) and dx inner (radius_x columns), the order of the
+ * CPU reference. They are the baselines of seed 001 (global-memory "edge
+ * detection" and shared-memory tiles) with Gaussian weights and our border
+ * rules (see ERRATA: 001's filter is a box). Threads work on samples, not
+ * pixels: thread s of a row reads samples s + dx * channels, so one kernel
+ * serves every interleaved format; each is a template on the sample type
+ * (8- or 16-bit).
  */
 #include "kernels.h"
 
@@ -19,9 +21,10 @@ namespace {
 constexpr int NAIVE_BLOCK_X = 32;
 constexpr int NAIVE_BLOCK_Y = 8;
 
-__global__ void
-naive_2d_kernel (GbDevicePlane plane, const float *__restrict__ weights,
-    int radius, GbBorder border)
+template < typename Sample > __global__ void
+naive_2d_kernel (GbDevicePlane plane, const float *__restrict__ weights_x,
+    int radius_x, const float *__restrict__ weights_y, int radius_y,
+    GbBorder border)
 {
   const int row_samples = plane.width * plane.channels;
   const int s = blockIdx.x * blockDim.x + threadIdx.x;
@@ -32,45 +35,47 @@ naive_2d_kernel (GbDevicePlane plane, const float *__restrict__ weights,
   const int x = s / plane.channels;
   const int channel = s - x * plane.channels;
   float acc = 0.0f;
-  for (int dy = -radius; dy <= radius; dy++) {
+  for (int dy = -radius_y; dy <= radius_y; dy++) {
     const int sy = gb_border_index (y + dy, plane.height, border);
     if (sy < 0)
       continue;
-    const uint8_t *row = plane.src + (size_t) sy * plane.src_pitch;
-    const float wy = __ldg (&weights[dy + radius]);
-    for (int dx = -radius; dx <= radius; dx++) {
+    const Sample *row = gb_src_row < Sample > (plane, sy);
+    const float wy = __ldg (&weights_y[dy + radius_y]);
+    for (int dx = -radius_x; dx <= radius_x; dx++) {
       const int sx = gb_border_index (x + dx, plane.width, border);
       if (sx < 0)
         continue;
-      acc += (wy * __ldg (&weights[dx + radius]))
+      acc += (wy * __ldg (&weights_x[dx + radius_x]))
           * (float) row[sx * plane.channels + channel];
     }
   }
-  plane.dst[(size_t) y * plane.dst_pitch + s] = gb_round_u8 (acc);
+  gb_dst_row < Sample > (plane, y)[s] = gb_round_sample < Sample > (acc);
 }
 
 /* shared: a block computes SHARED_BLOCK_X samples x SHARED_BLOCK_Y rows. Its
- * source window (plus an apron of radius pixels on every side) is staged
- * through shared memory in strips of rows, as many as fit the budget, so any
- * radius works: small radii take one strip, large ones several. */
+ * source window (plus an apron of radius_x pixels left and right, radius_y
+ * rows above and below) is staged through shared memory in strips of rows,
+ * as many as fit the budget, so any radius works: small radii take one
+ * strip, large ones several. */
 constexpr int SHARED_BLOCK_X = 64;
 constexpr int SHARED_BLOCK_Y = 8;
 constexpr size_t SHARED_BUDGET = 48 * 1024;
 
-__global__ void
-shared_2d_kernel (GbDevicePlane plane, const float *__restrict__ weights,
-    int radius, GbBorder border, int strip_rows)
+template < typename Sample > __global__ void
+shared_2d_kernel (GbDevicePlane plane, const float *__restrict__ weights_x,
+    int radius_x, const float *__restrict__ weights_y, int radius_y,
+    GbBorder border, int strip_rows)
 {
   extern __shared__ float strip[];    /* [strip_rows][tile_width] */
-  const int apron = radius * plane.channels;
+  const int apron = radius_x * plane.channels;
   const int tile_width = SHARED_BLOCK_X + 2 * apron;
-  const int window_rows = SHARED_BLOCK_Y + 2 * radius;
+  const int window_rows = SHARED_BLOCK_Y + 2 * radius_y;
   const int row_samples = plane.width * plane.channels;
   const int s0 = blockIdx.x * SHARED_BLOCK_X;
   const int y0 = blockIdx.y * SHARED_BLOCK_Y;
   const int tid = threadIdx.y * blockDim.x + threadIdx.x;
   const int threads = blockDim.x * blockDim.y;
-  /* The output row of this thread is window row ty + radius. */
+  /* The output row of this thread is window row ty + radius_y. */
   const int out_row = threadIdx.y;
   float acc = 0.0f;
 
@@ -79,22 +84,22 @@ shared_2d_kernel (GbDevicePlane plane, const float *__restrict__ weights,
     for (int i = tid; i < rows * tile_width; i += threads) {
       const int r = i / tile_width;
       const int col = i - r * tile_width;
-      const int sy = gb_border_index (y0 - radius + first + r, plane.height,
-          border);
+      const int sy = gb_border_index (y0 - radius_y + first + r,
+          plane.height, border);
       strip[i] = sy < 0 ? 0.0f
-          : gb_load_sample (plane.src + (size_t) sy * plane.src_pitch,
+          : gb_load_sample (gb_src_row < Sample > (plane, sy),
           s0 - apron + col, plane.width, plane.channels, border);
     }
     __syncthreads ();
 
-    /* Window rows out_row .. out_row + 2 radius are this thread's taps. */
+    /* Window rows out_row .. out_row + 2 radius_y are this thread's taps. */
     const int lo = max (out_row, first);
-    const int hi = min (out_row + 2 * radius, first + rows - 1);
+    const int hi = min (out_row + 2 * radius_y, first + rows - 1);
     for (int t = lo; t <= hi; t++) {
-      const float wy = __ldg (&weights[t - out_row]);
+      const float wy = __ldg (&weights_y[t - out_row]);
       const float *line = strip + (t - first) * tile_width + threadIdx.x;
-      for (int k = 0; k <= 2 * radius; k++)
-        acc += (wy * __ldg (&weights[k])) * line[k * plane.channels];
+      for (int k = 0; k <= 2 * radius_x; k++)
+        acc += (wy * __ldg (&weights_x[k])) * line[k * plane.channels];
     }
     __syncthreads ();
   }
@@ -102,7 +107,7 @@ shared_2d_kernel (GbDevicePlane plane, const float *__restrict__ weights,
   const int s = s0 + threadIdx.x;
   const int y = y0 + threadIdx.y;
   if (s < row_samples && y < plane.height)
-    plane.dst[(size_t) y * plane.dst_pitch + s] = gb_round_u8 (acc);
+    gb_dst_row < Sample > (plane, y)[s] = gb_round_sample < Sample > (acc);
 }
 
 dim3
@@ -119,25 +124,33 @@ cudaError_t
 gb_launch_naive_2d (const GbDevicePlane & plane, const GbTaps & taps,
     GbBorder border, cudaStream_t stream)
 {
-  naive_2d_kernel <<< grid_for (plane, NAIVE_BLOCK_X, NAIVE_BLOCK_Y),
-      dim3 (NAIVE_BLOCK_X, NAIVE_BLOCK_Y), 0, stream >>> (plane, taps.device,
-      taps.radius, border);
-  return cudaGetLastError ();
+  return gb_dispatch_sample (plane,[&] (auto tag) {
+        using Sample = decltype (tag);
+        naive_2d_kernel < Sample > <<< grid_for (plane, NAIVE_BLOCK_X,
+                NAIVE_BLOCK_Y), dim3 (NAIVE_BLOCK_X, NAIVE_BLOCK_Y), 0,
+            stream >>> (plane, taps.x.device, taps.x.radius, taps.y.device,
+            taps.y.radius, border);
+        return cudaGetLastError ();
+      });
 }
 
 cudaError_t
 gb_launch_shared_2d (const GbDevicePlane & plane, const GbTaps & taps,
     GbBorder border, cudaStream_t stream)
 {
-  const int tile_width = SHARED_BLOCK_X + 2 * taps.radius * plane.channels;
-  const int window_rows = SHARED_BLOCK_Y + 2 * taps.radius;
+  const int tile_width = SHARED_BLOCK_X + 2 * taps.x.radius * plane.channels;
+  const int window_rows = SHARED_BLOCK_Y + 2 * taps.y.radius;
   /* GB_MAX_RADIUS keeps one row of the widest tile within the budget. */
   const int strip_rows = max (1, min (window_rows,
           (int) (SHARED_BUDGET / (tile_width * sizeof (float)))));
   const size_t bytes = (size_t) strip_rows * tile_width * sizeof (float);
 
-  shared_2d_kernel <<< grid_for (plane, SHARED_BLOCK_X, SHARED_BLOCK_Y),
-      dim3 (SHARED_BLOCK_X, SHARED_BLOCK_Y), bytes, stream >>> (plane,
-      taps.device, taps.radius, border, strip_rows);
-  return cudaGetLastError ();
+  return gb_dispatch_sample (plane,[&] (auto tag) {
+        using Sample = decltype (tag);
+        shared_2d_kernel < Sample > <<< grid_for (plane, SHARED_BLOCK_X,
+                SHARED_BLOCK_Y), dim3 (SHARED_BLOCK_X, SHARED_BLOCK_Y), bytes,
+            stream >>> (plane, taps.x.device, taps.x.radius, taps.y.device,
+            taps.y.radius, border, strip_rows);
+        return cudaGetLastError ();
+      });
 }

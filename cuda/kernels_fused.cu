@@ -507,7 +507,7 @@ cudaError_t
 gb_launch_fused (const GbDevicePlane & plane, const GbTaps & taps,
     GbBorder border, cudaStream_t stream)
 {
-  const int radius = taps.radius;
+  const int radius = taps.x.radius;
   const int channels = plane.channels;
   const int lead = (2 * radius + 15) / 16;
   const int ksteps = 1 + lead;
@@ -520,14 +520,16 @@ gb_launch_fused (const GbDevicePlane & plane, const GbTaps & taps,
   int device, sms = 0;
   cudaError_t err;
 
-  if (!kernel || radius < 1 || radius > GB_FUSED_MAX_RADIUS)
+  /* 8-bit samples only (staged exactly as fp16), one kernel for both axes. */
+  if (!kernel || radius < 1 || radius > GB_FUSED_MAX_RADIUS
+      || plane.bytes_per_sample != 1 || taps.y.radius != radius)
     return cudaErrorInvalidValue;
 
-  p.src = plane.src;
+  p.src = (const uint8_t *) plane.src;
   p.src_pitch = plane.src_pitch;
-  p.dst = plane.dst;
+  p.dst = (uint8_t *) plane.dst;
   p.dst_pitch = plane.dst_pitch;
-  p.weights = taps.device;
+  p.weights = taps.x.device;
   p.radius = radius;
   p.width = plane.width;
   p.height = plane.height;

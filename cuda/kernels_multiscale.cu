@@ -6,7 +6,8 @@
  * Every pass is out[o] = sum_t w[phase][t] in[source(first(o) + t)] along
  * rows or along columns, one thread per output sample, taps summed in order
  * as on the CPU. The passes at the frame's size (down along x reads the
- * frame, up along y writes it) touch each frame byte once; the others work
+ * frame, up along y writes it; templates on the sample type, uint8_t or
+ * uint16_t) touch each frame sample once; the others work
  * on images D times smaller along one or both axes, in the plane's float
  * intermediate. Along columns, a warp's threads read neighbouring samples of
  * one row (coalesced); along rows they read samples D * C apart when
@@ -38,6 +39,12 @@ store_value (float v, uint8_t *)
   return gb_round_u8 (v);
 }
 
+__device__ __forceinline__ uint16_t
+store_value (float v, uint16_t *)
+{
+  return gb_round_u16 (v);
+}
+
 __device__ __forceinline__ void
 store_run (float *out, const float (&v)[4])
 {
@@ -49,6 +56,14 @@ store_run (uint8_t * out, const float (&v)[4])
 {
   *reinterpret_cast < uchar4 * >(out) = make_uchar4 (gb_round_u8 (v[0]),
       gb_round_u8 (v[1]), gb_round_u8 (v[2]), gb_round_u8 (v[3]));
+}
+
+/* 16-bit: the natural equivalent, 8 bytes. */
+__device__ __forceinline__ void
+store_run (uint16_t * out, const float (&v)[4])
+{
+  *reinterpret_cast < ushort4 * >(out) = make_ushort4 (gb_round_u16 (v[0]),
+      gb_round_u16 (v[1]), gb_round_u16 (v[2]), gb_round_u16 (v[3]));
 }
 
 /* Along rows: row y = blockIdx.y, element o * channels + c. Taps whose
@@ -206,9 +221,22 @@ gb_launch_multiscale (const GbDevicePlane & plane, const GbTaps & taps,
   if (plan.down_y.taps > MAX_COLUMN_TAPS || plan.blur_y.taps > MAX_COLUMN_TAPS
       || plan.up_y.taps > MAX_COLUMN_TAPS)
     return cudaErrorInvalidValue;
+  /* A plan for another window would read and write past this one. */
+  if (!plan.factor_x || !plan.factor_y || plan.down_x.in_length != plane.width
+      || plan.down_y.in_length != plane.height)
+    return cudaErrorInvalidValue;
 
-  rows (plan.down_x, w, border, c, plane.height, plane.src, plane.src_pitch,
-      wide, small_pitch, stream);
+  /* Only the passes at the frame read or write samples: one instance each
+   * per sample type. */
+  const cudaError_t err = gb_dispatch_sample (plane,[&] (auto tag) {
+        using Sample = decltype (tag);
+        rows (plan.down_x, w, border, c, plane.height,
+            (const Sample *) plane.src, plane.src_pitch, wide, small_pitch,
+            stream);
+        return cudaSuccess;
+      });
+  if (err != cudaSuccess)
+    return err;
   columns (plan.down_y, w, border, (int) small_row, wide, small_pitch, small,
       small_pitch, stream);
   rows (plan.blur_x, w, border, c, plan.small_height, (const float *) small,
@@ -217,7 +245,10 @@ gb_launch_multiscale (const GbDevicePlane & plane, const GbTaps & taps,
       small, small_pitch, stream);
   rows (plan.up_x, w, border, c, plan.small_height, (const float *) small,
       small_pitch, wide, frame_pitch, stream);
-  columns (plan.up_y, w, border, (int) frame_row, wide, frame_pitch,
-      plane.dst, plane.dst_pitch, stream);
-  return cudaGetLastError ();
+  return gb_dispatch_sample (plane,[&] (auto tag) {
+        using Sample = decltype (tag);
+        columns (plan.up_y, w, border, (int) frame_row, wide, frame_pitch,
+            (Sample *) plane.dst, plane.dst_pitch, stream);
+        return cudaGetLastError ();
+      });
 }

@@ -23,7 +23,9 @@
  * a warp's loads are coalesced; the output is written transposed through
  * shared memory: the first pass (columns of the frame) leaves a transposed
  * float intermediate whose columns are the frame's rows, and the second pass
- * transposes back into the 8-bit output.
+ * transposes back into the frame's samples (8- or 16-bit). The first pass
+ * runs the y filter, the second the x filter, each with its own
+ * coefficients.
  */
 #include "kernels.h"
 
@@ -44,22 +46,28 @@ struct Coefficients
   int warmup;
 };
 
-/* One pass: `lines` lines of `length` samples of C channels; sample k of
- * line i is at in + k * in_pitch + i * C; line i of the output is row i of
- * out (written transposed). */
-template < typename InT, typename OutT > struct Pass
+/* The input side of a pass: `lines` lines of `length` samples of C
+ * channels; sample k of line i is at in + k * in_pitch + i * C. The local
+ * and resolve kernels see only this, so they are not instantiated once more
+ * per output type. */
+template < typename InT > struct Lines
 {
   const InT *in;
   size_t in_pitch;
-  OutT *out;
-  size_t out_pitch;
   float4 *local;                /* [direction][segment][line][channel] */
   float4 *resolved;             /* the same layout */
   int lines;
   int length;
   int segments;
-  bool aligned_in;              /* 4 channels: one 4- or 16-byte load */
-  bool aligned_out;             /* 4 channels: one 4- or 16-byte store */
+  bool aligned_in;              /* 4 channels: one 4-, 8- or 16-byte load */
+};
+
+/* One pass: line i of the output is row i of out (written transposed). */
+template < typename InT, typename OutT > struct Pass:Lines < InT >
+{
+  OutT *out;
+  size_t out_pitch;
+  bool aligned_out;             /* 4 channels: one 4-, 8- or 16-byte store */
   bool packed;                  /* 4 channels that are 4 gray lines: line i
                                  * channel c is output row 4 i + c */
 };
@@ -81,6 +89,16 @@ load_vector (const uint8_t * row, float (&x)[C])
 }
 
 template < int C > __device__ __forceinline__ void
+load_vector (const uint16_t * row, float (&x)[C])
+{
+  const ushort4 v = __ldg (reinterpret_cast < const ushort4 * >(row));
+  x[0] = v.x;
+  x[1 % C] = v.y;
+  x[2 % C] = v.z;
+  x[3 % C] = v.w;
+}
+
+template < int C > __device__ __forceinline__ void
 load_vector (const float *row, float (&x)[C])
 {
   const float4 v = __ldg (reinterpret_cast < const float4 * >(row));
@@ -91,8 +109,8 @@ load_vector (const float *row, float (&x)[C])
 }
 
 /* x_ext[k] of line `line`: the border rule along the line. */
-template < int C, typename InT, typename OutT > __device__ __forceinline__ void
-load_sample (const Pass < InT, OutT > &p, int line, int k, GbBorder border,
+template < int C, typename InT > __device__ __forceinline__ void
+load_sample (const Lines < InT > &p, int line, int k, GbBorder border,
     float (&x)[C])
 {
   const int mapped = gb_border_index (k, p.length, border);
@@ -119,9 +137,8 @@ load_sample (const Pass < InT, OutT > &p, int line, int k, GbBorder border,
  * a load on nothing. */
 constexpr int BATCH = 8;
 
-template < int C, typename InT, typename OutT, typename Step >
-__device__ __forceinline__ void
-walk (const Pass < InT, OutT > &p, int line, int from, int count, int dir,
+template < int C, typename InT, typename Step > __device__ __forceinline__ void
+walk (const Lines < InT > &p, int line, int from, int count, int dir,
     GbBorder border, Step step)
 {
   for (int done = 0; done < count; done += BATCH) {
@@ -149,6 +166,12 @@ to_output (float v, uint8_t *)
   return gb_round_u8 (v);
 }
 
+__device__ __forceinline__ uint16_t
+to_output (float v, uint16_t *)
+{
+  return gb_round_u16 (v);
+}
+
 __device__ __forceinline__ void
 store_vector (float *out, float4 v)
 {
@@ -160,6 +183,13 @@ store_vector (uint8_t * out, float4 v)
 {
   *reinterpret_cast < uchar4 * >(out) = make_uchar4 (gb_round_u8 (v.x),
       gb_round_u8 (v.y), gb_round_u8 (v.z), gb_round_u8 (v.w));
+}
+
+__device__ __forceinline__ void
+store_vector (uint16_t * out, float4 v)
+{
+  *reinterpret_cast < ushort4 * >(out) = make_ushort4 (gb_round_u16 (v.x),
+      gb_round_u16 (v.y), gb_round_u16 (v.z), gb_round_u16 (v.w));
 }
 
 __device__ __forceinline__ size_t
@@ -247,8 +277,8 @@ copy (float (&to)[C], const float (&from)[C])
 /* Zero-state runs of every segment; records the states they end in. The
  * last segment's forward end and the first segment's backward end are
  * never needed. */
-template < int C, typename InT, typename OutT > __global__ void
-recursive_local_kernel (Pass < InT, OutT > p, Coefficients f, GbBorder border)
+template < int C, typename InT > __global__ void
+recursive_local_kernel (Lines < InT > p, Coefficients f, GbBorder border)
 {
   const int line = blockIdx.x * LINES + threadIdx.x;
   const int segment = blockIdx.y;
@@ -291,9 +321,8 @@ carry_across (const float (&m)[4], float &y1, float &y2, float local1,
 
 /* One thread per line, channel and direction: the frame-edge state by the
  * start-up rule, then the true state entering every segment, in order. */
-template < int C, typename InT, typename OutT > __global__ void
-recursive_resolve_kernel (Pass < InT, OutT > p, Coefficients f,
-    GbBorder border)
+template < int C, typename InT > __global__ void
+recursive_resolve_kernel (Lines < InT > p, Coefficients f, GbBorder border)
 {
   const int index = blockIdx.x * RESOLVE_THREADS + threadIdx.x;
   const int line = index / C;
@@ -549,34 +578,45 @@ run_pass (const Pass < InT, OutT > &pass, const GbRecursiveFilter & filter,
   }
   if (err != cudaSuccess)
     return err;
-  recursive_local_kernel < C > <<<grid, block, 0, stream>>> (pass, f, border);
-  recursive_resolve_kernel < C > <<<resolve_grid, RESOLVE_THREADS, 0,
+  recursive_local_kernel < C, InT > <<<grid, block, 0, stream>>> (pass, f,
+      border);
+  recursive_resolve_kernel < C, InT > <<<resolve_grid, RESOLVE_THREADS, 0,
       stream>>> (pass, f, border);
   recursive_final_kernel < C > <<<grid, block, 0, stream>>> (pass, f, border);
   return cudaGetLastError ();
 }
 
+/* Whether 4 samples at p, and at p plus any multiple of pitch, can be
+ * moved as one vector (uchar4, ushort4 or float4). */
+template < typename Sample > bool
+vector_aligned (const void *p, size_t pitch)
+{
+  const size_t bytes = 4 * sizeof (Sample);
+  return (uintptr_t) p % bytes == 0 && pitch % bytes == 0;
+}
+
 /* packed: a gray plane (its width and height multiples of 4, its source
- * rows 4-byte aligned) run as C = 4: four neighbouring lines travel together
- * as the four channels of one, loaded as one word, and are written back to
- * their own rows. Four independent chains per thread instead of one. */
-template < int C > cudaError_t
-launch_channels (const GbDevicePlane & plane, const GbRecursiveFilter & filter,
-    GbBorder border, cudaStream_t stream, bool packed = false)
+ * rows aligned to 4 samples) run as C = 4: four neighbouring lines travel
+ * together as the four channels of one, loaded as one vector, and are
+ * written back to their own rows. Four independent chains per thread
+ * instead of one. The columns run the y filter, the rows the x filter. */
+template < int C, typename Sample > cudaError_t
+launch_channels (const GbDevicePlane & plane, const GbRecursiveFilter & x,
+    const GbRecursiveFilter & y, GbBorder border, cudaStream_t stream,
+    bool packed = false)
 {
   float4 *states = (float4 *) plane.recursive_states;
-  Pass < uint8_t, float >columns;
-  Pass < float, uint8_t > rows;
+  Pass < Sample, float >columns;
+  Pass < float, Sample > rows;
   size_t half;
   cudaError_t err;
 
   /* Columns of the frame, into the transposed intermediate... */
-  columns.in = plane.src;
+  columns.in = (const Sample *) plane.src;
   columns.in_pitch = plane.src_pitch;
   columns.out = plane.transposed;
   columns.out_pitch = plane.transposed_pitch;
-  columns.aligned_in = (uintptr_t) plane.src % 4 == 0
-      && plane.src_pitch % 4 == 0;
+  columns.aligned_in = vector_aligned < Sample > (plane.src, plane.src_pitch);
   columns.aligned_out = true;   /* our intermediate */
   columns.packed = packed;
   columns.lines = packed ? plane.width / 4 : plane.width;
@@ -585,18 +625,17 @@ launch_channels (const GbDevicePlane & plane, const GbRecursiveFilter & filter,
   half = (size_t) 2 * columns.segments * columns.lines * C;
   columns.local = states;
   columns.resolved = states + half;
-  err = run_pass < C > (columns, filter, border, stream);
+  err = run_pass < C > (columns, y, border, stream);
   if (err != cudaSuccess)
     return err;
 
   /* ...then its columns (the frame's rows), back into the frame's layout. */
   rows.in = plane.transposed;
   rows.in_pitch = plane.transposed_pitch;
-  rows.out = plane.dst;
+  rows.out = (Sample *) plane.dst;
   rows.out_pitch = plane.dst_pitch;
   rows.aligned_in = true;
-  rows.aligned_out = (uintptr_t) plane.dst % 4 == 0
-      && plane.dst_pitch % 4 == 0;
+  rows.aligned_out = vector_aligned < Sample > (plane.dst, plane.dst_pitch);
   rows.packed = packed;
   rows.lines = packed ? plane.height / 4 : plane.height;
   rows.length = plane.width;
@@ -604,7 +643,7 @@ launch_channels (const GbDevicePlane & plane, const GbRecursiveFilter & filter,
   half = (size_t) 2 * rows.segments * rows.lines * C;
   rows.local = states;
   rows.resolved = states + half;
-  return run_pass < C > (rows, filter, border, stream);
+  return run_pass < C > (rows, x, border, stream);
 }
 
 }                               /* namespace */
@@ -628,19 +667,29 @@ cudaError_t
 gb_launch_recursive (const GbDevicePlane & plane, const GbTaps & taps,
     GbBorder border, cudaStream_t stream)
 {
-  switch (plane.channels) {
-    case 1:
-      if (plane.width % 4 == 0 && plane.height % 4 == 0
-          && (uintptr_t) plane.src % 4 == 0 && plane.src_pitch % 4 == 0)
-        return launch_channels < 4 > (plane, *taps.recursive, border, stream,
-            true);
-      return launch_channels < 1 > (plane, *taps.recursive, border, stream);
-    case 2:
-      return launch_channels < 2 > (plane, *taps.recursive, border, stream);
-    case 3:
-      return launch_channels < 3 > (plane, *taps.recursive, border, stream);
-    case 4:
-      return launch_channels < 4 > (plane, *taps.recursive, border, stream);
-  }
-  return cudaErrorInvalidValue;
+  const GbRecursiveFilter & x = *taps.x.recursive;
+  const GbRecursiveFilter & y = *taps.y.recursive;
+
+  return gb_dispatch_sample (plane,[&](auto tag) -> cudaError_t {
+        using Sample = decltype (tag);
+        switch (plane.channels) {
+          case 1:
+            if (plane.width % 4 == 0 && plane.height % 4 == 0
+                && vector_aligned < Sample > (plane.src, plane.src_pitch))
+              return launch_channels < 4, Sample > (plane, x, y, border,
+                  stream, true);
+            return launch_channels < 1, Sample > (plane, x, y, border,
+                stream);
+          case 2:
+            return launch_channels < 2, Sample > (plane, x, y, border,
+                stream);
+          case 3:
+            return launch_channels < 3, Sample > (plane, x, y, border,
+                stream);
+          case 4:
+            return launch_channels < 4, Sample > (plane, x, y, border,
+                stream);
+        }
+        return cudaErrorInvalidValue;
+      });
 }

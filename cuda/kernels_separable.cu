@@ -5,18 +5,23 @@
  * Copyright (C) 2026 The cudagaussblur authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * Each pass stages its tile and apron in shared memory; loads and stores of
- * global memory are coalesced (threads of a warp touch consecutive samples of
- * one row). For radii up to FIXED_RADIUS_MAX the radius is a template
- * parameter: the tap loops unroll, the weights travel by value as a kernel
- * parameter (constant bank), and each thread computes a run of neighbouring
- * outputs from one sliding window of the tile (register blocking), so a
- * shared-memory read serves several outputs instead of one: shared-memory
- * reads and instruction issue, not DRAM, bound a tap-per-read pass
- * (docs/performance.md has the ncu figures). Larger radii take the
+ * The row pass filters with the x taps and reads 8- or 16-bit samples, the
+ * column pass with the y taps and writes them; the intermediate is float
+ * either way, and the kernels that touch samples are templates on their
+ * type. Each pass stages its tile and apron in shared memory; loads and
+ * stores of global memory are coalesced (threads of a warp touch consecutive
+ * samples of one row). For radii up to FIXED_RADIUS_MAX the radius is a
+ * template parameter: the tap loops unroll, the weights travel by value as a
+ * kernel parameter (constant bank), and each thread computes a run of
+ * neighbouring outputs from one sliding window of the tile (register
+ * blocking), so a shared-memory read serves several outputs instead of one:
+ * shared-memory reads and instruction issue, not DRAM, bound a tap-per-read
+ * pass (docs/performance.md has the ncu figures). Larger radii take the
  * generic kernels, which read the weights from global memory through the
- * read-only cache. Every output sums its taps in the order k = -r..r, as the
- * CPU reference does.
+ * read-only cache, and so does radius 0 (an axis with sigma 0, whose single
+ * tap 1 makes the pass a copy). Each pass picks its kernel by its own axis'
+ * radius. Every output sums its taps in the order k = -r..r, as the CPU
+ * reference does.
  */
 #include "kernels.h"
 
@@ -52,7 +57,7 @@ constexpr int ROW_TILE = ROW_THREADS * ROW_OUTPUTS;
 constexpr int ROW_MAX_ROWS = 4;
 constexpr size_t SHARED_BUDGET = 48 * 1024;
 
-__global__ void
+template < typename Sample > __global__ void
 row_pass_kernel (GbDevicePlane plane, GbBorder border, RuntimeTaps taps)
 {
   extern __shared__ float tile[];       /* [blockDim.y][tile_width] */
@@ -65,7 +70,7 @@ row_pass_kernel (GbDevicePlane plane, GbBorder border, RuntimeTaps taps)
   float *tile_row = tile + threadIdx.y * tile_width;
 
   if (y < plane.height) {
-    const uint8_t *src_row = plane.src + (size_t) y * plane.src_pitch;
+    const Sample *src_row = gb_src_row < Sample > (plane, y);
     for (int i = threadIdx.x; i < tile_width; i += ROW_THREADS)
       tile_row[i] = gb_load_sample (src_row, s0 - apron + i, plane.width,
           plane.channels, border);
@@ -112,7 +117,7 @@ row_blocked_outputs (int channels)
   return row_blocked_runs (channels) * ROW_RUN * channels;
 }
 
-template < int R > __global__ void
+template < int R, typename Sample > __global__ void
 __launch_bounds__ (ROW_BLOCKED_THREADS)
 row_pass_blocked_kernel (GbDevicePlane plane, GbBorder border,
     FixedTaps < R > taps)
@@ -124,7 +129,7 @@ row_pass_blocked_kernel (GbDevicePlane plane, GbBorder border,
   const int row_samples = plane.width * channels;
   const int s0 = blockIdx.x * outputs;
   const int y = blockIdx.y;
-  const uint8_t *src_row = plane.src + (size_t) y * plane.src_pitch;
+  const Sample *src_row = gb_src_row < Sample > (plane, y);
 
   /* Most blocks lie inside the row: they skip the border rule (a branch and
    * an integer division per sample), which otherwise costs more than the
@@ -132,7 +137,7 @@ row_pass_blocked_kernel (GbDevicePlane plane, GbBorder border,
   const int span_start = s0 - apron;
   const int span = outputs + 2 * apron;
   if (span_start >= 0 && span_start + span <= row_samples) {
-    const uint8_t *span_src = src_row + span_start;
+    const Sample *span_src = src_row + span_start;
     for (int i = threadIdx.x; i < span; i += ROW_BLOCKED_THREADS)
       tile[i] = span_src[i];
   } else {
@@ -210,18 +215,19 @@ load_intermediate (const GbDevicePlane & plane, int s, int y, GbBorder border)
           + (size_t) sy * plane.intermediate_pitch))[s];
 }
 
-__device__ __forceinline__ void
+template < typename Sample > __device__ __forceinline__ void
 store_output (const GbDevicePlane & plane, int s, int y, float value)
 {
   if (s < plane.width * plane.channels && y < plane.height)
-    plane.dst[(size_t) y * plane.dst_pitch + s] = gb_round_u8 (value);
+    gb_dst_row < Sample > (plane, y)[s] = gb_round_sample < Sample > (value);
 }
 
 /* Blocked column pass (fixed radius): each thread owns 4 neighbouring
  * samples (a float4) of BLOCKED_COL_RUN adjacent rows and slides one window
  * down the tile; the whole window (BLOCKED_COL_ROWS + 2R rows) sits in shared
  * memory at once. Vectors cut the instructions per output (loads, window
- * reads and the 4 output bytes stored as one word), which bound this pass. */
+ * reads and the 4 output samples stored as one uchar4 or ushort4), which
+ * bound this pass. */
 constexpr int BLOCKED_COL_THREADS_X = 16;
 constexpr int BLOCKED_COL_THREADS_Y = 16;
 constexpr int BLOCKED_COL_RUN = 8;
@@ -230,7 +236,9 @@ constexpr int BLOCKED_COL_ROWS = BLOCKED_COL_THREADS_Y * BLOCKED_COL_RUN;
 
 /* Samples s .. s + 3 of intermediate row y (border rule applied; zero past
  * the end of the row). The intermediate's pitch is a multiple of 16 bytes
- * and s of 4, so a float4 read stays inside the row's pitch. */
+ * and s of 4, so a float4 read stays inside the row's pitch; its lanes past
+ * the row's end (padding the generic row pass leaves unwritten) only feed
+ * outputs that store_output4 drops. */
 __device__ __forceinline__ float4
 load_intermediate4 (const GbDevicePlane & plane, int s, int y,
     GbBorder border)
@@ -243,19 +251,42 @@ load_intermediate4 (const GbDevicePlane & plane, int s, int y,
       + (size_t) sy * plane.intermediate_pitch + s * sizeof (float));
 }
 
-__device__ __forceinline__ void
+/* 4 samples as one store: 4 bytes for 8-bit, 8 for 16-bit samples. */
+template < typename Sample > struct Sample4;
+template <> struct Sample4 < uint8_t >
+{
+  typedef uchar4 Type;
+  static __device__ __forceinline__ uchar4 make (float4 v)
+  {
+    return make_uchar4 (gb_round_u8 (v.x), gb_round_u8 (v.y),
+        gb_round_u8 (v.z), gb_round_u8 (v.w));
+  }
+};
+template <> struct Sample4 < uint16_t >
+{
+  typedef ushort4 Type;
+  static __device__ __forceinline__ ushort4 make (float4 v)
+  {
+    return make_ushort4 (gb_round_u16 (v.x), gb_round_u16 (v.y),
+        gb_round_u16 (v.z), gb_round_u16 (v.w));
+  }
+};
+
+template < typename Sample > __device__ __forceinline__ void
 store_output4 (const GbDevicePlane & plane, int s, int y, float4 value)
 {
+  typedef typename Sample4 < Sample >::Type Vector;
   const int row_samples = plane.width * plane.channels;
   if (y >= plane.height || s >= row_samples)
     return;
-  uint8_t *out = plane.dst + (size_t) y * plane.dst_pitch + s;
-  const uchar4 bytes = make_uchar4 (gb_round_u8 (value.x),
-      gb_round_u8 (value.y), gb_round_u8 (value.z), gb_round_u8 (value.w));
-  if (s + 4 <= row_samples && ((uintptr_t) out & 3) == 0) {
-    *(uchar4 *) out = bytes;
+  Sample *out = gb_dst_row < Sample > (plane, y) + s;
+  const Vector samples = Sample4 < Sample >::make (value);
+  /* The vector store needs its own size's alignment (4 or 8 bytes). */
+  if (s + 4 <= row_samples
+      && ((uintptr_t) out & (sizeof (Vector) - 1)) == 0) {
+    *(Vector *) out = samples;
   } else {
-    const uint8_t b[4] = { bytes.x, bytes.y, bytes.z, bytes.w };
+    const Sample b[4] = { samples.x, samples.y, samples.z, samples.w };
     for (int i = 0; i < 4 && s + i < row_samples; i++)
       out[i] = b[i];
   }
@@ -270,7 +301,7 @@ fma4 (float4 & acc, float w, const float4 & v)
   acc.w += w * v.w;
 }
 
-template < int R > __global__ void
+template < int R, typename Sample > __global__ void
 __launch_bounds__ (BLOCKED_COL_THREADS_X * BLOCKED_COL_THREADS_Y)
 column_pass_blocked_kernel (GbDevicePlane plane, GbBorder border,
     FixedTaps < R > taps)
@@ -315,14 +346,14 @@ column_pass_blocked_kernel (GbDevicePlane plane, GbBorder border,
   }
 #pragma unroll
   for (int m = 0; m < BLOCKED_COL_RUN; m++)
-    store_output4 (plane, s, y0 + first + m, acc[m]);
+    store_output4 < Sample > (plane, s, y0 + first + m, acc[m]);
 }
 
 /* Any radius: the window streams through shared memory in strips of
  * COL_STRIP_ROWS rows, each thread accumulating its outputs in registers. */
 constexpr int COL_STRIP_ROWS = 256;
 
-__global__ void
+template < typename Sample > __global__ void
 column_pass_strips_kernel (GbDevicePlane plane, GbBorder border,
     RuntimeTaps taps)
 {
@@ -357,87 +388,106 @@ column_pass_strips_kernel (GbDevicePlane plane, GbBorder border,
 
 #pragma unroll
   for (int j = 0; j < COL_OUTPUTS; j++)
-    store_output (plane, s, y0 + threadIdx.y + j * COL_THREADS_Y, acc[j]);
+    store_output < Sample > (plane, s, y0 + threadIdx.y + j * COL_THREADS_Y,
+        acc[j]);
 }
 
-cudaError_t
-launch_row_pass (const GbDevicePlane & plane, GbBorder border,
-    const RuntimeTaps & taps, cudaStream_t stream)
+template < typename Sample > cudaError_t
+launch_row_runtime (const GbDevicePlane & plane, const GbAxisTaps & taps,
+    GbBorder border, cudaStream_t stream)
 {
-  const int tile_width = ROW_TILE + 2 * taps.r * plane.channels;
+  const RuntimeTaps runtime = { taps.device, taps.radius };
+  const int tile_width = ROW_TILE + 2 * taps.radius * plane.channels;
   const size_t row_bytes = (size_t) tile_width * sizeof (float);
   /* GB_MAX_RADIUS keeps at least one row within the budget. */
   const int rows = max (1, min (ROW_MAX_ROWS, (int) (SHARED_BUDGET / row_bytes)));
   const dim3 grid ((plane.width * plane.channels + ROW_TILE - 1) / ROW_TILE,
       (plane.height + rows - 1) / rows);
 
-  row_pass_kernel <<< grid, dim3 (ROW_THREADS, rows), rows * row_bytes,
-      stream >>> (plane, border, taps);
+  row_pass_kernel < Sample > <<< grid, dim3 (ROW_THREADS, rows),
+      rows * row_bytes, stream >>> (plane, border, runtime);
   return cudaGetLastError ();
 }
 
-dim3
-column_grid (const GbDevicePlane & plane)
+template < typename Sample > cudaError_t
+launch_column_runtime (const GbDevicePlane & plane, const GbAxisTaps & taps,
+    GbBorder border, cudaStream_t stream)
 {
-  return dim3 ((plane.width * plane.channels + COL_THREADS_X - 1)
+  const RuntimeTaps runtime = { taps.device, taps.radius };
+  const dim3 grid ((plane.width * plane.channels + COL_THREADS_X - 1)
       / COL_THREADS_X, (plane.height + COL_ROWS - 1) / COL_ROWS);
+
+  column_pass_strips_kernel < Sample > <<< grid, dim3 (COL_THREADS_X,
+          COL_THREADS_Y), 0, stream >>> (plane, border, runtime);
+  return cudaGetLastError ();
 }
 
-template < int R > cudaError_t
-launch_fixed (const GbDevicePlane & plane, const GbTaps & taps,
+/* The taps of a specialised pass, by value (the host copy). */
+template < int R > FixedTaps < R >
+fixed_taps (const GbAxisTaps & taps)
+{
+  FixedTaps < R > fixed;
+  for (int i = 0; i <= 2 * R; i++)
+    fixed.w[i] = taps.host[i];
+  return fixed;
+}
+
+template < int R, typename Sample > cudaError_t
+launch_row_fixed (const GbDevicePlane & plane, const GbAxisTaps & taps,
     GbBorder border, cudaStream_t stream)
 {
   const int outputs = row_blocked_outputs (plane.channels);
   const size_t row_bytes = (outputs + 2 * R * plane.channels) * sizeof (float);
-  FixedTaps < R > fixed;
-  cudaError_t err;
 
-  for (int i = 0; i <= 2 * R; i++)
-    fixed.w[i] = taps.host[i];
-  row_pass_blocked_kernel < R > <<< dim3 ((plane.width * plane.channels
-              + outputs - 1) / outputs, plane.height), ROW_BLOCKED_THREADS,
-      row_bytes, stream >>> (plane, border, fixed);
-  err = cudaGetLastError ();
-  if (err != cudaSuccess)
-    return err;
-  column_pass_blocked_kernel < R > <<< dim3 ((plane.width * plane.channels
-              + BLOCKED_COL_SAMPLES - 1) / BLOCKED_COL_SAMPLES,
-          (plane.height + BLOCKED_COL_ROWS - 1) / BLOCKED_COL_ROWS),
-      dim3 (BLOCKED_COL_THREADS_X, BLOCKED_COL_THREADS_Y), 0, stream >>> (plane,
-      border, fixed);
+  row_pass_blocked_kernel < R, Sample > <<< dim3 ((plane.width
+              * plane.channels + outputs - 1) / outputs, plane.height),
+      ROW_BLOCKED_THREADS, row_bytes, stream >>> (plane, border,
+      fixed_taps < R > (taps));
   return cudaGetLastError ();
 }
 
-cudaError_t
-launch_runtime (const GbDevicePlane & plane, const GbTaps & taps,
+template < int R, typename Sample > cudaError_t
+launch_column_fixed (const GbDevicePlane & plane, const GbAxisTaps & taps,
     GbBorder border, cudaStream_t stream)
 {
-  const RuntimeTaps runtime = { taps.device, taps.radius };
-  cudaError_t err = launch_row_pass (plane, border, runtime, stream);
-  if (err != cudaSuccess)
-    return err;
-  column_pass_strips_kernel <<< column_grid (plane),
-      dim3 (COL_THREADS_X, COL_THREADS_Y), 0, stream >>> (plane, border,
-      runtime);
+  column_pass_blocked_kernel < R, Sample > <<< dim3 ((plane.width
+              * plane.channels + BLOCKED_COL_SAMPLES - 1) / BLOCKED_COL_SAMPLES,
+          (plane.height + BLOCKED_COL_ROWS - 1) / BLOCKED_COL_ROWS),
+      dim3 (BLOCKED_COL_THREADS_X, BLOCKED_COL_THREADS_Y), 0, stream >>> (plane,
+      border, fixed_taps < R > (taps));
   return cudaGetLastError ();
 }
 
-typedef cudaError_t (*SeparableLauncher) (const GbDevicePlane &,
-    const GbTaps &, GbBorder, cudaStream_t);
+typedef cudaError_t (*PassLauncher) (const GbDevicePlane &,
+    const GbAxisTaps &, GbBorder, cudaStream_t);
 
-template < int... R > struct FixedLaunchers
+/* Row and column launchers apart, so that each pass is specialised for its
+ * own axis' radius (R instantiations per pass and sample type, not R^2). */
+template < typename Sample, int... R > struct FixedLaunchers
 {
-  static constexpr SeparableLauncher table[] = { launch_fixed < R >... };
+  static constexpr PassLauncher row[] = { launch_row_fixed < R, Sample >... };
+  static constexpr PassLauncher column[] =
+      { launch_column_fixed < R, Sample >... };
 };
 
-template < int... R >
-constexpr SeparableLauncher FixedLaunchers < R... >::table[];
+template < typename Sample, int... R >
+constexpr PassLauncher FixedLaunchers < Sample, R... >::row[];
+template < typename Sample, int... R >
+constexpr PassLauncher FixedLaunchers < Sample, R... >::column[];
 
-/* Index r - 1 holds the launcher specialised for radius r. */
-using Specialised = FixedLaunchers < 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12,
-    13, 14, 15, 16 >;
-static_assert (sizeof (Specialised::table) / sizeof (Specialised::table[0])
-    == FIXED_RADIUS_MAX, "one specialisation per radius 1..FIXED_RADIUS_MAX");
+/* Index r - 1 holds the launchers specialised for radius r. */
+template < typename Sample > using Specialised = FixedLaunchers < Sample,
+    1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16 >;
+static_assert (sizeof (Specialised < uint8_t >::row)
+    / sizeof (Specialised < uint8_t >::row[0]) == FIXED_RADIUS_MAX,
+    "one specialisation per radius 1..FIXED_RADIUS_MAX");
+
+/* Radius 0 and radii past FIXED_RADIUS_MAX take the generic kernels. */
+bool
+specialised (int radius)
+{
+  return radius >= 1 && radius <= FIXED_RADIUS_MAX;
+}
 
 }                               /* namespace */
 
@@ -445,7 +495,18 @@ cudaError_t
 gb_launch_separable (const GbDevicePlane & plane, const GbTaps & taps,
     GbBorder border, cudaStream_t stream)
 {
-  if (taps.radius >= 1 && taps.radius <= FIXED_RADIUS_MAX)
-    return Specialised::table[taps.radius - 1] (plane, taps, border, stream);
-  return launch_runtime (plane, taps, border, stream);
+  return gb_dispatch_sample (plane,[&] (auto tag) {
+        using Sample = decltype (tag);
+        cudaError_t err = specialised (taps.x.radius)
+            ? Specialised < Sample >::row[taps.x.radius - 1] (plane, taps.x,
+            border, stream)
+            : launch_row_runtime < Sample > (plane, taps.x, border, stream);
+        if (err != cudaSuccess)
+          return err;
+        return specialised (taps.y.radius)
+            ? Specialised < Sample >::column[taps.y.radius - 1] (plane,
+            taps.y, border, stream)
+            : launch_column_runtime < Sample > (plane, taps.y, border,
+            stream);
+      });
 }

@@ -5,6 +5,8 @@
  */
 #include "multiscale.h"
 
+#include "gaussblur.h"
+
 #include <math.h>
 #include <string.h>
 
@@ -49,68 +51,101 @@ set_axis (GbResample * r, int phases, int taps, int step, int in_length,
   r->weights = weights;
 }
 
-int
-gb_multiscale_plan (double sigma, int width, int height,
-    GbMultiscalePlan * plan)
+/* The three stages of one axis for sigma (see multiscale.h). */
+typedef struct
 {
-  int d = GB_MULTISCALE_MAX_FACTOR;
-  double sp, ss, centre, rp, ru;
-  int rs, margin, lo, hi, down, blur, up, up_taps = 0, ph;
+  int d;                        /* the factor D */
+  double sp;                    /* prefilter = interpolation sigma */
+  double ss;                    /* small blur sigma, in small samples */
+  double rp;                    /* reach of prefilter and interpolation */
+  int rs;                       /* small blur radius, in small samples */
+  int margin;                   /* small samples beyond the frame, each side */
+  double centre;                /* of a D-block, in frame samples */
+} Axis;
 
-  memset (plan, 0, sizeof *plan);
-  if (!(sigma >= GB_MULTISCALE_MIN_SIGMA))
+static Axis
+axis_stages (double sigma)
+{
+  Axis a;
+
+  a.d = GB_MULTISCALE_MAX_FACTOR;
+  while (a.d > GB_MULTISCALE_MIN_FACTOR && sigma / a.d < SMALLEST_SMALL_SIGMA)
+    a.d /= 2;
+  a.sp = SHARE * a.d;
+  a.ss = sqrt (sigma * sigma - 2.0 * a.sp * a.sp) / a.d;
+  a.rp = REACH * a.sp;
+  a.rs = (int) ceil (REACH * a.ss);
+  /* The interpolation's reach plus the small blur's, so that the latter
+   * never meets the small image's edge for a sample interpolated back into
+   * the frame. */
+  a.margin = (int) ceil ((a.rp + a.rs * a.d + a.d) / a.d) + 1;
+  a.centre = (a.d - 1) / 2.0;
+  return a;
+}
+
+static int
+small_length (const Axis * a, int length)
+{
+  return (length + a->d - 1) / a->d + 2 * a->margin;
+}
+
+/* Down: small sample i sits at D (i - margin) + centre of the frame. The
+ * weights depend on D only: those of same (another axis' pass) when given. */
+static int
+plan_down (GbMultiscalePlan * plan, GbResample * r, const Axis * a,
+    int length, int small, const GbResample * same)
+{
+  const int lo = (int) ceil (a->centre - a->rp);
+  const int hi = (int) floor (a->centre + a->rp);
+  const int at = same ? same->weights
+      : append_gaussian (plan, hi - lo + 1, lo - a->centre, 1.0, a->sp);
+
+  if (at < 0)
     return 0;
-  while (d > GB_MULTISCALE_MIN_FACTOR && sigma / d < SMALLEST_SMALL_SIGMA)
-    d /= 2;
-  sp = SHARE * d;               /* = su */
-  ss = sqrt (sigma * sigma - 2.0 * sp * sp) / d;
-  rp = ru = REACH * sp;
-  rs = (int) ceil (REACH * ss);
-  /* Small samples beyond the frame on each side: the interpolation's reach
-   * plus the small blur's, so that the latter never meets the small
-   * image's edge for a sample interpolated back into the frame. */
-  margin = (int) ceil ((ru + rs * d + d) / d) + 1;
-  centre = (d - 1) / 2.0;       /* of a D-block, in frame samples */
+  set_axis (r, 1, hi - lo + 1, a->d, length, small, 1, at);
+  r->first[0] = -a->margin * a->d + lo;
+  return 1;
+}
 
-  plan->factor = d;
-  plan->small_width = (width + d - 1) / d + 2 * margin;
-  plan->small_height = (height + d - 1) / d + 2 * margin;
+static int
+plan_blur (GbMultiscalePlan * plan, GbResample * r, const Axis * a,
+    int small, const GbResample * same)
+{
+  const int at = same ? same->weights
+      : append_gaussian (plan, 2 * a->rs + 1, -a->rs, 1.0, a->ss);
 
-  /* Down: small sample i sits at D (i - margin) + centre of the frame. */
-  lo = (int) ceil (centre - rp);
-  hi = (int) floor (centre + rp);
-  down = append_gaussian (plan, hi - lo + 1, lo - centre, 1.0, sp);
-  set_axis (&plan->down_x, 1, hi - lo + 1, d, width, plan->small_width, 1,
-      down);
-  plan->down_x.first[0] = -margin * d + lo;
-  plan->down_y = plan->down_x;
-  plan->down_y.in_length = height;
-  plan->down_y.out_length = plan->small_height;
+  if (at < 0)
+    return 0;
+  set_axis (r, 1, 2 * a->rs + 1, 1, small, small, 0, at);
+  r->first[0] = -a->rs;
+  return 1;
+}
 
-  blur = append_gaussian (plan, 2 * rs + 1, -rs, 1.0, ss);
-  set_axis (&plan->blur_x, 1, 2 * rs + 1, 1, plan->small_width,
-      plan->small_width, 0, blur);
-  plan->blur_x.first[0] = -rs;
-  plan->blur_y = plan->blur_x;
-  plan->blur_y.in_length = plan->blur_y.out_length = plan->small_height;
+/* Up: frame sample x = g D + phase reads small samples from g + first[phase]
+ * on, those within the reach of it; zero-padded to one count. The weights
+ * depend on D only (first - margin does). */
+static int
+plan_up (GbMultiscalePlan * plan, GbResample * r, const Axis * a,
+    int small, int length, const GbResample * same)
+{
+  const int d = a->d;
+  int up_taps = 0, ph, at;
 
-  /* Up: frame sample x = g D + phase reads small samples from
-   * g + first[phase] on, those within ru of it; zero-padded to one count. */
   for (ph = 0; ph < d; ph++) {
-    const int first = margin + (int) ceil ((ph - centre - ru) / d);
-    const int last = margin + (int) floor ((ph - centre + ru) / d);
-    plan->up_x.first[ph] = first;
+    const int first = a->margin + (int) ceil ((ph - a->centre - a->rp) / d);
+    const int last = a->margin + (int) floor ((ph - a->centre + a->rp) / d);
+    r->first[ph] = first;
     if (last - first + 1 > up_taps)
       up_taps = last - first + 1;
   }
-  up = plan->table_size;
-  for (ph = 0; ph < d; ph++) {
-    const int first = plan->up_x.first[ph];
-    const int last = margin + (int) floor ((ph - centre + ru) / d);
+  at = same ? same->weights : plan->table_size;
+  for (ph = 0; ph < d && !same; ph++) {
+    const int first = r->first[ph];
+    const int last = a->margin + (int) floor ((ph - a->centre + a->rp) / d);
     const int n = last - first + 1;
     /* distance of small sample first + t from x, in frame samples */
-    if (append_gaussian (plan, n, d * (first - margin) + centre - ph, d,
-            sp) < 0)
+    if (append_gaussian (plan, n, d * (first - a->margin) + a->centre - ph, d,
+            a->sp) < 0)
       return 0;
     if (n < up_taps) {
       if (plan->table_size + up_taps - n > GB_MULTISCALE_TABLE)
@@ -120,34 +155,73 @@ gb_multiscale_plan (double sigma, int width, int height,
       plan->table_size += up_taps - n;
     }
   }
-  set_axis (&plan->up_x, d, up_taps, 1, plan->small_width, width, 0, up);
-  plan->up_y = plan->up_x;
-  plan->up_y.in_length = plan->small_height;
-  plan->up_y.out_length = height;
-  return down >= 0 && blur >= 0;
+  set_axis (r, d, up_taps, 1, small, length, 0, at);
+  return 1;
+}
+
+int
+gb_multiscale_plan (double sigma_x, double sigma_y, int width, int height,
+    GbMultiscalePlan * plan)
+{
+  Axis x, y;
+  int same_d, same_blur, ok;
+
+  memset (plan, 0, sizeof *plan);
+  /* Above GB_MAX_SIGMA the margin would outgrow the scratch bound. */
+  if (!(sigma_x >= GB_MULTISCALE_MIN_SIGMA)
+      || !(sigma_y >= GB_MULTISCALE_MIN_SIGMA) || sigma_x > GB_MAX_SIGMA
+      || sigma_y > GB_MAX_SIGMA)
+    return 0;
+  x = axis_stages (sigma_x);
+  y = axis_stages (sigma_y);
+  /* Both axes share what they can: an isotropic plan has one set of
+   * weights per stage, in the order down, blur, up. */
+  same_d = x.d == y.d;
+  same_blur = same_d && x.rs == y.rs && x.ss == y.ss;
+  plan->small_width = small_length (&x, width);
+  plan->small_height = small_length (&y, height);
+
+  ok = plan_down (plan, &plan->down_x, &x, width, plan->small_width, NULL)
+      && plan_down (plan, &plan->down_y, &y, height, plan->small_height,
+      same_d ? &plan->down_x : NULL)
+      && plan_blur (plan, &plan->blur_x, &x, plan->small_width, NULL)
+      && plan_blur (plan, &plan->blur_y, &y, plan->small_height,
+      same_blur ? &plan->blur_x : NULL)
+      && plan_up (plan, &plan->up_x, &x, plan->small_width, width, NULL)
+      && plan_up (plan, &plan->up_y, &y, plan->small_height, height,
+      same_d ? &plan->up_x : NULL);
+  if (!ok) {                    /* the table is full: not for sigma <= 250 */
+    memset (plan, 0, sizeof *plan);
+    return 0;
+  }
+  plan->factor_x = x.d;
+  plan->factor_y = y.d;
+  return 1;
 }
 
 size_t
 gb_multiscale_scratch_floats (int width, int height)
 {
+  Axis axes[5];                 /* D = 4, 8 .. 64 */
+  int n = 0, d, i, j;
   size_t most = 0;
-  int d;
 
-  /* The margin is largest at the largest sigma of each factor. */
-  for (d = GB_MULTISCALE_MIN_FACTOR; d <= GB_MULTISCALE_MAX_FACTOR; d *= 2) {
-    GbMultiscalePlan plan;
-    const double sigma = d == GB_MULTISCALE_MAX_FACTOR ? 250.0
-        : 2.0 * SMALLEST_SMALL_SIGMA * d - 1e-6;
-    size_t rows, columns, small, need;
-
-    if (!gb_multiscale_plan (sigma, width, height, &plan))
-      continue;
-    rows = (size_t) height * plan.small_width;
-    columns = (size_t) plan.small_height * width;
-    small = (size_t) plan.small_height * plan.small_width;
-    need = (rows > columns ? rows : columns) + 2 * small;
-    if (need > most)
-      most = need;
-  }
+  /* The margin of a factor is largest at its largest sigma; every term
+   * below grows with the margins, the width and the height, so these
+   * bound every plan of this plane and of any smaller window. */
+  for (d = GB_MULTISCALE_MIN_FACTOR; d <= GB_MULTISCALE_MAX_FACTOR; d *= 2)
+    axes[n++] = axis_stages (d == GB_MULTISCALE_MAX_FACTOR ? GB_MAX_SIGMA
+        : 2.0 * SMALLEST_SMALL_SIGMA * d - 1e-6);
+  for (i = 0; i < n; i++)
+    for (j = 0; j < n; j++) {
+      const size_t small_width = small_length (&axes[i], width);
+      const size_t small_height = small_length (&axes[j], height);
+      const size_t rows = (size_t) height * small_width;
+      const size_t columns = small_height * (size_t) width;
+      const size_t need = (rows > columns ? rows : columns)
+          + 2 * small_height * small_width;
+      if (need > most)
+        most = need;
+    }
   return most;
 }

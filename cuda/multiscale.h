@@ -49,7 +49,8 @@ typedef struct {
 } GbResample;
 
 typedef struct {
-  int factor;                   /* D */
+  int factor_x;                 /* D along rows; 0: the plan does not apply */
+  int factor_y;                 /* D along columns */
   int small_width;
   int small_height;
   GbResample down_x, down_y, blur_x, blur_y, up_x, up_y;
@@ -57,13 +58,15 @@ typedef struct {
   float table[GB_MULTISCALE_TABLE];
 } GbMultiscalePlan;
 
-/* Fills plan for sigma >= GB_MULTISCALE_MIN_SIGMA on a width x height plane;
- * returns 0 (plan unusable) below it. */
-int gb_multiscale_plan (double sigma, int width, int height,
+/* Fills plan for sigma_x, sigma_y >= GB_MULTISCALE_MIN_SIGMA (each axis has
+ * its own factor) on a width x height plane; returns 0 (plan unusable, both
+ * factors 0) when either is below it. */
+int gb_multiscale_plan (double sigma_x, double sigma_y, int width, int height,
     GbMultiscalePlan * plan);
 
-/* Floats per channel of scratch any plan of this plane size needs: the
- * larger of (rows down, small columns up), plus two small images. */
+/* Floats per channel of scratch any plan of this plane size (or of any
+ * smaller window of it) needs: the larger of (rows down, small columns up),
+ * plus two small images. */
 size_t gb_multiscale_scratch_floats (int width, int height);
 
 #ifdef __cplusplus

@@ -24,6 +24,12 @@ gb_recursive_filter (double sigma, GbRecursiveFilter * filter)
   double gamma = 0.0;
   int s, warmup;
 
+  if (!(sigma > 0.0)) {         /* an axis that is not filtered: x itself */
+    *filter = (GbRecursiveFilter) {
+      .n0 = {1.0f, 0.0f}, .causal_gain = {1.0f, 0.0f}
+    };
+    return;
+  }
   for (s = 0; s < 2; s++) {
     b[s] = cexp (-lambda[s] / sigma);
     gamma += creal (alpha[s] * (1.0 + b[s]) / (1.0 - b[s]));
@@ -44,12 +50,13 @@ gb_recursive_filter (double sigma, GbRecursiveFilter * filter)
     filter->anticausal_gain[s] = (float) creal (a[s] * b[s] / (1.0 - b[s]));
   }
 
-  /* A start state off by at most the whole 8-bit range decays like |b|^n:
-   * after n samples it leaves sum_s 255 |a_s| |b_s|^n / (1 - |b_s|). */
+  /* A start state off by at most the whole range decays like |b|^n: after
+   * n samples it leaves sum_s range |a_s| |b_s|^n / (1 - |b_s|). The range
+   * is the 16-bit one, so 16-bit samples keep their precision too. */
   for (warmup = 0;; warmup++) {
     double left = 0.0;
     for (s = 0; s < 2; s++)
-      left += 255.0 * cabs (a[s]) * pow (cabs (b[s]), warmup)
+      left += 65535.0 * cabs (a[s]) * pow (cabs (b[s]), warmup)
           / (1.0 - cabs (b[s]));
     if (left <= GB_RECURSIVE_WARMUP_ERROR)
       break;

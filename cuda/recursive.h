@@ -20,7 +20,7 @@
  * x_ext is the line extended by the border rule (gb_border_index; zero
  * outside for GB_BORDER_ZERO). For clamp and zero borders x_ext is constant
  * beyond the edge, so this start is exact; only a mirror edge is approximate,
- * leaving at most GB_RECURSIVE_WARMUP_ERROR 8-bit levels at the line's first
+ * leaving at most GB_RECURSIVE_WARMUP_ERROR 16-bit levels at the line's first
  * output. Nowhere else is a state approximated: the CPU runs each line whole,
  * and the GPU, which filters 32-sample segments in parallel, resolves the
  * true state entering every interior segment exactly (kernels_recursive.cu;
@@ -33,9 +33,9 @@
 extern "C" {
 #endif
 
-/* Bound, in 8-bit levels, on what the approximate start state at a mirror
- * edge leaves in the line's first output after `warmup` samples (per
- * direction and pass). */
+/* Bound, in 16-bit levels (1/257 of an 8-bit one), on what the approximate
+ * start state at a mirror edge leaves in the line's first output after
+ * `warmup` samples (per direction and pass). */
 #define GB_RECURSIVE_WARMUP_ERROR 0.05
 
 typedef struct {
@@ -48,7 +48,8 @@ typedef struct {
                                  * (only a mirror edge needs them) */
 } GbRecursiveFilter;
 
-/* Fills filter for sigma > 0 (computed in double, stored as float). */
+/* Fills filter for sigma > 0 (computed in double, stored as float); for
+ * sigma 0, the identity (an axis that is not filtered). */
 void gb_recursive_filter (double sigma, GbRecursiveFilter * filter);
 
 #ifdef __cplusplus

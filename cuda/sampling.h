@@ -1,4 +1,4 @@
-/* Border handling and 8-bit rounding, shared by the CPU reference and the CUDA
+/* Border handling and 8/16-bit rounding, shared by the CPU reference and the CUDA
  * kernels so both read the same samples and round the same way.
  *
  * Copyright (C) 2026 The cudagaussblur authors
@@ -48,5 +48,33 @@ gb_round_u8 (float value)
     return 255;
   return (uint8_t) (int) r;
 }
+
+/* The same for 16-bit samples. */
+GB_HOST_DEVICE uint16_t
+gb_round_u16 (float value)
+{
+  float r = value + 0.5f;
+  if (r <= 0.0f)
+    return 0;
+  if (r >= 65535.0f)
+    return 65535;
+  return (uint16_t) (int) r;
+}
+
+#ifdef __CUDACC__
+/* The conversion for a sample type (the CUDA kernels). */
+template < typename Sample > GB_HOST_DEVICE Sample gb_round_sample (float value);
+template <> GB_HOST_DEVICE uint8_t
+gb_round_sample < uint8_t > (float value)
+{
+  return gb_round_u8 (value);
+}
+
+template <> GB_HOST_DEVICE uint16_t
+gb_round_sample < uint16_t > (float value)
+{
+  return gb_round_u16 (value);
+}
+#endif
 
 #endif /* GAUSSBLUR_SAMPLING_H */

@@ -18,14 +18,24 @@
  * SECTION:element-cudagaussblur
  * @title: cudagaussblur
  *
- * Blurs video with a Gaussian kernel on a CUDA GPU, or on the CPU when no
- * device is usable. Every channel is blurred, alpha included; the output has
- * the format and size of the input.
+ * Blurs (or sharpens) video with a Gaussian kernel on a CUDA GPU, or on the
+ * CPU when no device is usable. Every channel is blurred, alpha included;
+ * the output has the format and size of the input. Gray, RGB, YUV (planar,
+ * semi-planar and packed 4:4:4) and 16-bit formats are taken as they come:
+ * each plane is blurred at its own resolution, subsampled chroma with sigma,
+ * radius and region scaled to it, so the picture looks as if blurred in RGB.
  *
- * #GstCudaGaussBlur:sigma is the standard deviation in pixels; 0 lets the
- * buffers through untouched. #GstCudaGaussBlur:radius bounds the kernel
- * (0 picks ceil(3.5 sigma)). All properties may change while playing and apply
- * from the next frame; they can be driven by a #GstControlSource.
+ * #GstCudaGaussBlur:sigma is the standard deviation in pixels, on both axes
+ * (#GstCudaGaussBlur:sigma-x and #GstCudaGaussBlur:sigma-y set them apart);
+ * 0 on both lets the buffers through untouched. A negative sigma sharpens:
+ * out = in + amount (in - blur(|sigma|)), clamped, with
+ * #GstCudaGaussBlur:amount 1 by default, as gaussianblur's negative sigma
+ * does. #GstCudaGaussBlur:radius bounds the kernel (0 picks ceil(3.5 sigma)).
+ * #GstCudaGaussBlur:region-x, -y, -width and -height limit the effect to a
+ * rectangle (rounded outwards to the chroma grid); the rest of the frame is
+ * copied, and the rectangle's blur reads its surroundings, so its edges stay
+ * clean. All properties may change while playing and apply from the next
+ * frame; they can be driven by a #GstControlSource.
  *
  * ## Example launch line
  * |[
@@ -34,10 +44,17 @@
  * |[
  * gst-launch-1.0 videotestsrc ! video/x-raw,format=GRAY8 ! cudagaussblur sigma=2 border=mirror backend=cpu ! videoconvert ! autovideosink
  * ]| Blurs on the CPU, mirroring the frame at its edges.
+ * |[
+ * gst-launch-1.0 filesrc location=in.mp4 ! decodebin ! cudagaussblur sigma=12 region-x=600 region-y=200 region-width=320 region-height=240 ! autovideosink
+ * ]| Blurs a privacy box of the decoded NV12 or I420 video, without conversion.
+ * |[
+ * gst-launch-1.0 videotestsrc ! video/x-raw,format=NV12 ! cudagaussblur sigma=-1.5 amount=0.8 ! autovideosink
+ * ]| Sharpens (unsharp mask).
  */
 
 #include "gstcudagaussblur.h"
 
+#include <math.h>
 #include <string.h>
 
 #include <gst/video/video.h>
@@ -74,9 +91,19 @@ enum
   PROP_BORDER,
   PROP_BACKEND,
   PROP_CUDA_DEVICE_ID,
+  PROP_SIGMA_X,
+  PROP_SIGMA_Y,
+  PROP_AMOUNT,
+  PROP_REGION_X,
+  PROP_REGION_Y,
+  PROP_REGION_WIDTH,
+  PROP_REGION_HEIGHT,
 };
 
 #define DEFAULT_SIGMA 2.0
+#define DEFAULT_AMOUNT 1.0
+#define MAX_AMOUNT 20.0
+#define DEFAULT_REGION 0
 #define DEFAULT_RADIUS 0
 #define DEFAULT_ALGORITHM GST_CUDA_GAUSS_BLUR_ALGORITHM_AUTO
 #define DEFAULT_BORDER GST_CUDA_GAUSS_BLUR_BORDER_CLAMP
@@ -85,9 +112,18 @@ enum
 
 #define MAX_DIMENSION 8192
 
-/* The formats the element accepts: packed 8-bit gray and RGB. How many
- * channels each has, and in how many planes, comes from its
- * GstVideoFormatInfo (see geometry_from_info). */
+/* The formats the element accepts: those whose planes each hold whole
+ * pixels of 8-bit or full-range 16-bit samples. How many planes each has,
+ * their channels and subsampling come from its GstVideoFormatInfo (see
+ * geometry_from_info). Not here: packed 4:2:2 (YUY2, UYVY: luma and chroma
+ * share a plane at two resolutions) and 10/12-bit formats (a sharpened
+ * sample would overflow their range). 16-bit samples in the host's byte
+ * order only: the core reads them natively. */
+#if G_BYTE_ORDER == G_LITTLE_ENDIAN
+#define FORMAT_16(name) GST_VIDEO_FORMAT_ ## name ## LE
+#else
+#define FORMAT_16(name) GST_VIDEO_FORMAT_ ## name ## BE
+#endif
 static const GstVideoFormat gst_cuda_gauss_blur_formats[] = {
   GST_VIDEO_FORMAT_GRAY8,
   GST_VIDEO_FORMAT_RGB, GST_VIDEO_FORMAT_BGR,
@@ -95,6 +131,13 @@ static const GstVideoFormat gst_cuda_gauss_blur_formats[] = {
   GST_VIDEO_FORMAT_ARGB, GST_VIDEO_FORMAT_ABGR,
   GST_VIDEO_FORMAT_RGBx, GST_VIDEO_FORMAT_BGRx,
   GST_VIDEO_FORMAT_xRGB, GST_VIDEO_FORMAT_xBGR,
+  GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_NV21,
+  GST_VIDEO_FORMAT_NV16, GST_VIDEO_FORMAT_NV61, GST_VIDEO_FORMAT_NV24,
+  GST_VIDEO_FORMAT_I420, GST_VIDEO_FORMAT_YV12,
+  GST_VIDEO_FORMAT_Y41B, GST_VIDEO_FORMAT_Y42B, GST_VIDEO_FORMAT_Y444,
+  GST_VIDEO_FORMAT_AYUV, GST_VIDEO_FORMAT_VUYA, GST_VIDEO_FORMAT_v308,
+  FORMAT_16 (GRAY16_), FORMAT_16 (RGBA64_), FORMAT_16 (BGRA64_),
+  FORMAT_16 (Y444_16), FORMAT_16 (P016_),
 };
 
 struct _GstCudaGaussBlur
@@ -102,7 +145,10 @@ struct _GstCudaGaussBlur
   GstBaseTransform parent;
 
   /* properties, under the object lock */
-  gdouble sigma;
+  gdouble sigma_x;              /* negative: sharpen */
+  gdouble sigma_y;
+  gdouble amount;
+  GbRect region;
   gint radius;
   GstCudaGaussBlurAlgorithm algorithm;
   GstCudaGaussBlurBorder border;
@@ -251,13 +297,95 @@ gst_cuda_gauss_blur_class_init (GstCudaGaussBlurClass * klass)
   /**
    * GstCudaGaussBlur:sigma:
    *
-   * Standard deviation of the Gaussian in pixels. 0 passes the buffers
-   * through untouched.
+   * Standard deviation of the Gaussian in pixels, on both axes (sets
+   * #GstCudaGaussBlur:sigma-x and #GstCudaGaussBlur:sigma-y; reads back
+   * sigma-x). 0 passes the buffers through untouched; a negative sigma
+   * sharpens with the Gaussian of |sigma| (see #GstCudaGaussBlur:amount).
    */
   g_object_class_install_property (gobject_class, PROP_SIGMA,
       g_param_spec_double ("sigma", "Sigma",
-          "Standard deviation of the Gaussian in pixels (0 = passthrough)",
-          0.0, GB_MAX_SIGMA, DEFAULT_SIGMA, flags));
+          "Standard deviation of the Gaussian in pixels, both axes "
+          "(0 = passthrough, negative = sharpen)",
+          -GB_MAX_SIGMA, GB_MAX_SIGMA, DEFAULT_SIGMA, flags));
+
+  /**
+   * GstCudaGaussBlur:sigma-x:
+   *
+   * Standard deviation along rows (horizontal). 0 leaves rows as they are
+   * (a vertical-only blur if sigma-y is not 0). Negative sharpens, as for
+   * #GstCudaGaussBlur:sigma.
+   */
+  g_object_class_install_property (gobject_class, PROP_SIGMA_X,
+      g_param_spec_double ("sigma-x", "Sigma X",
+          "Horizontal standard deviation in pixels (negative = sharpen)",
+          -GB_MAX_SIGMA, GB_MAX_SIGMA, DEFAULT_SIGMA, flags));
+
+  /**
+   * GstCudaGaussBlur:sigma-y:
+   *
+   * Standard deviation along columns (vertical), as
+   * #GstCudaGaussBlur:sigma-x.
+   */
+  g_object_class_install_property (gobject_class, PROP_SIGMA_Y,
+      g_param_spec_double ("sigma-y", "Sigma Y",
+          "Vertical standard deviation in pixels (negative = sharpen)",
+          -GB_MAX_SIGMA, GB_MAX_SIGMA, DEFAULT_SIGMA, flags));
+
+  /**
+   * GstCudaGaussBlur:amount:
+   *
+   * Strength of the sharpening when a sigma is negative:
+   * out = in + amount (in - blur), clamped. The default, 1, doubles the
+   * detail finer than sigma, the unsharp mask that gaussianblur's negative
+   * sigma applies (gaussianblur filters each axis with 2 delta - Gaussian;
+   * this is 2 delta - Gaussian in 2D). 0 leaves the frame as it is. Unused
+   * while both sigmas are positive.
+   */
+  g_object_class_install_property (gobject_class, PROP_AMOUNT,
+      g_param_spec_double ("amount", "Amount",
+          "Sharpening strength for negative sigma: out = in + amount * "
+          "(in - blur)", 0.0, MAX_AMOUNT, DEFAULT_AMOUNT, flags));
+
+  /**
+   * GstCudaGaussBlur:region-x:
+   *
+   * Left edge of the region that is blurred, in pixels. With
+   * #GstCudaGaussBlur:region-width or #GstCudaGaussBlur:region-height 0
+   * (the default) the whole frame is. The region is clipped to the frame
+   * and, for subsampled chroma, widened to the chroma grid; pixels outside
+   * it are copied unchanged.
+   */
+  g_object_class_install_property (gobject_class, PROP_REGION_X,
+      g_param_spec_int ("region-x", "Region X",
+          "Left edge of the blurred region in pixels", 0, G_MAXINT,
+          DEFAULT_REGION, flags));
+  /**
+   * GstCudaGaussBlur:region-y:
+   *
+   * Top edge of the blurred region, in pixels.
+   */
+  g_object_class_install_property (gobject_class, PROP_REGION_Y,
+      g_param_spec_int ("region-y", "Region Y",
+          "Top edge of the blurred region in pixels", 0, G_MAXINT,
+          DEFAULT_REGION, flags));
+  /**
+   * GstCudaGaussBlur:region-width:
+   *
+   * Width of the blurred region in pixels (0 = the whole frame).
+   */
+  g_object_class_install_property (gobject_class, PROP_REGION_WIDTH,
+      g_param_spec_int ("region-width", "Region width",
+          "Width of the blurred region in pixels (0 = whole frame)", 0,
+          G_MAXINT, DEFAULT_REGION, flags));
+  /**
+   * GstCudaGaussBlur:region-height:
+   *
+   * Height of the blurred region in pixels (0 = the whole frame).
+   */
+  g_object_class_install_property (gobject_class, PROP_REGION_HEIGHT,
+      g_param_spec_int ("region-height", "Region height",
+          "Height of the blurred region in pixels (0 = whole frame)", 0,
+          G_MAXINT, DEFAULT_REGION, flags));
 
   /**
    * GstCudaGaussBlur:radius:
@@ -344,7 +472,9 @@ gst_cuda_gauss_blur_class_init (GstCudaGaussBlurClass * klass)
 static void
 gst_cuda_gauss_blur_init (GstCudaGaussBlur * self)
 {
-  self->sigma = DEFAULT_SIGMA;
+  self->sigma_x = DEFAULT_SIGMA;
+  self->sigma_y = DEFAULT_SIGMA;
+  self->amount = DEFAULT_AMOUNT;
   self->radius = DEFAULT_RADIUS;
   self->algorithm = DEFAULT_ALGORITHM;
   self->border = DEFAULT_BORDER;
@@ -363,7 +493,16 @@ gst_cuda_gauss_blur_finalize (GObject * object)
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
 
-/* Sigma 0 is the identity: let the input buffers through. */
+/* Whether the settings leave every frame as it is: both sigmas 0, or a
+ * sharpening of amount 0. Call with the object lock held. */
+static gboolean
+gst_cuda_gauss_blur_is_identity (GstCudaGaussBlur * self)
+{
+  return (self->sigma_x == 0.0 && self->sigma_y == 0.0)
+      || ((self->sigma_x < 0.0 || self->sigma_y < 0.0) && self->amount == 0.0);
+}
+
+/* The identity lets the input buffers through. */
 static void
 gst_cuda_gauss_blur_update_passthrough (GstCudaGaussBlur * self)
 {
@@ -371,7 +510,7 @@ gst_cuda_gauss_blur_update_passthrough (GstCudaGaussBlur * self)
   gboolean passthrough;
 
   GST_OBJECT_LOCK (self);
-  passthrough = self->sigma == 0.0;
+  passthrough = gst_cuda_gauss_blur_is_identity (self);
   GST_OBJECT_UNLOCK (self);
 
   if (passthrough != gst_base_transform_is_passthrough (trans)) {
@@ -392,9 +531,30 @@ gst_cuda_gauss_blur_set_property (GObject * object, guint prop_id,
   GST_OBJECT_LOCK (self);
   switch (prop_id) {
     case PROP_SIGMA:
-      GST_DEBUG_OBJECT (self, "sigma %g -> %g", self->sigma,
-          g_value_get_double (value));
-      self->sigma = g_value_get_double (value);
+      GST_DEBUG_OBJECT (self, "sigma %g x %g -> %g", self->sigma_x,
+          self->sigma_y, g_value_get_double (value));
+      self->sigma_x = self->sigma_y = g_value_get_double (value);
+      break;
+    case PROP_SIGMA_X:
+      self->sigma_x = g_value_get_double (value);
+      break;
+    case PROP_SIGMA_Y:
+      self->sigma_y = g_value_get_double (value);
+      break;
+    case PROP_AMOUNT:
+      self->amount = g_value_get_double (value);
+      break;
+    case PROP_REGION_X:
+      self->region.x = g_value_get_int (value);
+      break;
+    case PROP_REGION_Y:
+      self->region.y = g_value_get_int (value);
+      break;
+    case PROP_REGION_WIDTH:
+      self->region.width = g_value_get_int (value);
+      break;
+    case PROP_REGION_HEIGHT:
+      self->region.height = g_value_get_int (value);
       break;
     case PROP_RADIUS:
       self->radius = g_value_get_int (value);
@@ -418,7 +578,8 @@ gst_cuda_gauss_blur_set_property (GObject * object, guint prop_id,
   }
   GST_OBJECT_UNLOCK (self);
 
-  if (prop_id == PROP_SIGMA)
+  if (prop_id == PROP_SIGMA || prop_id == PROP_SIGMA_X
+      || prop_id == PROP_SIGMA_Y || prop_id == PROP_AMOUNT)
     gst_cuda_gauss_blur_update_passthrough (self);
 }
 
@@ -431,7 +592,26 @@ gst_cuda_gauss_blur_get_property (GObject * object, guint prop_id,
   GST_OBJECT_LOCK (self);
   switch (prop_id) {
     case PROP_SIGMA:
-      g_value_set_double (value, self->sigma);
+    case PROP_SIGMA_X:
+      g_value_set_double (value, self->sigma_x);
+      break;
+    case PROP_SIGMA_Y:
+      g_value_set_double (value, self->sigma_y);
+      break;
+    case PROP_AMOUNT:
+      g_value_set_double (value, self->amount);
+      break;
+    case PROP_REGION_X:
+      g_value_set_int (value, self->region.x);
+      break;
+    case PROP_REGION_Y:
+      g_value_set_int (value, self->region.y);
+      break;
+    case PROP_REGION_WIDTH:
+      g_value_set_int (value, self->region.width);
+      break;
+    case PROP_REGION_HEIGHT:
+      g_value_set_int (value, self->region.height);
       break;
     case PROP_RADIUS:
       g_value_set_int (value, self->radius);
@@ -540,7 +720,8 @@ gst_cuda_gauss_blur_ensure_blur (GstCudaGaussBlur * self)
 }
 
 /* Each plane of the format is one image for the core: the first component
- * in it gives its size, and its pixel stride the interleaved samples. */
+ * in it gives its size and subsampling, and its pixel stride the
+ * interleaved samples (NV12's UV plane: 2 channels). */
 static void
 gst_cuda_gauss_blur_geometry_from_info (const GstVideoInfo * info,
     GbGeometry * geometry)
@@ -561,6 +742,10 @@ gst_cuda_gauss_blur_geometry_from_info (const GstVideoInfo * info,
     geometry->planes[plane].height = GST_VIDEO_INFO_COMP_HEIGHT (info, comp);
     geometry->planes[plane].channels = GST_VIDEO_INFO_COMP_PSTRIDE (info, comp)
         / geometry->bytes_per_sample;
+    geometry->planes[plane].subsampling_x =
+        1 << GST_VIDEO_FORMAT_INFO_W_SUB (info->finfo, comp);
+    geometry->planes[plane].subsampling_y =
+        1 << GST_VIDEO_FORMAT_INFO_H_SUB (info->finfo, comp);
   }
 }
 
@@ -678,16 +863,23 @@ gst_cuda_gauss_blur_transform (GstBaseTransform * trans, GstBuffer * inbuf,
   GbImage src = { {NULL}, {0} }, dst = { {NULL}, {0} };
   GbError error = { 0 };
   GstFlowReturn ret = GST_FLOW_OK;
+  gboolean identity;
   guint plane;
 
   if (!gst_cuda_gauss_blur_ensure_blur (self))
     return GST_FLOW_ERROR;
 
   GST_OBJECT_LOCK (self);
-  params.sigma = self->sigma;
+  gb_params_init (&params, 0.0);
+  params.sigma_x = fabs (self->sigma_x);
+  params.sigma_y = fabs (self->sigma_y);
+  if (self->sigma_x < 0.0 || self->sigma_y < 0.0)
+    params.sharpen = self->amount;
+  params.region = self->region;
   params.radius = self->radius;
   params.algorithm = (GbAlgorithm) self->algorithm;
   params.border = (GbBorder) self->border;
+  identity = gst_cuda_gauss_blur_is_identity (self);
   GST_OBJECT_UNLOCK (self);
 
   if (!gst_video_frame_map (&in_frame, &self->info, inbuf, GST_MAP_READ)) {
@@ -702,8 +894,9 @@ gst_cuda_gauss_blur_transform (GstBaseTransform * trans, GstBuffer * inbuf,
     return GST_FLOW_ERROR;
   }
 
-  if (params.sigma == 0.0) {
-    /* sigma became 0 after this buffer missed the switch to passthrough */
+  if (identity) {
+    /* the settings became the identity after this buffer missed the switch
+     * to passthrough */
     if (!gst_video_frame_copy (&out_frame, &in_frame)) {
       GST_ELEMENT_ERROR (self, STREAM, FAILED, (NULL),
           ("Cannot copy the frame"));

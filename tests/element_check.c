@@ -3,6 +3,7 @@
  * Copyright (C) 2026 The cudagaussblur authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
+#include <math.h>
 #include <string.h>
 
 #include <gst/check/gstcheck.h>
@@ -50,19 +51,47 @@ random_frame (const GstVideoInfo * info, guint32 seed)
   return buffer;
 }
 
-/* Every accepted format is packed: one plane, pixel stride samples a pixel. */
-static GbGeometry
+/* The first component stored in plane `plane`: its size, pixel stride and
+ * subsampling are the plane's (NV12's UV plane: U, 2 samples a pixel). */
+static gint
+plane_component (const GstVideoInfo * info, guint plane)
+{
+  guint comp;
+
+  for (comp = 0; comp < GST_VIDEO_INFO_N_COMPONENTS (info); comp++)
+    if (GST_VIDEO_INFO_COMP_PLANE (info, comp) == plane)
+      return comp;
+  fail ("%s has no component in plane %u",
+      GST_VIDEO_INFO_NAME (info), plane);
+  return 0;
+}
+
+static gint
+sample_bytes (const GstVideoInfo * info)
+{
+  return GST_VIDEO_INFO_COMP_DEPTH (info, 0) > 8 ? 2 : 1;
+}
+
+GbGeometry
 geometry_for (const GstVideoInfo * info)
 {
   GbGeometry geometry;
+  guint p;
 
   memset (&geometry, 0, sizeof geometry);
-  fail_unless_equals_int (GST_VIDEO_INFO_N_PLANES (info), 1);
-  geometry.n_planes = 1;
-  geometry.bytes_per_sample = 1;
-  geometry.planes[0].width = GST_VIDEO_INFO_WIDTH (info);
-  geometry.planes[0].height = GST_VIDEO_INFO_HEIGHT (info);
-  geometry.planes[0].channels = GST_VIDEO_INFO_COMP_PSTRIDE (info, 0);
+  geometry.n_planes = GST_VIDEO_INFO_N_PLANES (info);
+  geometry.bytes_per_sample = sample_bytes (info);
+  for (p = 0; p < GST_VIDEO_INFO_N_PLANES (info); p++) {
+    const gint comp = plane_component (info, p);
+    GbPlaneGeometry *plane = &geometry.planes[p];
+
+    plane->width = GST_VIDEO_INFO_COMP_WIDTH (info, comp);
+    plane->height = GST_VIDEO_INFO_COMP_HEIGHT (info, comp);
+    plane->channels = GST_VIDEO_INFO_COMP_PSTRIDE (info, comp)
+        / geometry.bytes_per_sample;
+    plane->subsampling_x = 1 << GST_VIDEO_FORMAT_INFO_W_SUB (info->finfo, comp);
+    plane->subsampling_y = 1 << GST_VIDEO_FORMAT_INFO_H_SUB (info->finfo, comp);
+  }
   return geometry;
 }
 
@@ -70,10 +99,13 @@ static GbImage
 image_of (GstVideoFrame * frame)
 {
   GbImage image;
+  guint p;
 
   memset (&image, 0, sizeof image);
-  image.data[0] = GST_VIDEO_FRAME_PLANE_DATA (frame, 0);
-  image.stride[0] = GST_VIDEO_FRAME_PLANE_STRIDE (frame, 0);
+  for (p = 0; p < GST_VIDEO_FRAME_N_PLANES (frame); p++) {
+    image.data[p] = GST_VIDEO_FRAME_PLANE_DATA (frame, p);
+    image.stride[p] = GST_VIDEO_FRAME_PLANE_STRIDE (frame, p);
+  }
   return image;
 }
 
@@ -105,27 +137,273 @@ reference_blur (GstBuffer * input, const GstVideoInfo * info,
   return expected;
 }
 
-gint
-max_difference (GstBuffer * a, GstBuffer * b, const GstVideoInfo * info)
+/* Sample i of a row of 8- or 16-bit samples. */
+static inline gint
+sample_at (const guint8 * row, gint i, gint bytes)
 {
+  return bytes == 1 ? row[i] : ((const guint16 *) row)[i];
+}
+
+static gboolean
+rect_contains (const GbRect * rect, gint x, gint y)
+{
+  return x >= rect->x && x < rect->x + rect->width && y >= rect->y
+      && y < rect->y + rect->height;
+}
+
+/* Largest difference per plane; samples inside plane_region (params) are
+ * skipped when outside_of is given. */
+static gint
+compare_planes (GstBuffer * a, GstBuffer * b, const GstVideoInfo * info,
+    const GbParams * outside_of, gint differences[GST_VIDEO_MAX_PLANES])
+{
+  const gint bytes = sample_bytes (info);
   GstVideoFrame frame_a, frame_b;
-  gint row_bytes = GST_VIDEO_INFO_WIDTH (info)
-      * GST_VIDEO_INFO_COMP_PSTRIDE (info, 0);
   gint max = 0, x, y;
+  guint p;
 
   fail_unless (gst_video_frame_map (&frame_a, info, a, GST_MAP_READ));
   fail_unless (gst_video_frame_map (&frame_b, info, b, GST_MAP_READ));
-  for (y = 0; y < GST_VIDEO_INFO_HEIGHT (info); y++) {
-    const guint8 *row_a = (const guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&frame_a,
-        0) + y * GST_VIDEO_FRAME_PLANE_STRIDE (&frame_a, 0);
-    const guint8 *row_b = (const guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&frame_b,
-        0) + y * GST_VIDEO_FRAME_PLANE_STRIDE (&frame_b, 0);
-    for (x = 0; x < row_bytes; x++)
-      max = MAX (max, ABS ((gint) row_a[x] - (gint) row_b[x]));
+  for (p = 0; p < GST_VIDEO_MAX_PLANES; p++)
+    differences[p] = 0;
+  for (p = 0; p < GST_VIDEO_INFO_N_PLANES (info); p++) {
+    const gint comp = plane_component (info, p);
+    const gint width = GST_VIDEO_INFO_COMP_WIDTH (info, comp);
+    const gint height = GST_VIDEO_INFO_COMP_HEIGHT (info, comp);
+    const gint channels = GST_VIDEO_INFO_COMP_PSTRIDE (info, comp) / bytes;
+    GbRect skip = { 0, 0, 0, 0 };
+
+    if (outside_of)
+      skip = plane_region (info, p, outside_of);
+    for (y = 0; y < height; y++) {
+      const guint8 *row_a = (const guint8 *)
+          GST_VIDEO_FRAME_PLANE_DATA (&frame_a, p)
+          + y * GST_VIDEO_FRAME_PLANE_STRIDE (&frame_a, p);
+      const guint8 *row_b = (const guint8 *)
+          GST_VIDEO_FRAME_PLANE_DATA (&frame_b, p)
+          + y * GST_VIDEO_FRAME_PLANE_STRIDE (&frame_b, p);
+      for (x = 0; x < width * channels; x++) {
+        if (rect_contains (&skip, x / channels, y))
+          continue;
+        differences[p] = MAX (differences[p], ABS (sample_at (row_a, x, bytes)
+                - sample_at (row_b, x, bytes)));
+      }
+    }
+    max = MAX (max, differences[p]);
   }
   gst_video_frame_unmap (&frame_b);
   gst_video_frame_unmap (&frame_a);
   return max;
+}
+
+gint
+max_plane_differences (GstBuffer * a, GstBuffer * b,
+    const GstVideoInfo * info, gint differences[GST_VIDEO_MAX_PLANES])
+{
+  return compare_planes (a, b, info, NULL, differences);
+}
+
+gint
+max_difference (GstBuffer * a, GstBuffer * b, const GstVideoInfo * info)
+{
+  gint differences[GST_VIDEO_MAX_PLANES];
+
+  return compare_planes (a, b, info, NULL, differences);
+}
+
+gint
+max_difference_outside (GstBuffer * a, GstBuffer * b,
+    const GstVideoInfo * info, const GbParams * params)
+{
+  gint differences[GST_VIDEO_MAX_PLANES];
+
+  return compare_planes (a, b, info, params, differences);
+}
+
+/* [*first, *last) of plane samples (each covering `sub` frame pixels) that
+ * touch frame pixels [start, end), clipped to the n samples of the plane. */
+static void
+span (gint64 start, gint64 end, gint sub, gint n, gint * first, gint * last)
+{
+  *first = (gint) MIN (start / sub, n);
+  *last = (gint) MIN ((end + sub - 1) / sub, n);
+}
+
+GbRect
+plane_region (const GstVideoInfo * info, guint plane, const GbParams * params)
+{
+  const GbRect *region = &params->region;
+  const gint comp = plane_component (info, plane);
+  const gint width = GST_VIDEO_INFO_COMP_WIDTH (info, comp);
+  const gint height = GST_VIDEO_INFO_COMP_HEIGHT (info, comp);
+  gint grid_x = 1, grid_y = 1, x0, x1, y0, y1;
+  gint64 left, right, top, bottom;
+  guint c;
+
+  if (region->width <= 0 || region->height <= 0) {
+    GbRect whole = { 0, 0, width, height };
+    return whole;
+  }
+  /* every plane covers the same picture: the coarsest chroma grid's */
+  for (c = 0; c < GST_VIDEO_INFO_N_COMPONENTS (info); c++) {
+    grid_x = MAX (grid_x, 1 << GST_VIDEO_FORMAT_INFO_W_SUB (info->finfo, c));
+    grid_y = MAX (grid_y, 1 << GST_VIDEO_FORMAT_INFO_H_SUB (info->finfo, c));
+  }
+  left = (gint64) region->x / grid_x * grid_x;
+  top = (gint64) region->y / grid_y * grid_y;
+  right = ((gint64) region->x + region->width + grid_x - 1) / grid_x * grid_x;
+  bottom = ((gint64) region->y + region->height + grid_y - 1) / grid_y
+      * grid_y;
+  span (left, right, 1 << GST_VIDEO_FORMAT_INFO_W_SUB (info->finfo, comp),
+      width, &x0, &x1);
+  span (top, bottom, 1 << GST_VIDEO_FORMAT_INFO_H_SUB (info->finfo, comp),
+      height, &y0, &y1);
+  {
+    GbRect rect = { x0, y0, x1 - x0, y1 - y0 };
+    return rect;
+  }
+}
+
+/* The documented border rules, for any distance outside [0, n); -1 reads 0. */
+static gint
+border_index (gint i, gint n, GbBorder border)
+{
+  if (i >= 0 && i < n)
+    return i;
+  if (border == GB_BORDER_ZERO)
+    return -1;
+  if (border == GB_BORDER_CLAMP || n == 1)
+    return CLAMP (i, 0, n - 1);
+  while (i < 0 || i >= n)       /* reflect about the edge samples */
+    i = i < 0 ? -i : 2 * (n - 1) - i;
+  return i;
+}
+
+/* The radius of a plane axis and its normalised Gaussian taps. */
+static gint
+axis_taps (const GbParams * params, gdouble frame_sigma, gint sub,
+    gdouble * taps)
+{
+  const gdouble sigma = frame_sigma / sub;
+  gdouble sum = 0.0;
+  gint radius, k;
+
+  if (sigma <= 0.0) {
+    taps[0] = 1.0;
+    return 0;
+  }
+  if (params->radius > 0)
+    radius = (params->radius + sub - 1) / sub;
+  else
+    radius = CLAMP ((gint) ceil (3.5 * sigma), 1, GB_MAX_RADIUS);
+  for (k = -radius; k <= radius; k++)
+    sum += taps[k + radius] = exp (-(gdouble) k * k / (2.0 * sigma * sigma));
+  for (k = 0; k <= 2 * radius; k++)
+    taps[k] /= sum;
+  return radius;
+}
+
+GstBuffer *
+exact_blur (GstBuffer * input, const GstVideoInfo * info,
+    const GbParams * params)
+{
+  const gint bytes = sample_bytes (info);
+  const gdouble top = bytes == 1 ? 255.0 : 65535.0;
+  GstBuffer *output = gst_buffer_new_allocate (NULL, info->size, NULL);
+  gdouble *taps_x = g_new (gdouble, 2 * GB_MAX_RADIUS + 1);
+  gdouble *taps_y = g_new (gdouble, 2 * GB_MAX_RADIUS + 1);
+  GstVideoFrame in_frame, out_frame;
+  guint p;
+
+  fail_unless (gst_video_frame_map (&in_frame, info, input, GST_MAP_READ));
+  fail_unless (gst_video_frame_map (&out_frame, info, output,
+          GST_MAP_WRITE));
+  for (p = 0; p < GST_VIDEO_INFO_N_PLANES (info); p++) {
+    const gint comp = plane_component (info, p);
+    const gint width = GST_VIDEO_INFO_COMP_WIDTH (info, comp);
+    const gint height = GST_VIDEO_INFO_COMP_HEIGHT (info, comp);
+    const gint channels = GST_VIDEO_INFO_COMP_PSTRIDE (info, comp) / bytes;
+    const guint8 *src = GST_VIDEO_FRAME_PLANE_DATA (&in_frame, p);
+    guint8 *dst = GST_VIDEO_FRAME_PLANE_DATA (&out_frame, p);
+    const gint src_stride = GST_VIDEO_FRAME_PLANE_STRIDE (&in_frame, p);
+    const gint dst_stride = GST_VIDEO_FRAME_PLANE_STRIDE (&out_frame, p);
+    const GbRect rect = plane_region (info, p, params);
+    const gint radius_x = axis_taps (params, params->sigma_x,
+        1 << GST_VIDEO_FORMAT_INFO_W_SUB (info->finfo, comp), taps_x);
+    const gint radius_y = axis_taps (params, params->sigma_y,
+        1 << GST_VIDEO_FORMAT_INFO_H_SUB (info->finfo, comp), taps_y);
+    gint x, y, c, i, j;
+
+    for (y = 0; y < height; y++)
+      memcpy (dst + y * dst_stride, src + y * src_stride,
+          (gsize) width * channels * bytes);
+    for (y = rect.y; y < rect.y + rect.height; y++) {
+      for (x = rect.x; x < rect.x + rect.width; x++) {
+        for (c = 0; c < channels; c++) {
+          const gdouble in = sample_at (src + y * src_stride, x * channels + c,
+              bytes);
+          gdouble blur = 0.0, value;
+
+          for (j = -radius_y; j <= radius_y; j++) {
+            const gint sy = border_index (y + j, height, params->border);
+            gdouble row = 0.0;
+
+            if (sy < 0)
+              continue;
+            for (i = -radius_x; i <= radius_x; i++) {
+              const gint sx = border_index (x + i, width, params->border);
+
+              if (sx >= 0)
+                row += taps_x[i + radius_x] * sample_at (src + sy * src_stride,
+                    sx * channels + c, bytes);
+            }
+            blur += taps_y[j + radius_y] * row;
+          }
+          value = params->sharpen > 0.0 ? in + params->sharpen * (in - blur)
+              : blur;
+          value = CLAMP (floor (value + 0.5), 0.0, top);
+          if (bytes == 1)
+            dst[y * dst_stride + x * channels + c] = (guint8) value;
+          else
+            ((guint16 *) (dst + y * dst_stride))[x * channels + c] =
+                (guint16) value;
+        }
+      }
+    }
+  }
+  gst_video_frame_unmap (&out_frame);
+  gst_video_frame_unmap (&in_frame);
+  g_free (taps_y);
+  g_free (taps_x);
+  return output;
+}
+
+gint
+exact_tolerance (const GbParams * params)
+{
+  return 1 + (gint) (params->sharpen / 2.0);
+}
+
+gboolean
+exact_blur_applies (const GstVideoInfo * info, const GbParams * params)
+{
+  GbGeometry geometry = geometry_for (info);
+  GbError error = { 0 };
+  GbBlur *blur = NULL;
+  GbAlgorithm algorithm;
+
+  fail_unless (gb_blur_create (GB_BACKEND_CPU, -1, &geometry, &blur,
+          &error) == GB_OK, "%s", error.message);
+  fail_unless (gb_blur_set_params (blur, params, &error) == GB_OK, "%s",
+      error.message);
+  algorithm = gb_blur_get_effective_algorithm (blur);
+  gb_blur_destroy (blur);
+  /* multiscale is the separable convolution below sigma 12.8 */
+  return algorithm == GB_ALGORITHM_NAIVE || algorithm == GB_ALGORITHM_SHARED
+      || algorithm == GB_ALGORITHM_SEPARABLE
+      || algorithm == GB_ALGORITHM_FUSED
+      || (algorithm == GB_ALGORITHM_MULTISCALE
+      && MAX (params->sigma_x, params->sigma_y) < 12.8);
 }
 
 /* The element's enum values are the core's (test_properties in
@@ -133,9 +411,15 @@ max_difference (GstBuffer * a, GstBuffer * b, const GstVideoInfo * info)
 void
 element_set_params (GstElement * element, const GbParams * params)
 {
-  g_object_set (element, "sigma", params->sigma, "radius", params->radius,
-      "algorithm", (gint) params->algorithm, "border", (gint) params->border,
-      NULL);
+  /* The element sharpens when a sigma is negative. */
+  const gdouble sign = params->sharpen > 0.0 ? -1.0 : 1.0;
+
+  g_object_set (element, "sigma-x", sign * params->sigma_x, "sigma-y",
+      sign * params->sigma_y, "amount", params->sharpen > 0.0
+      ? params->sharpen : 1.0, "radius", params->radius, "algorithm",
+      (gint) params->algorithm, "border", (gint) params->border, "region-x",
+      params->region.x, "region-y", params->region.y, "region-width",
+      params->region.width, "region-height", params->region.height, NULL);
 }
 
 GstHarness *
@@ -162,16 +446,56 @@ push_pull (GstHarness * h, GstBuffer * input)
   return output;
 }
 
+/* GbParams of a step: sigma x and y, radius, algorithm, border, sharpen,
+ * region. */
+#define STEP(sx, sy, radius, algorithm, border, sharpen, rx, ry, rw, rh) \
+  {sx, sy, radius, GB_ALGORITHM_ ## algorithm, GB_BORDER_ ## border, sharpen, \
+    {rx, ry, rw, rh}}
+
 const PropertyStep common_property_steps[] = {
-  {"sigma", "4", {4.0, 0, GB_ALGORITHM_AUTO, GB_BORDER_CLAMP}, TRUE},
-  {"algorithm", "naive", {4.0, 0, GB_ALGORITHM_NAIVE, GB_BORDER_CLAMP}, FALSE},
-  {"border", "zero", {4.0, 0, GB_ALGORITHM_NAIVE, GB_BORDER_ZERO}, TRUE},
-  {"radius", "2", {4.0, 2, GB_ALGORITHM_NAIVE, GB_BORDER_ZERO}, TRUE},
-  {"algorithm", "shared", {4.0, 2, GB_ALGORITHM_SHARED, GB_BORDER_ZERO},
+  {"sigma", "4", STEP (4.0, 4.0, 0, AUTO, CLAMP, 0.0, 0, 0, 0, 0), TRUE},
+  {"algorithm", "naive", STEP (4.0, 4.0, 0, NAIVE, CLAMP, 0.0, 0, 0, 0, 0),
       FALSE},
-  {"border", "mirror", {4.0, 2, GB_ALGORITHM_SHARED, GB_BORDER_MIRROR}, TRUE},
-  {"algorithm", "separable", {4.0, 2, GB_ALGORITHM_SEPARABLE,
-          GB_BORDER_MIRROR}, FALSE},
+  {"border", "zero", STEP (4.0, 4.0, 0, NAIVE, ZERO, 0.0, 0, 0, 0, 0), TRUE},
+  {"radius", "2", STEP (4.0, 4.0, 2, NAIVE, ZERO, 0.0, 0, 0, 0, 0), TRUE},
+  {"algorithm", "shared", STEP (4.0, 4.0, 2, SHARED, ZERO, 0.0, 0, 0, 0, 0),
+      FALSE},
+  {"border", "mirror", STEP (4.0, 4.0, 2, SHARED, MIRROR, 0.0, 0, 0, 0, 0),
+      TRUE},
+  {"algorithm", "separable", STEP (4.0, 4.0, 2, SEPARABLE, MIRROR, 0.0, 0, 0,
+          0, 0), FALSE},
+  /* one negative sigma sharpens with both (absolute) sigmas, by amount */
+  {"sigma-x", "-2", STEP (2.0, 4.0, 2, SEPARABLE, MIRROR, 1.0, 0, 0, 0, 0),
+      TRUE},
+  {"amount", "0.5", STEP (2.0, 4.0, 2, SEPARABLE, MIRROR, 0.5, 0, 0, 0, 0),
+      TRUE},
+  {"sigma-y", "-3", STEP (2.0, 3.0, 2, SEPARABLE, MIRROR, 0.5, 0, 0, 0, 0),
+      TRUE},
+  /* the sign of sigma-y does not matter while sigma-x is negative */
+  {"sigma-y", "3", STEP (2.0, 3.0, 2, SEPARABLE, MIRROR, 0.5, 0, 0, 0, 0),
+      FALSE},
+  /* a region takes effect once it has both a width and a height */
+  {"region-x", "3", STEP (2.0, 3.0, 2, SEPARABLE, MIRROR, 0.5, 3, 0, 0, 0),
+      FALSE},
+  {"region-width", "9", STEP (2.0, 3.0, 2, SEPARABLE, MIRROR, 0.5, 3, 0, 9,
+          0), FALSE},
+  {"region-height", "5", STEP (2.0, 3.0, 2, SEPARABLE, MIRROR, 0.5, 3, 0, 9,
+          5), TRUE},
+  {"region-y", "2", STEP (2.0, 3.0, 2, SEPARABLE, MIRROR, 0.5, 3, 2, 9, 5),
+      TRUE},
+  /* a positive sigma blurs again, whatever the amount */
+  {"sigma", "4", STEP (4.0, 4.0, 2, SEPARABLE, MIRROR, 0.0, 3, 2, 9, 5),
+      TRUE},
+  {"region-width", "0", STEP (4.0, 4.0, 2, SEPARABLE, MIRROR, 0.0, 0, 0, 0,
+          0), TRUE},
+  {"region-x", "0", STEP (4.0, 4.0, 2, SEPARABLE, MIRROR, 0.0, 0, 0, 0, 0),
+      FALSE},
+  {"region-y", "0", STEP (4.0, 4.0, 2, SEPARABLE, MIRROR, 0.0, 0, 0, 0, 0),
+      FALSE},
+  {"region-height", "0", STEP (4.0, 4.0, 2, SEPARABLE, MIRROR, 0.0, 0, 0, 0,
+          0), FALSE},
+  {"amount", "1", STEP (4.0, 4.0, 2, SEPARABLE, MIRROR, 0.0, 0, 0, 0, 0),
+      FALSE},
 };
 
 const guint n_common_property_steps = G_N_ELEMENTS (common_property_steps);

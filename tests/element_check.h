@@ -1,7 +1,8 @@
 /* Helpers shared by the cudagaussblur element tests (test_element.c on the
- * CPU backend, test_element_gpu.c on CUDA): frames, the CPU core's reference
- * blur of a frame, frame comparison, and the property changes both make
- * while playing.
+ * CPU backend, test_element_gpu.c on CUDA): frames of any accepted format,
+ * the CPU core's reference blur of a frame, an independent double-precision
+ * one, frame comparison over every plane, and the property changes both
+ * make while playing.
  *
  * Copyright (C) 2026 The cudagaussblur authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
@@ -20,7 +21,7 @@
 
 #define ELEMENT "cudagaussblur"
 
-/* The layout of a packed format at a size. */
+/* The layout of a format at a size (every plane). */
 GstVideoInfo video_info (const gchar * format, gint width, gint height);
 
 /* Caps for such a frame at 30 fps (the harness wants a framerate). */
@@ -30,13 +31,55 @@ GstCaps *video_caps (const gchar * format, gint width, gint height);
  * neither read nor write the padding. */
 GstBuffer *random_frame (const GstVideoInfo * info, guint32 seed);
 
+/* The core's view of a frame of info: one image per plane, sized, with the
+ * channels and subsampling of the plane's first component (as the element
+ * makes it); 16-bit formats have 2 bytes a sample. */
+GbGeometry geometry_for (const GstVideoInfo * info);
+
 /* The CPU core's blur of input with params, in a new buffer laid out as info
  * says: what the element must output. */
 GstBuffer *reference_blur (GstBuffer * input, const GstVideoInfo * info,
     const GbParams * params);
 
-/* Largest difference between two frames' samples, row padding ignored. */
+/* Largest difference between two frames' samples over every plane (16-bit
+ * samples compared as such), row padding ignored. */
 gint max_difference (GstBuffer * a, GstBuffer * b, const GstVideoInfo * info);
+
+/* The same, and each plane's own largest difference in differences[plane]. */
+gint max_plane_differences (GstBuffer * a, GstBuffer * b,
+    const GstVideoInfo * info, gint differences[GST_VIDEO_MAX_PLANES]);
+
+/* The part of plane `plane` that params change, in its own pixels: the
+ * region widened to the coarsest plane's grid, scaled by the plane's
+ * subsampling and clipped (the whole plane without a region; may be
+ * empty). Written from the documented semantics, not the core's code. */
+GbRect plane_region (const GstVideoInfo * info, guint plane,
+    const GbParams * params);
+
+/* Largest difference between a and b outside each plane's plane_region():
+ * 0 between input and output, as only the region may change. */
+gint max_difference_outside (GstBuffer * a, GstBuffer * b,
+    const GstVideoInfo * info, const GbParams * params);
+
+/* An independent reference: the blur (and unsharp mask) of input with
+ * params, by direct 2D convolution in double precision, straight from the
+ * documented semantics (per-plane sigma and radius scaled by the
+ * subsampling, border rule, region), rounded once. It models the truncated
+ * convolutions (naive, shared, separable, fused), not the recursive and
+ * multi-scale approximations. */
+GstBuffer *exact_blur (GstBuffer * input, const GstVideoInfo * info,
+    const GbParams * params);
+
+/* How far the CPU core's float arithmetic may stray from exact_blur: one
+ * level (the final rounding of a sum that float puts on the other side of
+ * .5), plus, when sharpening, amount times the half level by which the
+ * rounded blur it sharpens from may miss the exact one. */
+gint exact_tolerance (const GbParams * params);
+
+/* TRUE when exact_blur models what the CPU core runs for params on info
+ * (auto resolved as the core resolves it). */
+gboolean exact_blur_applies (const GstVideoInfo * info,
+    const GbParams * params);
 
 /* Sets all of params on the element. */
 void element_set_params (GstElement * element, const GbParams * params);
@@ -66,8 +109,9 @@ typedef struct
 } PropertyStep;
 
 /* Each property changed while playing, one at a time, from sigma 2, radius
- * 0, auto, clamp; every backend must honour them at the next frame. They end
- * at sigma 4, radius 2, separable, mirror. */
+ * 0, auto, clamp; every backend must honour them at the next frame. They
+ * include sharpening (sigma-x, sigma-y, amount) and a region, and end at
+ * sigma 4, radius 2, separable, mirror, no sharpening, no region. */
 extern const PropertyStep common_property_steps[];
 extern const guint n_common_property_steps;
 

@@ -37,9 +37,12 @@ if [ "$what" = tests ] || [ "$what" = all ]; then
   step inspect 30 gst-inspect-1.0 cudagaussblur
   step pipeline 60 gst-launch-1.0 -q videotestsrc num-buffers=30 ! video/x-raw,format=RGBA,width=1920,height=1080 ! cudagaussblur sigma=3 backend=cuda ! fakesink
   step parity 240 "$build/tests/test-gpu-parity"
+  step formats 240 "$build/tests/test-gpu-formats"
+  step pipeline-nv12 60 gst-launch-1.0 -q videotestsrc num-buffers=30 ! video/x-raw,format=NV12,width=1920,height=1080 ! cudagaussblur sigma=-2 region-x=101 region-y=51 region-width=640 region-height=360 backend=cuda ! fakesink
   step element-gpu 120 "$build/tests/test-element-gpu"
   step pitches 120 "$build/tests/test-gpu-pitches"
   step memcheck 100 compute-sanitizer --tool memcheck --error-exitcode 1 "$build/tests/test-gpu-parity" --quick
+  step memcheck-formats 200 compute-sanitizer --tool memcheck --error-exitcode 1 "$build/tests/test-gpu-formats" --quick
   step memcheck-pitches 200 compute-sanitizer --tool memcheck --error-exitcode 1 "$build/tests/test-gpu-pitches"
 fi
 if [ "$what" != bench ]; then

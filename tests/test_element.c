@@ -5,8 +5,12 @@
  *
  * Pixels are checked against the core itself: the expected frame is the CPU
  * core's blur of the same input with the same parameters, so the harness
- * output must match it exactly. Frames are small to keep valgrind quick.
+ * output must match it exactly. Where the core runs a truncated convolution,
+ * the output is also checked against an independent double-precision
+ * convolution written from the documented semantics (exact_blur), within a
+ * level. Frames are small to keep valgrind quick.
  */
+#include <math.h>
 #include <string.h>
 
 #include <gst/gst.h>
@@ -18,9 +22,15 @@
 
 #include "element_check.h"
 
+/* The formats of issue 4: planar, semi-planar and packed YUV, 16-bit. */
+#define NEW_FORMATS "NV12, NV21, NV16, NV61, NV24, I420, YV12, Y41B, Y42B, " \
+  "Y444, AYUV, VUYA, v308, GRAY16_LE, RGBA64_LE, BGRA64_LE, Y444_16LE, " \
+  "P016_LE"
+#define N_FORMATS 29
+
 /* The caps both pad templates must have. */
 #define TEMPLATE_CAPS "video/x-raw, format = (string) { GRAY8, RGB, BGR, " \
-  "RGBA, BGRA, ARGB, ABGR, RGBx, BGRx, xRGB, xBGR }, " \
+  "RGBA, BGRA, ARGB, ABGR, RGBx, BGRx, xRGB, xBGR, " NEW_FORMATS " }, " \
   "width = (int) [ 1, 8192 ], height = (int) [ 1, 8192 ], " \
   "framerate = (fraction) [ 0/1, 2147483647/1 ]"
 
@@ -30,30 +40,74 @@ static GbParams
 params_make (gdouble sigma, gint radius, GbAlgorithm algorithm,
     GbBorder border)
 {
-  GbParams params = { sigma, radius, algorithm, border };
+  GbParams params = gb_params_make (sigma, radius, algorithm, border);
   return params;
 }
 
+/* Checks output, the element's frame for input with params: it is the
+ * core's blur, the exact one within a level where that applies, and equal
+ * to the input outside the region. */
+static void
+check_output (GstBuffer * output, GstBuffer * input,
+    const GstVideoInfo * info, const GbParams * params)
+{
+  GstBuffer *expected = reference_blur (input, info, params);
+  gint difference;
+
+  fail_unless_equals_int (max_difference (output, expected, info), 0);
+  gst_buffer_unref (expected);
+  if (exact_blur_applies (info, params)) {
+    expected = exact_blur (input, info, params);
+    difference = max_difference (output, expected, info);
+    fail_unless (difference <= exact_tolerance (params),
+        "%s: %d levels from the exact blur (sigma %g x %g, sharpen %g)",
+        GST_VIDEO_INFO_NAME (info), difference, params->sigma_x,
+        params->sigma_y, params->sharpen);
+    gst_buffer_unref (expected);
+  }
+  fail_unless_equals_int (max_difference_outside (output, input, info,
+          params), 0);
+}
+
 /* Pushes input (keeping a ref), pulls the output and checks it is the core's
- * blur with params, and a blur indeed. Returns the output. */
+ * blur with params (check_output), and a blur indeed. Returns the output. */
 static GstBuffer *
 push_and_check (GstHarness * h, GstBuffer * input, const GstVideoInfo * info,
     const GbParams * params)
 {
   GstBuffer *output = push_pull (h, input);
-  GstBuffer *expected = reference_blur (input, info, params);
 
-  fail_unless_equals_int (max_difference (output, expected, info), 0);
+  check_output (output, input, info, params);
   fail_unless (max_difference (output, input, info) > 0,
       "output equals the input: not blurred");
-  gst_buffer_unref (expected);
   return output;
+}
+
+/* Pushes input (keeping a ref) and checks that its pixels come out as they
+ * went in; the buffer itself when passthrough says so. what names the case. */
+static void
+push_unchanged (GstHarness * h, GstBuffer * input, const GstVideoInfo * info,
+    gboolean passthrough, const gchar * what)
+{
+  GstBuffer *output;
+  gint difference;
+
+  fail_unless_equals_int (gst_harness_push (h, gst_buffer_ref (input)),
+      GST_FLOW_OK);
+  output = gst_harness_pull (h);
+  fail_unless (output != NULL);
+  if (passthrough)
+    fail_unless (output == input, "not passthrough");
+  difference = max_difference (output, input, info);
+  fail_unless (difference == 0, "%s, %s: the frame changed by %d",
+      GST_VIDEO_INFO_NAME (info), what, difference);
+  gst_buffer_unref (output);
 }
 
 static gboolean
 cuda_device_usable (void)
 {
-  GbGeometry geometry = { 1, 1, {{1, 1, 1}} };
+  GbGeometry geometry = { 1, 1, {{1, 1, 1, 1, 1}} };
   GbBlur *blur = NULL;
   GbError error = { 0 };
   GbStatus status;
@@ -102,6 +156,34 @@ check_enum_property (GObjectClass * klass, const gchar * name,
   fail_unless_equals_string (default_value->value_nick, default_nick);
 }
 
+static void
+check_double_property (GObjectClass * klass, const gchar * name,
+    gdouble minimum, gdouble maximum, gdouble default_value)
+{
+  GParamSpec *pspec = g_object_class_find_property (klass, name);
+  GParamSpecDouble *spec;
+
+  fail_unless (G_IS_PARAM_SPEC_DOUBLE (pspec), "%s", name);
+  spec = G_PARAM_SPEC_DOUBLE (pspec);
+  fail_unless_equals_float (spec->minimum, minimum);
+  fail_unless_equals_float (spec->maximum, maximum);
+  fail_unless_equals_float (spec->default_value, default_value);
+}
+
+static void
+check_int_property (GObjectClass * klass, const gchar * name, gint minimum,
+    gint maximum, gint default_value)
+{
+  GParamSpec *pspec = g_object_class_find_property (klass, name);
+  GParamSpecInt *spec;
+
+  fail_unless (G_IS_PARAM_SPEC_INT (pspec), "%s", name);
+  spec = G_PARAM_SPEC_INT (pspec);
+  fail_unless_equals_int (spec->minimum, minimum);
+  fail_unless_equals_int (spec->maximum, maximum);
+  fail_unless_equals_int (spec->default_value, default_value);
+}
+
 GST_START_TEST (test_properties)
 {
   static const gchar *const algorithms[] =
@@ -117,18 +199,21 @@ GST_START_TEST (test_properties)
     GB_BORDER_ZERO
   };
   static const gchar *const backends[] = { "auto", "cuda", "cpu", NULL };
-  static const gchar *const names[] = { "sigma", "radius", "algorithm",
-    "border", "backend", "cuda-device-id", NULL
+  static const gchar *const names[] = { "sigma", "sigma-x", "sigma-y",
+    "amount", "region-x", "region-y", "region-width", "region-height",
+    "radius", "algorithm", "border", "backend", "cuda-device-id", NULL
+  };
+  static const gchar *const region_names[] = { "region-x", "region-y",
+    "region-width", "region-height", NULL
   };
   const GParamFlags flags = G_PARAM_READWRITE | GST_PARAM_CONTROLLABLE |
       GST_PARAM_MUTABLE_PLAYING;
   GstElement *element = gst_element_factory_make (ELEMENT, NULL);
   GObjectClass *klass = G_OBJECT_GET_CLASS (element);
   GParamSpec *pspec;
-  GParamSpecDouble *sigma;
   GParamSpecInt *spec_int;
-  gdouble sigma_value;
-  gint radius, device_id, algorithm, border, backend;
+  gdouble sigma_value, sigma_x, sigma_y, amount;
+  gint radius, device_id, algorithm, border, backend, region[4];
   guint i;
 
   fail_unless (element != NULL);
@@ -139,19 +224,14 @@ GST_START_TEST (test_properties)
     fail_unless ((pspec->flags & flags) == flags, "%s flags", names[i]);
   }
 
-  pspec = g_object_class_find_property (klass, "sigma");
-  fail_unless (G_IS_PARAM_SPEC_DOUBLE (pspec));
-  sigma = G_PARAM_SPEC_DOUBLE (pspec);
-  fail_unless_equals_float (sigma->minimum, 0.0);
-  fail_unless_equals_float (sigma->maximum, GB_MAX_SIGMA);
-  fail_unless_equals_float (sigma->default_value, 2.0);
-
-  pspec = g_object_class_find_property (klass, "radius");
-  fail_unless (G_IS_PARAM_SPEC_INT (pspec));
-  spec_int = G_PARAM_SPEC_INT (pspec);
-  fail_unless_equals_int (spec_int->minimum, 0);
-  fail_unless_equals_int (spec_int->maximum, GB_MAX_RADIUS);
-  fail_unless_equals_int (spec_int->default_value, 0);
+  /* negative sigmas sharpen */
+  check_double_property (klass, "sigma", -GB_MAX_SIGMA, GB_MAX_SIGMA, 2.0);
+  check_double_property (klass, "sigma-x", -GB_MAX_SIGMA, GB_MAX_SIGMA, 2.0);
+  check_double_property (klass, "sigma-y", -GB_MAX_SIGMA, GB_MAX_SIGMA, 2.0);
+  check_double_property (klass, "amount", 0.0, 20.0, 1.0);
+  for (i = 0; region_names[i]; i++)
+    check_int_property (klass, region_names[i], 0, G_MAXINT, 0);
+  check_int_property (klass, "radius", 0, GB_MAX_RADIUS, 0);
 
   pspec = g_object_class_find_property (klass, "cuda-device-id");
   fail_unless (G_IS_PARAM_SPEC_INT (pspec));
@@ -166,10 +246,17 @@ GST_START_TEST (test_properties)
   check_enum_property (klass, "backend", "auto", backends, NULL);
 
   /* a new element holds the defaults */
-  g_object_get (element, "sigma", &sigma_value, "radius", &radius,
-      "algorithm", &algorithm, "border", &border, "backend", &backend,
-      "cuda-device-id", &device_id, NULL);
+  g_object_get (element, "sigma", &sigma_value, "sigma-x", &sigma_x,
+      "sigma-y", &sigma_y, "amount", &amount, "region-x", &region[0],
+      "region-y", &region[1], "region-width", &region[2], "region-height",
+      &region[3], "radius", &radius, "algorithm", &algorithm, "border",
+      &border, "backend", &backend, "cuda-device-id", &device_id, NULL);
   fail_unless_equals_float (sigma_value, 2.0);
+  fail_unless_equals_float (sigma_x, 2.0);
+  fail_unless_equals_float (sigma_y, 2.0);
+  fail_unless_equals_float (amount, 1.0);
+  for (i = 0; i < 4; i++)
+    fail_unless_equals_int (region[i], 0);
   fail_unless_equals_int (radius, 0);
   fail_unless_equals_int (algorithm, GB_ALGORITHM_AUTO);
   fail_unless_equals_int (border, GB_BORDER_CLAMP);
@@ -180,15 +267,44 @@ GST_START_TEST (test_properties)
   gst_util_set_object_arg (G_OBJECT (element), "border", "mirror");
   gst_util_set_object_arg (G_OBJECT (element), "backend", "cpu");
   g_object_set (element, "sigma", GB_MAX_SIGMA, "radius", GB_MAX_RADIUS,
-      "cuda-device-id", 3, NULL);
-  g_object_get (element, "sigma", &sigma_value, "radius", &radius,
-      "algorithm", &algorithm, "border", &border, "cuda-device-id",
-      &device_id, NULL);
+      "cuda-device-id", 3, "amount", 20.0, "region-x", G_MAXINT, "region-y",
+      G_MAXINT - 1, "region-width", G_MAXINT - 2, "region-height",
+      G_MAXINT - 3, NULL);
+  g_object_get (element, "sigma", &sigma_value, "sigma-x", &sigma_x,
+      "sigma-y", &sigma_y, "amount", &amount, "region-x", &region[0],
+      "region-y", &region[1], "region-width", &region[2], "region-height",
+      &region[3], "radius", &radius, "algorithm", &algorithm, "border",
+      &border, "cuda-device-id", &device_id, NULL);
   fail_unless_equals_float (sigma_value, GB_MAX_SIGMA);
+  fail_unless_equals_float (sigma_x, GB_MAX_SIGMA);
+  fail_unless_equals_float (sigma_y, GB_MAX_SIGMA);
+  fail_unless_equals_float (amount, 20.0);
+  for (i = 0; i < 4; i++)
+    fail_unless_equals_int (region[i], G_MAXINT - (gint) i);
   fail_unless_equals_int (radius, GB_MAX_RADIUS);
   fail_unless_equals_int (algorithm, GB_ALGORITHM_SHARED);
   fail_unless_equals_int (border, GB_BORDER_MIRROR);
   fail_unless_equals_int (device_id, 3);
+
+  /* sigma sets both axes and reads back sigma-x */
+  g_object_set (element, "sigma", -GB_MAX_SIGMA, NULL);
+  g_object_get (element, "sigma-x", &sigma_x, "sigma-y", &sigma_y, NULL);
+  fail_unless_equals_float (sigma_x, -GB_MAX_SIGMA);
+  fail_unless_equals_float (sigma_y, -GB_MAX_SIGMA);
+  g_object_set (element, "sigma-x", 1.5, "sigma-y", -4.0, NULL);
+  g_object_get (element, "sigma", &sigma_value, "sigma-x", &sigma_x,
+      "sigma-y", &sigma_y, NULL);
+  fail_unless_equals_float (sigma_value, 1.5);
+  fail_unless_equals_float (sigma_x, 1.5);
+  fail_unless_equals_float (sigma_y, -4.0);
+  g_object_set (element, "sigma-x", -0.5, NULL);
+  g_object_get (element, "sigma", &sigma_value, "sigma-y", &sigma_y, NULL);
+  fail_unless_equals_float (sigma_value, -0.5);
+  fail_unless_equals_float (sigma_y, -4.0);
+  g_object_set (element, "sigma", 3.0, NULL);
+  g_object_get (element, "sigma-x", &sigma_x, "sigma-y", &sigma_y, NULL);
+  fail_unless_equals_float (sigma_x, 3.0);
+  fail_unless_equals_float (sigma_y, 3.0);
 
   gst_object_unref (element);
 }
@@ -197,28 +313,57 @@ GST_END_TEST;
 
 GST_START_TEST (test_invalid_values_refused)
 {
+  static const struct
+  {
+    const gchar *name;
+    gdouble value;
+  } doubles[] = {
+    {"sigma", -GB_MAX_SIGMA - 1}, {"sigma", GB_MAX_SIGMA + 1},
+    {"sigma-x", -GB_MAX_SIGMA - 0.5}, {"sigma-x", GB_MAX_SIGMA + 0.5},
+    {"sigma-y", -1000.0}, {"sigma-y", 1000.0},
+    {"amount", -0.1}, {"amount", 20.5},
+  };
+  static const gchar *const region_names[] = { "region-x", "region-y",
+    "region-width", "region-height"
+  };
   GstElement *element = gst_element_factory_make (ELEMENT, NULL);
-  gdouble sigma;
-  gint radius, device_id, algorithm;
+  gdouble sigma, sigma_x, sigma_y, amount;
+  gint radius, device_id, algorithm, region;
+  guint i;
 
   g_object_set (element, "sigma", 3.0, "radius", 5, "cuda-device-id", 0,
-      NULL);
+      "sigma-y", -1.5, "amount", 0.7, NULL);
   gst_util_set_object_arg (G_OBJECT (element), "algorithm", "naive");
+  for (i = 0; i < G_N_ELEMENTS (region_names); i++)
+    g_object_set (element, region_names[i], (gint) (i + 1), NULL);
 
   /* GObject validation warns and leaves the old value */
-  ASSERT_WARNING (g_object_set (element, "sigma", -1.0, NULL));
-  ASSERT_WARNING (g_object_set (element, "sigma", GB_MAX_SIGMA + 1, NULL));
+  for (i = 0; i < G_N_ELEMENTS (doubles); i++)
+    ASSERT_WARNING (g_object_set (element, doubles[i].name, doubles[i].value,
+            NULL));
+  for (i = 0; i < G_N_ELEMENTS (region_names); i++) {
+    ASSERT_WARNING (g_object_set (element, region_names[i], -1, NULL));
+    ASSERT_WARNING (g_object_set (element, region_names[i], G_MININT, NULL));
+  }
   ASSERT_WARNING (g_object_set (element, "radius", 5000, NULL));
   ASSERT_WARNING (g_object_set (element, "radius", -1, NULL));
   ASSERT_WARNING (g_object_set (element, "cuda-device-id", -2, NULL));
   ASSERT_WARNING (g_object_set (element, "algorithm", 17, NULL));
 
-  g_object_get (element, "sigma", &sigma, "radius", &radius,
-      "cuda-device-id", &device_id, "algorithm", &algorithm, NULL);
+  g_object_get (element, "sigma", &sigma, "sigma-x", &sigma_x, "sigma-y",
+      &sigma_y, "amount", &amount, "radius", &radius, "cuda-device-id",
+      &device_id, "algorithm", &algorithm, NULL);
   fail_unless_equals_float (sigma, 3.0);
+  fail_unless_equals_float (sigma_x, 3.0);
+  fail_unless_equals_float (sigma_y, -1.5);
+  fail_unless_equals_float (amount, 0.7);
   fail_unless_equals_int (radius, 5);
   fail_unless_equals_int (device_id, 0);
   fail_unless_equals_int (algorithm, GB_ALGORITHM_NAIVE);
+  for (i = 0; i < G_N_ELEMENTS (region_names); i++) {
+    g_object_get (element, region_names[i], &region, NULL);
+    fail_unless_equals_int (region, (gint) (i + 1));
+  }
 
   gst_object_unref (element);
 }
@@ -250,8 +395,8 @@ GST_START_TEST (test_template_caps)
 
 GST_END_TEST;
 
-/* Every format of the template, at odd sizes (odd RGB/BGR rows are padded),
- * with every algorithm and border. */
+/* Every format of the template, at odd sizes (odd RGB/BGR rows are padded,
+ * subsampled chroma planes round up), with every algorithm and border. */
 GST_START_TEST (test_formats)
 {
   static const gint sizes[][2] = { {7, 5}, {33, 17} };
@@ -291,32 +436,191 @@ GST_START_TEST (test_formats)
     }
   }
   fail_unless_equals_int (n_checked,
-      11 * G_N_ELEMENTS (sizes) * (GB_ALGORITHM_LAST + 1));
+      N_FORMATS * G_N_ELEMENTS (sizes) * (GB_ALGORITHM_LAST + 1));
   gst_caps_unref (template);
 }
 
 GST_END_TEST;
 
-/* Upstream may pad its rows (video meta with larger strides). */
+/* Each plane's own largest difference between a and b must be above 0. */
+static void
+check_every_plane_differs (GstBuffer * a, GstBuffer * b,
+    const GstVideoInfo * info)
+{
+  gint differences[GST_VIDEO_MAX_PLANES];
+  guint p;
+
+  max_plane_differences (a, b, info, differences);
+  for (p = 0; p < GST_VIDEO_INFO_N_PLANES (info); p++)
+    fail_unless (differences[p] > 0, "%s: plane %u is unchanged",
+        GST_VIDEO_INFO_NAME (info), p);
+}
+
+/* The formats of issue 4 at an odd size (chroma sizes round up): a blur, an
+ * anisotropic blur of an odd region, a sharpen; each plane at its own
+ * resolution (every plane checked, 16-bit samples as such), exactly the
+ * core's and within a level of the exact convolution. */
+GST_START_TEST (test_new_formats)
+{
+  gchar **formats = g_strsplit (NEW_FORMATS, ", ", -1);
+  GbParams cases[3];
+  guint f, c;
+
+  cases[0] = params_make (2.0, 0, GB_ALGORITHM_AUTO, GB_BORDER_CLAMP);
+  cases[1] = params_make (1.5, 0, GB_ALGORITHM_AUTO, GB_BORDER_MIRROR);
+  cases[1].sigma_y = 3.0;
+  cases[1].region = (GbRect) {
+  5, 3, 17, 9};
+  cases[2] = params_make (2.0, 0, GB_ALGORITHM_AUTO, GB_BORDER_ZERO);
+  cases[2].sharpen = 1.0;
+
+  fail_unless_equals_int (g_strv_length (formats), 18);
+  for (f = 0; formats[f]; f++) {
+    GstVideoInfo info = video_info (formats[f], 33, 17);
+    GstHarness *h = element_harness_new ("cpu", formats[f], 33, 17);
+    GstBuffer *input = random_frame (&info, 500 + f);
+    GstCaps *incaps, *outcaps;
+
+    for (c = 0; c < G_N_ELEMENTS (cases); c++) {
+      GstBuffer *output;
+
+      element_set_params (h->element, &cases[c]);
+      output = push_and_check (h, input, &info, &cases[c]);
+      check_every_plane_differs (output, input, &info);
+      gst_buffer_unref (output);
+    }
+
+    /* the format and size go out as they came in */
+    incaps = gst_pad_get_current_caps (h->srcpad);
+    outcaps = gst_pad_get_current_caps (h->sinkpad);
+    fail_unless (gst_caps_is_equal (incaps, outcaps), "%" GST_PTR_FORMAT,
+        outcaps);
+    fail_unless (gst_video_info_from_caps (&info, outcaps));
+    fail_unless_equals_string (GST_VIDEO_INFO_NAME (&info), formats[f]);
+    fail_unless_equals_int (GST_VIDEO_INFO_WIDTH (&info), 33);
+    fail_unless_equals_int (GST_VIDEO_INFO_HEIGHT (&info), 17);
+    gst_caps_unref (outcaps);
+    gst_caps_unref (incaps);
+    gst_buffer_unref (input);
+    gst_harness_teardown (h);
+  }
+  g_strfreev (formats);
+}
+
+GST_END_TEST;
+
+/* Formats the element does not list are refused at negotiation: an
+ * accept-caps query says no, the caps event fails and so does the buffer,
+ * with not-negotiated rather than a crash or garbage. */
+GST_START_TEST (test_unsupported_formats)
+{
+  static const gchar *const formats[] = { "YUY2", "UYVY", "I420_10LE",
+    "P010_10LE", "GRAY16_BE", "RGB16", "v210", "A420"
+  };
+  guint f;
+
+  for (f = 0; f < G_N_ELEMENTS (formats); f++) {
+    GstVideoInfo info = video_info (formats[f], 16, 8);
+    GstHarness *h = gst_harness_new (ELEMENT);
+    GstCaps *caps = video_caps (formats[f], 16, 8);
+    GstPad *sinkpad = gst_element_get_static_pad (h->element, "sink");
+    GstSegment segment;
+    GstBuffer *input = random_frame (&info, f);
+
+    gst_util_set_object_arg (G_OBJECT (h->element), "backend", "cpu");
+    fail_if (gst_pad_query_accept_caps (sinkpad, caps), "%s accepted",
+        formats[f]);
+    fail_unless (gst_harness_push_event (h,
+            gst_event_new_stream_start ("unsupported")));
+    /* a sticky event is stored (and reported handled) even when refused */
+    gst_harness_push_event (h, gst_event_new_caps (caps));
+    fail_if (gst_pad_has_current_caps (sinkpad), "%s: caps set", formats[f]);
+    gst_segment_init (&segment, GST_FORMAT_TIME);
+    gst_harness_push_event (h, gst_event_new_segment (&segment));
+    fail_unless_equals_int (gst_harness_push (h, input),
+        GST_FLOW_NOT_NEGOTIATED);
+    fail_unless_equals_int (gst_harness_buffers_received (h), 0);
+
+    gst_caps_unref (caps);
+    gst_object_unref (sinkpad);
+    gst_harness_teardown (h);
+  }
+}
+
+GST_END_TEST;
+
+/* Frames down to one pixel, whose subsampled chroma planes are a single
+ * sample (the border rule everywhere), with and without a region. */
+GST_START_TEST (test_tiny_frames)
+{
+  static const gint sizes[][2] = { {1, 1}, {2, 1}, {1, 2}, {3, 3}, {5, 1} };
+  static const gchar *const formats[] = { "I420", "YV12", "Y41B", "NV12",
+    "NV61", "P016_LE", "Y444_16LE", "v308", "AYUV"
+  };
+  guint f, s, b;
+
+  for (f = 0; f < G_N_ELEMENTS (formats); f++) {
+    for (s = 0; s < G_N_ELEMENTS (sizes); s++) {
+      GstVideoInfo info = video_info (formats[f], sizes[s][0], sizes[s][1]);
+      GstHarness *h = element_harness_new ("cpu", formats[f], sizes[s][0],
+          sizes[s][1]);
+      GstBuffer *input = random_frame (&info, 1200 + 8 * f + s);
+
+      for (b = GB_BORDER_CLAMP; b <= GB_BORDER_ZERO; b++) {
+        GbParams params = params_make (1.0, 0, GB_ALGORITHM_AUTO,
+            (GbBorder) b);
+        GstBuffer *output;
+
+        /* clamp: the whole frame; else one pixel, in or out of it */
+        params.sigma_y = 2.5;
+        if (b != GB_BORDER_CLAMP)
+          params.region = (GbRect) {
+          b - 1, 1, 1, 1};
+        element_set_params (h->element, &params);
+        output = push_pull (h, input);
+        check_output (output, input, &info, &params);
+        gst_buffer_unref (output);
+      }
+
+      gst_buffer_unref (input);
+      gst_harness_teardown (h);
+    }
+  }
+}
+
+GST_END_TEST;
+
+/* Upstream may pad its rows and space its planes (video meta with larger
+ * strides and offsets): odd paddings for 8-bit samples, even for 16-bit. */
 GST_START_TEST (test_padded_input_strides)
 {
-  static const gchar *const formats[] = { "RGBA", "RGB", "GRAY8" };
+  static const gchar *const formats[] = { "RGBA", "RGB", "GRAY8", "I420",
+    "NV21", "Y41B", "P016_LE", "RGBA64_LE"
+  };
   GbParams params = params_make (2.0, 0, GB_ALGORITHM_AUTO, GB_BORDER_CLAMP);
-  guint i;
+  guint i, p;
 
   for (i = 0; i < G_N_ELEMENTS (formats); i++) {
     GstVideoInfo info = video_info (formats[i], 7, 5);
+    GbGeometry geometry = geometry_for (&info);
     GstVideoInfo padded = info;
     gsize offset[GST_VIDEO_MAX_PLANES] = { 0 };
     gint stride[GST_VIDEO_MAX_PLANES] = { 0 };
     GstHarness *h = element_harness_new ("cpu", formats[i], 7, 5);
     GstBuffer *input;
+    gsize size = 0;
 
-    stride[0] = GST_VIDEO_INFO_PLANE_STRIDE (&info, 0) + 13;
-    padded.size = stride[0] * 5;
+    for (p = 0; p < GST_VIDEO_INFO_N_PLANES (&info); p++) {
+      stride[p] = GST_VIDEO_INFO_PLANE_STRIDE (&info, p)
+          + (geometry.bytes_per_sample == 1 ? 13 : 14);
+      offset[p] = size + 2 * geometry.bytes_per_sample;
+      size = offset[p] + (gsize) stride[p] * geometry.planes[p].height;
+    }
+    padded.size = size;
     input = random_frame (&padded, i);
     gst_buffer_add_video_meta_full (input, GST_VIDEO_FRAME_FLAG_NONE,
-        GST_VIDEO_INFO_FORMAT (&info), 7, 5, 1, offset, stride);
+        GST_VIDEO_INFO_FORMAT (&info), 7, 5, GST_VIDEO_INFO_N_PLANES (&info),
+        offset, stride);
 
     gst_buffer_unref (push_and_check (h, input, &info, &params));
 
@@ -365,27 +669,327 @@ GST_START_TEST (test_passthrough)
 
 GST_END_TEST;
 
+/* Sets sigma-x, sigma-y and amount as the element takes them. */
+static void
+set_sigmas (GstElement * element, gdouble sigma_x, gdouble sigma_y,
+    gdouble amount)
+{
+  g_object_set (element, "sigma-x", sigma_x, "sigma-y", sigma_y, "amount",
+      amount, NULL);
+}
+
+/* A negative sigma sharpens with the Gaussian of |sigma|, by amount (1 by
+ * default, as gaussianblur); one negative axis is enough, and both axes keep
+ * their own |sigma|; 0 on one axis leaves it alone. */
+GST_START_TEST (test_sharpen)
+{
+  static const struct
+  {
+    gdouble sigma_x, sigma_y, amount;
+  } cases[] = {
+    {-2.0, -2.0, 1.0}, {-2.0, -2.0, 0.5}, {-2.0, 3.0, 1.0}, {3.0, -2.0, 2.5},
+    {-2.0, 0.0, 1.0}, {0.0, -1.5, 20.0},
+  };
+  static const gchar *const formats[] = { "RGBA", "NV12", "GRAY16_LE" };
+  guint f, c;
+
+  for (f = 0; f < G_N_ELEMENTS (formats); f++) {
+    GstVideoInfo info = video_info (formats[f], 33, 17);
+    GstHarness *h = element_harness_new ("cpu", formats[f], 33, 17);
+    GstBuffer *input = random_frame (&info, 600 + f);
+    GbParams params = params_make (2.0, 0, GB_ALGORITHM_AUTO,
+        GB_BORDER_CLAMP);
+    GstBuffer *blurred, *output;
+
+    /* "sigma=-2" alone: the unsharp mask with amount 1 */
+    blurred = push_and_check (h, input, &info, &params);
+    g_object_set (h->element, "sigma", -2.0, NULL);
+    params.sharpen = 1.0;
+    output = push_and_check (h, input, &info, &params);
+    fail_unless (max_difference (output, blurred, &info) > 0);
+    gst_buffer_unref (output);
+    gst_buffer_unref (blurred);
+
+    for (c = 0; c < G_N_ELEMENTS (cases); c++) {
+      set_sigmas (h->element, cases[c].sigma_x, cases[c].sigma_y,
+          cases[c].amount);
+      params.sigma_x = fabs (cases[c].sigma_x);
+      params.sigma_y = fabs (cases[c].sigma_y);
+      params.sharpen = cases[c].amount;
+      fail_if (gst_base_transform_is_passthrough (GST_BASE_TRANSFORM
+              (h->element)));
+      gst_buffer_unref (push_and_check (h, input, &info, &params));
+    }
+
+    gst_buffer_unref (input);
+    gst_harness_teardown (h);
+  }
+}
+
+GST_END_TEST;
+
+/* The settings that leave the frame as it is let the buffers through; a
+ * zero sigma on one axis only is a one-dimensional blur, not the identity. */
+GST_START_TEST (test_identity_settings)
+{
+  GstVideoInfo info = video_info ("NV12", 33, 17);
+  GstHarness *h = element_harness_new ("cpu", "NV12", 33, 17);
+  GstBaseTransform *trans = GST_BASE_TRANSFORM (h->element);
+  GstBuffer *input = random_frame (&info, 700);
+  GstBuffer *columns = random_frame (&info, 701);
+  GbParams params = params_make (2.0, 0, GB_ALGORITHM_AUTO, GB_BORDER_CLAMP);
+  GstVideoFrame frame;
+  guint p;
+  gint y;
+
+  /* amount 0 sharpens by nothing */
+  set_sigmas (h->element, -2.0, -2.0, 0.0);
+  fail_unless (gst_base_transform_is_passthrough (trans));
+  push_unchanged (h, input, &info, TRUE, "sigma -2, amount 0");
+  set_sigmas (h->element, -2.0, 3.0, 0.0);
+  fail_unless (gst_base_transform_is_passthrough (trans));
+  push_unchanged (h, input, &info, TRUE, "sigma -2 x 3, amount 0");
+
+  /* amount is unused while both sigmas are positive */
+  set_sigmas (h->element, 2.0, 2.0, 0.0);
+  fail_if (gst_base_transform_is_passthrough (trans));
+  gst_buffer_unref (push_and_check (h, input, &info, &params));
+
+  /* both sigmas 0, whatever the amount */
+  set_sigmas (h->element, 0.0, 0.0, 1.0);
+  fail_unless (gst_base_transform_is_passthrough (trans));
+  push_unchanged (h, input, &info, TRUE, "sigma 0 x 0");
+
+  /* sigma-x 0, sigma-y 3: columns only */
+  set_sigmas (h->element, 0.0, 3.0, 1.0);
+  fail_if (gst_base_transform_is_passthrough (trans));
+  params.sigma_x = 0.0;
+  params.sigma_y = 3.0;
+  gst_buffer_unref (push_and_check (h, input, &info, &params));
+  /* so a frame whose rows are all alike (every column constant) comes out
+   * as it went in (clamp border), though not passed through */
+  fail_unless (gst_video_frame_map (&frame, &info, columns, GST_MAP_WRITE));
+  for (p = 0; p < GST_VIDEO_FRAME_N_PLANES (&frame); p++) {
+    guint8 *data = GST_VIDEO_FRAME_PLANE_DATA (&frame, p);
+    const gint stride = GST_VIDEO_FRAME_PLANE_STRIDE (&frame, p);
+
+    for (y = 1; y < GST_VIDEO_FRAME_COMP_HEIGHT (&frame, p); y++)
+      memcpy (data + y * stride, data, stride);
+  }
+  gst_video_frame_unmap (&frame);
+  push_unchanged (h, columns, &info, FALSE, "constant columns, sigma 0 x 3");
+
+  /* and back to the identity, then to a blur */
+  set_sigmas (h->element, 0.0, 0.0, 1.0);
+  push_unchanged (h, input, &info, TRUE, "sigma 0 x 0 again");
+  set_sigmas (h->element, 2.0, 2.0, 1.0);
+  params.sigma_x = 2.0;
+  params.sigma_y = 2.0;
+  gst_buffer_unref (push_and_check (h, input, &info, &params));
+
+  gst_buffer_unref (columns);
+  gst_buffer_unref (input);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+/* A region blurs its own pixels only, reading its apron from around it;
+ * rounded outwards to the chroma grid, clipped to the frame; width or height
+ * 0 means the whole frame. */
+GST_START_TEST (test_region)
+{
+  static const struct
+  {
+    GbRect region;
+    gboolean outside;           /* entirely outside the frame */
+  } cases[] = {
+    {{5, 3, 11, 7}, FALSE},     /* inside, odd coordinates */
+    {{0, 0, 10, 6}, FALSE},     /* at the top left corner */
+    {{23, 11, 10, 6}, FALSE},   /* ending at the bottom right corner */
+    {{0, 5, 33, 1}, FALSE},     /* one row, edge to edge */
+    {{25, 12, 20, 20}, FALSE},  /* partly outside */
+    {{30, 10, G_MAXINT, G_MAXINT}, FALSE},
+    {{0, 0, 33, 17}, FALSE},    /* the frame itself */
+    {{40, 3, 10, 5}, TRUE},
+    {{3, 20, 5, 5}, TRUE},
+    {{G_MAXINT, G_MAXINT, G_MAXINT, G_MAXINT}, TRUE},
+  };
+  static const gchar *const formats[] = { "RGBA", "I420", "Y41B", "NV16",
+    "P016_LE"
+  };
+  guint f, c, a;
+
+  for (f = 0; f < G_N_ELEMENTS (formats); f++) {
+    GstVideoInfo info = video_info (formats[f], 33, 17);
+    GstHarness *h = element_harness_new ("cpu", formats[f], 33, 17);
+    GstBuffer *input = random_frame (&info, 800 + f);
+    GstBuffer *flat = gst_buffer_new_allocate (NULL, info.size, NULL);
+    GbParams params = params_make (2.0, 0, GB_ALGORITHM_AUTO,
+        GB_BORDER_CLAMP);
+    GbParams whole = params;
+    GstBuffer *output;
+
+    for (c = 0; c < G_N_ELEMENTS (cases); c++) {
+      params.region = cases[c].region;
+      params.border = (GbBorder) (c % 3);
+      element_set_params (h->element, &params);
+      if (cases[c].outside) {
+        gchar *what = g_strdup_printf ("region %d,%d %dx%d outside",
+            params.region.x, params.region.y, params.region.width,
+            params.region.height);
+        push_unchanged (h, input, &info, FALSE, what);
+        g_free (what);
+        continue;
+      }
+      output = push_and_check (h, input, &info, &params);
+      fail_unless (max_difference_outside (output, input, &info,
+              &params) == 0);
+      gst_buffer_unref (output);
+    }
+
+    /* width or height 0: the whole frame, wherever x and y are */
+    params.border = GB_BORDER_MIRROR;
+    whole.border = GB_BORDER_MIRROR;
+    for (c = 0; c < 2; c++) {
+      params.region = (GbRect) {
+      5, 3, c == 0 ? 0 : 11, c == 0 ? 7 : 0};
+      element_set_params (h->element, &params);
+      gst_buffer_unref (push_and_check (h, input, &info, &whole));
+    }
+
+    /* every algorithm, and a sharpened region */
+    params.region = (GbRect) {
+    5, 3, 11, 7};
+    for (a = GB_ALGORITHM_AUTO; a <= GB_ALGORITHM_LAST; a++) {
+      params.algorithm = (GbAlgorithm) a;
+      element_set_params (h->element, &params);
+      gst_buffer_unref (push_and_check (h, input, &info, &params));
+    }
+    params.algorithm = GB_ALGORITHM_AUTO;
+    params.sharpen = 0.8;
+    element_set_params (h->element, &params);
+    gst_buffer_unref (push_and_check (h, input, &info, &params));
+    params.sharpen = 0.0;
+
+    /* the apron is read from around the region, not from the border rule:
+     * a flat frame stays flat with zero borders where the region lies at
+     * least a radius (4 at sigma 1) from the frame's edges on every plane */
+    gst_buffer_memset (flat, 0, 0x80, info.size);
+    params = params_make (1.0, 0, GB_ALGORITHM_AUTO, GB_BORDER_ZERO);
+    params.region = (GbRect) {
+    8, 6, 16, 4};
+    element_set_params (h->element, &params);
+    push_unchanged (h, flat, &info, FALSE, "flat frame, region, zero border");
+    /* while a region at the frame's edge darkens there, as it should */
+    params.region.x = 0;
+    element_set_params (h->element, &params);
+    gst_buffer_unref (push_and_check (h, flat, &info, &params));
+
+    gst_buffer_unref (flat);
+    gst_buffer_unref (input);
+    gst_harness_teardown (h);
+  }
+}
+
+GST_END_TEST;
+
+/* On subsampled chroma the region widens to the chroma grid: on I420 the
+ * luma column and row just outside odd coordinates change too, as the chroma
+ * sample they share does; a region moved while playing applies from the
+ * next buffer. */
+GST_START_TEST (test_region_chroma_grid)
+{
+  GstVideoInfo info = video_info ("I420", 33, 17);
+  GstHarness *h = element_harness_new ("cpu", "I420", 33, 17);
+  GstBuffer *input = random_frame (&info, 900);
+  GbParams params = params_make (1.5, 0, GB_ALGORITHM_AUTO, GB_BORDER_CLAMP);
+  GbParams exact_region;
+  GstBuffer *output, *last;
+  GstVideoFrame in_frame, out_frame;
+  gint x, y, changed_left = 0, changed_top = 0;
+
+  params.region = (GbRect) {
+  5, 3, 9, 7};
+  element_set_params (h->element, &params);
+  output = push_and_check (h, input, &info, &params);
+
+  /* luma (plane 0) covers [4, 14) x [2, 10): the even grid around it */
+  exact_region = params;
+  exact_region.region = (GbRect) {
+  4, 2, 10, 8};
+  fail_unless_equals_int (max_difference_outside (output, input, &info,
+          &exact_region), 0);
+  fail_unless (gst_video_frame_map (&in_frame, &info, input, GST_MAP_READ));
+  fail_unless (gst_video_frame_map (&out_frame, &info, output, GST_MAP_READ));
+  for (y = 2; y < 10; y++)
+    changed_left += GST_VIDEO_FRAME_COMP_DATA (&in_frame, 0)[y *
+        GST_VIDEO_FRAME_COMP_STRIDE (&in_frame, 0) + 4] !=
+        GST_VIDEO_FRAME_COMP_DATA (&out_frame, 0)[y *
+        GST_VIDEO_FRAME_COMP_STRIDE (&out_frame, 0) + 4];
+  for (x = 4; x < 14; x++)
+    changed_top += GST_VIDEO_FRAME_COMP_DATA (&in_frame, 0)[2 *
+        GST_VIDEO_FRAME_COMP_STRIDE (&in_frame, 0) + x] !=
+        GST_VIDEO_FRAME_COMP_DATA (&out_frame, 0)[2 *
+        GST_VIDEO_FRAME_COMP_STRIDE (&out_frame, 0) + x];
+  gst_video_frame_unmap (&out_frame);
+  gst_video_frame_unmap (&in_frame);
+  fail_unless (changed_left > 0, "luma column 4 left unblurred");
+  fail_unless (changed_top > 0, "luma row 2 left unblurred");
+
+  /* moved while playing: the next buffer has the new region */
+  last = output;
+  g_object_set (h->element, "region-x", 20, "region-y", 8, NULL);
+  params.region.x = 20;
+  params.region.y = 8;
+  output = push_and_check (h, input, &info, &params);
+  fail_unless (max_difference (output, last, &info) > 0);
+  gst_buffer_unref (last);
+  last = output;
+  g_object_set (h->element, "region-height", 0, NULL);
+  params.region.height = 0;
+  output = push_and_check (h, input, &info, &params);
+  fail_unless (max_difference (output, last, &info) > 0);
+  gst_buffer_unref (last);
+  gst_buffer_unref (output);
+
+  gst_buffer_unref (input);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_property_change_while_playing)
 {
   /* after the common steps: a small sigma with an explicit radius */
   static const PropertyStep cpu_steps[] = {
-    {"sigma", "0.7", {0.7, 2, GB_ALGORITHM_SEPARABLE, GB_BORDER_MIRROR}, TRUE},
+    {"sigma", "0.7", {0.7, 0.7, 2, GB_ALGORITHM_SEPARABLE, GB_BORDER_MIRROR,
+              0.0, {0, 0, 0, 0}}, TRUE},
   };
-  GstVideoInfo info = video_info ("RGBA", 33, 17);
-  GbParams params = params_make (2.0, 0, GB_ALGORITHM_AUTO, GB_BORDER_CLAMP);
-  GstHarness *h = element_harness_new ("cpu", "RGBA", 33, 17);
-  GstBuffer *input = random_frame (&info, 2);
-  GstBuffer *last;
+  /* packed, semi-planar and planar subsampled chroma, 16-bit */
+  static const gchar *const formats[] = { "RGBA", "NV12", "Y41B",
+    "GRAY16_LE"
+  };
+  guint f;
 
-  last = push_and_check (h, input, &info, &params);
-  last = check_property_steps (h, input, &info, last, common_property_steps,
-      n_common_property_steps, push_and_check);
-  last = check_property_steps (h, input, &info, last, cpu_steps,
-      G_N_ELEMENTS (cpu_steps), push_and_check);
+  for (f = 0; f < G_N_ELEMENTS (formats); f++) {
+    GstVideoInfo info = video_info (formats[f], 33, 17);
+    GbParams params = params_make (2.0, 0, GB_ALGORITHM_AUTO,
+        GB_BORDER_CLAMP);
+    GstHarness *h = element_harness_new ("cpu", formats[f], 33, 17);
+    GstBuffer *input = random_frame (&info, 2 + f);
+    GstBuffer *last;
 
-  gst_buffer_unref (last);
-  gst_buffer_unref (input);
-  gst_harness_teardown (h);
+    last = push_and_check (h, input, &info, &params);
+    last = check_property_steps (h, input, &info, last,
+        common_property_steps, n_common_property_steps, push_and_check);
+    last = check_property_steps (h, input, &info, last, cpu_steps,
+        G_N_ELEMENTS (cpu_steps), push_and_check);
+
+    gst_buffer_unref (last);
+    gst_buffer_unref (input);
+    gst_harness_teardown (h);
+  }
 }
 
 GST_END_TEST;
@@ -398,7 +1002,9 @@ GST_START_TEST (test_renegotiation)
     gint width, height;
   } streams[] = {
     {"RGBA", 33, 17}, {"GRAY8", 16, 9}, {"RGB", 7, 5}, {"xBGR", 9, 12},
-    {"RGBA", 33, 17},
+    /* planes and sample sizes change too */
+    {"I420", 33, 17}, {"P016_LE", 7, 5}, {"NV12", 33, 17}, {"Y41B", 9, 12},
+    {"RGBA64_LE", 16, 9}, {"GRAY16_LE", 16, 9}, {"RGBA", 33, 17},
   };
   GbParams params = params_make (1.2, 0, GB_ALGORITHM_AUTO, GB_BORDER_MIRROR);
   GstHarness *h = element_harness_new ("cpu", streams[0].format,
@@ -517,6 +1123,74 @@ GST_START_TEST (test_controller)
   }
 
   gst_object_unref (control);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+/* The new properties are controllable too: amount (to 0, the identity,
+ * and back) and the region by timestamp. */
+GST_START_TEST (test_controller_sharpen_region)
+{
+  static const struct
+  {
+    GstClockTime pts;
+    gdouble amount;
+    gint region_x;
+  } keys[] = {
+    {0, 1.0, 0}, {GST_SECOND, 0.0, 4}, {2 * GST_SECOND, 2.5, 20},
+    {3 * GST_SECOND, 0.5, 12},
+  };
+  GstVideoInfo info = video_info ("NV12", 33, 17);
+  GstHarness *h = element_harness_new ("cpu", "NV12", 33, 17);
+  GstControlSource *amount = gst_interpolation_control_source_new ();
+  GstControlSource *region_x = gst_interpolation_control_source_new ();
+  guint i;
+
+  g_object_set (h->element, "sigma", -1.5, "region-width", 9,
+      "region-height", 7, "region-y", 5, NULL);
+  g_object_set (amount, "mode", GST_INTERPOLATION_MODE_NONE, NULL);
+  g_object_set (region_x, "mode", GST_INTERPOLATION_MODE_NONE, NULL);
+  fail_unless (gst_object_add_control_binding (GST_OBJECT (h->element),
+          gst_direct_control_binding_new_absolute (GST_OBJECT (h->element),
+              "amount", amount)));
+  fail_unless (gst_object_add_control_binding (GST_OBJECT (h->element),
+          gst_direct_control_binding_new_absolute (GST_OBJECT (h->element),
+              "region-x", region_x)));
+  for (i = 0; i < G_N_ELEMENTS (keys); i++) {
+    fail_unless (gst_timed_value_control_source_set
+        (GST_TIMED_VALUE_CONTROL_SOURCE (amount), keys[i].pts,
+            keys[i].amount));
+    fail_unless (gst_timed_value_control_source_set
+        (GST_TIMED_VALUE_CONTROL_SOURCE (region_x), keys[i].pts,
+            keys[i].region_x));
+  }
+
+  for (i = 0; i < G_N_ELEMENTS (keys); i++) {
+    GstBuffer *input = random_frame (&info, 1100 + i);
+    gdouble value;
+    gint x;
+
+    GST_BUFFER_PTS (input) = keys[i].pts;
+    GST_BUFFER_DURATION (input) = GST_SECOND;
+    if (keys[i].amount > 0) {
+      GbParams params = params_make (1.5, 0, GB_ALGORITHM_AUTO,
+          GB_BORDER_CLAMP);
+      params.sharpen = keys[i].amount;
+      params.region = (GbRect) {
+      keys[i].region_x, 5, 9, 7};
+      gst_buffer_unref (push_and_check (h, input, &info, &params));
+    } else {
+      push_unchanged (h, input, &info, TRUE, "amount 0 by the controller");
+    }
+    g_object_get (h->element, "amount", &value, "region-x", &x, NULL);
+    fail_unless_equals_float (value, keys[i].amount);
+    fail_unless_equals_int (x, keys[i].region_x);
+    gst_buffer_unref (input);
+  }
+
+  gst_object_unref (region_x);
+  gst_object_unref (amount);
   gst_harness_teardown (h);
 }
 
@@ -654,12 +1328,20 @@ cudagaussblur_suite (void)
   tcase_add_test (tc, test_invalid_values_refused);
   tcase_add_test (tc, test_template_caps);
   tcase_add_test (tc, test_formats);
+  tcase_add_test (tc, test_new_formats);
+  tcase_add_test (tc, test_unsupported_formats);
+  tcase_add_test (tc, test_tiny_frames);
   tcase_add_test (tc, test_padded_input_strides);
   tcase_add_test (tc, test_passthrough);
+  tcase_add_test (tc, test_sharpen);
+  tcase_add_test (tc, test_identity_settings);
+  tcase_add_test (tc, test_region);
+  tcase_add_test (tc, test_region_chroma_grid);
   tcase_add_test (tc, test_property_change_while_playing);
   tcase_add_test (tc, test_renegotiation);
   tcase_add_test (tc, test_state_cycles);
   tcase_add_test (tc, test_controller);
+  tcase_add_test (tc, test_controller_sharpen_region);
   tcase_add_test (tc, test_cuda_missing_device);
   tcase_add_test (tc, test_backend_change_while_playing);
   tcase_add_test (tc, test_auto_backend);

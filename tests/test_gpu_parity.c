@@ -154,7 +154,7 @@ run_size (Size size, int channels, const double *sigmas, int n_sigmas,
     int first_algorithm, int last_algorithm, int race, int sanitizer)
 {
   const int row_bytes = size.width * channels;
-  GbGeometry geometry = { 1, 1, {{size.width, size.height, channels}} };
+  GbGeometry geometry = { 1, 1, {{size.width, size.height, channels, 1, 1}} };
   Frame src, gpu_out, cpu_out;
   GbBlur *gpu;
   GbError error;
@@ -177,7 +177,7 @@ run_size (Size size, int channels, const double *sigmas, int n_sigmas,
   for (int a = first_algorithm; a <= last_algorithm; a++)
     for (int b = GB_BORDER_CLAMP; b <= GB_BORDER_ZERO; b++)
       for (int i = 0; i < n_sigmas; i++) {
-        GbParams params = { sigmas[i], 0, (GbAlgorithm) a, (GbBorder) b };
+        GbParams params = gb_params_make (sigmas[i], 0, (GbAlgorithm) a, (GbBorder) b);
         GbParams reference = params;
         int radius = gb_effective_radius (&params);
         double taps_2d = (double) (2 * radius + 1) * (2 * radius + 1)
@@ -201,7 +201,7 @@ run_size (Size size, int channels, const double *sigmas, int n_sigmas,
         snprintf (what, sizeof what,
             "%s %s %dx%d channels=%d sigma=%g radius=%d (reference %s)",
             gb_algorithm_name (params.algorithm), gb_border_name (params.border),
-            size.width, size.height, channels, params.sigma, radius,
+            size.width, size.height, channels, params.sigma_x, radius,
             gb_algorithm_name (reference.algorithm));
         cases++;
 
@@ -242,8 +242,8 @@ out:
 static void
 check_handle_behaviour (void)
 {
-  GbGeometry small = { 1, 1, {{16, 8, 4}} };
-  GbGeometry large = { 1, 1, {{64, 32, 4}} };
+  GbGeometry small = { 1, 1, {{16, 8, 4, 1, 1}} };
+  GbGeometry large = { 1, 1, {{64, 32, 4, 1, 1}} };
   GbBlur *blur;
   GbError error;
   unsigned allocations;
@@ -269,7 +269,7 @@ check_handle_behaviour (void)
   /* A sigma whose square underflows blurs to the identity, not to black. */
   {
     Frame src, dst;
-    GbParams tiny = { 1e-200, 0, GB_ALGORITHM_AUTO, GB_BORDER_ZERO };
+    GbParams tiny = gb_params_make (1e-200, 0, GB_ALGORITHM_AUTO, GB_BORDER_ZERO);
     frame_alloc (&src, 16, 8, 4, SRC_PADDING);
     frame_alloc (&dst, 16, 8, 4, DST_PADDING);
     frame_fill (&src, 16, 4);
@@ -308,7 +308,7 @@ main (int argc, char **argv)
   int n_sizes = race ? 2 : quick ? 5 : 4;
   int n_sigmas = race ? 3 : quick ? 4 : 6;
   int first_algorithm = race ? GB_ALGORITHM_SHARED : GB_ALGORITHM_AUTO;
-  GbGeometry probe = { 1, 1, {{1, 1, 1}} };
+  GbGeometry probe = { 1, 1, {{1, 1, 1, 1, 1}} };
   GbBlur *blur;
   GbError error;
 

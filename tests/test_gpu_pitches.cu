@@ -14,8 +14,8 @@
  * without a device.
  */
 #include "cuda_backend.h"
+#include "filter.h"
 #include "gaussblur.h"
-#include "recursive.h"
 
 #include <cuda_runtime.h>
 #include <stdint.h>
@@ -85,15 +85,12 @@ run_case (GbCuda * cuda, int width, int height, int channels,
     GbAlgorithm algorithm, GbBorder border, double sigma, int misaligned)
 {
   const int row_bytes = width * channels;
-  const int radius = gb_auto_radius (sigma);
-  GbGeometry geometry = { 1, 1, {{width, height, channels}} };
-  GbParams params = { sigma, 0, algorithm, border };
-  float *weights = (float *) malloc (sizeof (float) * (2 * radius + 1));
+  GbGeometry geometry = { 1, 1, {{width, height, channels, 1, 1}} };
+  GbParams params = gb_params_make (sigma, 0, algorithm, border);
+  GbPlaneFilter *filter = (GbPlaneFilter *) malloc (sizeof *filter);
   uint8_t *host_src = (uint8_t *) malloc ((size_t) row_bytes * height);
   uint8_t *expected = (uint8_t *) malloc ((size_t) row_bytes * height);
   uint8_t *actual = (uint8_t *) malloc ((size_t) row_bytes * height);
-  GbRecursiveFilter filter;
-  GbMultiscalePlan plan;
   DeviceFrame src = { }, dst = { };
   GbImage host_in = { {0}, {0} }, host_out = { {0}, {0} };
   GbImage device_in = { {0}, {0} }, device_out = { {0}, {0} };
@@ -138,12 +135,9 @@ run_case (GbCuda * cuda, int width, int height, int channels,
   device_out.data[0] = dst.data;
   device_out.stride[0] = dst.pitch;
 
-  gb_gaussian_weights (sigma, radius, weights);
-  gb_recursive_filter (sigma, &filter);
-  gb_multiscale_plan (sigma, width, height, &plan);
+  gb_plane_filters_resolve (&params, &geometry, filter);
   if (gb_cuda_configure (cuda, &geometry, &error) != GB_OK
-      || gb_cuda_set_weights (cuda, weights, radius, &filter, &plan,
-          &error) != GB_OK
+      || gb_cuda_set_filters (cuda, filter, &error) != GB_OK
       || gb_cuda_enqueue (cuda, &device_in, &device_out, algorithm, border,
           &error) != GB_OK
       || gb_cuda_synchronize (cuda, &error) != GB_OK) {
@@ -173,7 +167,7 @@ out:
   gb_blur_destroy (cpu);
   cudaFree (src.allocation);
   cudaFree (dst.allocation);
-  free (weights);
+  free (filter);
   free (host_src);
   free (expected);
   free (actual);

@@ -1,0 +1,98 @@
+/* Resolving the parameters per plane (see filter.h).
+ *
+ * Copyright (C) 2026 The cudagaussblur authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "filter.h"
+
+#include <limits.h>
+#include <string.h>
+
+static void
+axis_filter (const GbParams * params, double sigma, int subsampling,
+    GbAxisFilter * axis)
+{
+  axis->sigma = sigma / subsampling;
+  axis->radius = gb_axis_radius (params, axis->sigma, subsampling);
+  gb_gaussian_weights (axis->sigma, axis->radius, axis->weights);
+  gb_recursive_filter (axis->sigma, &axis->recursive);
+}
+
+/* [first, end) of the frame interval [start, start + length) on a plane axis
+ * of n samples that each cover `subsampling` frame pixels: every plane
+ * sample touching the interval, clipped to the plane. */
+static void
+plane_span (int start, int length, int subsampling, int n, int *first,
+    int *end)
+{
+  long lo = start / subsampling;
+  long hi = ((long) start + length + subsampling - 1) / subsampling;
+  *first = (int) (lo < n ? lo : n);
+  *end = (int) (hi < n ? hi : n);
+}
+
+void
+gb_plane_filters_resolve (const GbParams * params, const GbGeometry * geometry,
+    GbPlaneFilter * filters)
+{
+  GbRect region = params->region;
+  int p, grid_x = 1, grid_y = 1;
+
+  /* The region widens to the coarsest plane's grid, so that every plane
+   * covers the same part of the picture. */
+  for (p = 0; p < geometry->n_planes; p++) {
+    if (geometry->planes[p].subsampling_x > grid_x)
+      grid_x = geometry->planes[p].subsampling_x;
+    if (geometry->planes[p].subsampling_y > grid_y)
+      grid_y = geometry->planes[p].subsampling_y;
+  }
+  if (region.width > 0 && region.height > 0) {
+    const long x1 = ((long) region.x + region.width + grid_x - 1) / grid_x
+        * grid_x;
+    const long y1 = ((long) region.y + region.height + grid_y - 1) / grid_y
+        * grid_y;
+    region.x = region.x / grid_x * grid_x;
+    region.y = region.y / grid_y * grid_y;
+    region.width = (int) (x1 - region.x < INT_MAX ? x1 - region.x : INT_MAX);
+    region.height = (int) (y1 - region.y < INT_MAX ? y1 - region.y : INT_MAX);
+  }
+
+  for (p = 0; p < geometry->n_planes; p++) {
+    const GbPlaneGeometry *plane = &geometry->planes[p];
+    GbPlaneFilter *filter = &filters[p];
+    const int sub_x = plane->subsampling_x > 0 ? plane->subsampling_x : 1;
+    const int sub_y = plane->subsampling_y > 0 ? plane->subsampling_y : 1;
+    int x0 = 0, x1 = plane->width, y0 = 0, y1 = plane->height;
+
+    axis_filter (params, params->sigma_x, sub_x, &filter->x);
+    axis_filter (params, params->sigma_y, sub_y, &filter->y);
+    if (region.width > 0 && region.height > 0) {
+      plane_span (region.x, region.width, sub_x, plane->width, &x0, &x1);
+      plane_span (region.y, region.height, sub_y, plane->height, &y0, &y1);
+    }
+    filter->region = (GbRect) {
+    x0, y0, x1 - x0, y1 - y0};
+    filter->whole = x0 == 0 && y0 == 0 && x1 == plane->width
+        && y1 == plane->height;
+    /* The apron: what the region's outputs read (all of it for the
+     * convolutions; for the recursive and multi-scale filters, whose
+     * support is unbounded, the same reach, past which the Gaussian keeps
+     * under 0.047 % of its weight). */
+    x0 = x0 - filter->x.radius > 0 ? x0 - filter->x.radius : 0;
+    y0 = y0 - filter->y.radius > 0 ? y0 - filter->y.radius : 0;
+    x1 = x1 + filter->x.radius < plane->width ? x1 + filter->x.radius
+        : plane->width;
+    y1 = y1 + filter->y.radius < plane->height ? y1 + filter->y.radius
+        : plane->height;
+    filter->window = (GbRect) {
+    x0, y0, x1 - x0, y1 - y0};
+    if (filter->region.width == 0 || filter->region.height == 0)
+      filter->window = filter->region;
+    memset (&filter->multiscale, 0, sizeof filter->multiscale);
+    if (filter->window.width > 0 && filter->window.height > 0)
+      gb_multiscale_plan (filter->x.sigma, filter->y.sigma,
+          filter->window.width, filter->window.height, &filter->multiscale);
+    filter->sharpen = (float) params->sharpen;
+  }
+}
+

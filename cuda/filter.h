@@ -1,0 +1,64 @@
+/* What the handle hands each backend per plane: the parameters resolved for
+ * that plane's sampling of the frame (internal to the core).
+ *
+ * Copyright (C) 2026 The cudagaussblur authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * The handle (gaussblur.c) fills one GbPlaneFilter per plane with
+ * gb_plane_filters_resolve() (filter.c) whenever the parameters or the
+ * geometry change; the backends only read them. Every length here is in
+ * the plane's own pixels.
+ */
+#ifndef GAUSSBLUR_FILTER_H
+#define GAUSSBLUR_FILTER_H
+
+#include "gaussblur.h"
+#include "multiscale.h"
+#include "recursive.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The Gaussian along one axis of one plane. */
+typedef struct {
+  double sigma;                 /* 0: this axis is not filtered */
+  int radius;                   /* 0 when sigma is 0 */
+  float weights[2 * GB_MAX_RADIUS + 1];         /* gb_gaussian_weights() */
+  GbRecursiveFilter recursive;  /* gb_recursive_filter() (identity for 0) */
+} GbAxisFilter;
+
+typedef struct {
+  GbAxisFilter x;               /* along rows */
+  GbAxisFilter y;               /* along columns */
+  GbMultiscalePlan multiscale;  /* factor 0: multi-scale does not apply
+                                 * (either sigma below 12.8) */
+  /* The part of the plane that is filtered: the region and its apron (the
+   * radius of each axis), clipped to the plane. The algorithms see it as
+   * their whole frame, so its edges follow the border rule only where they
+   * are the plane's edges or the apron is cut short there. */
+  GbRect window;
+  /* The part that is written; the rest of the plane is copied from the
+   * source. Equal to the whole plane without a region; may be empty. */
+  GbRect region;
+  int whole;                    /* region is the whole plane: nothing to copy */
+  float sharpen;                /* GbParams.sharpen */
+} GbPlaneFilter;
+
+/* Fills filters[0 .. geometry->n_planes - 1] for valid parameters and
+ * geometry (gb_params_validate, gb_geometry_validate). */
+void gb_plane_filters_resolve (const GbParams * params,
+    const GbGeometry * geometry, GbPlaneFilter * filters);
+
+/* 1 when both axes have the same sigma and radius (the fused kernel needs it). */
+static inline int
+gb_plane_filter_isotropic (const GbPlaneFilter * filter)
+{
+  return filter->x.sigma == filter->y.sigma
+      && filter->x.radius == filter->y.radius;
+}
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* GAUSSBLUR_FILTER_H */
