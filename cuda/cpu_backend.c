@@ -499,6 +499,14 @@ round_row (uint8_t * restrict out, const float *restrict acc, size_t n,
   }
 }
 
+/* Buffers inside the scratch start on GB_CPU_ALIGN_FLOATS boundaries. */
+static size_t
+align_floats (size_t n)
+{
+  return (n + GB_CPU_ALIGN_FLOATS - 1) / GB_CPU_ALIGN_FLOATS
+      * GB_CPU_ALIGN_FLOATS;
+}
+
 /* --- NAIVE: the direct 2D sum, every sample through gb_border_index --- */
 
 /* Inlined with a constant bytes_per_sample, so each sample size gets its own
@@ -518,23 +526,23 @@ naive_pixel (const GbPlaneJob * job, int x, int y, float *acc,
 
   for (dy = -radius_y; dy <= radius_y; dy++) {
     int source_y = gb_border_index (y + dy, job->height, job->border);
+    float row_acc[GB_MAX_CHANNELS] = { 0.0f, 0.0f, 0.0f, 0.0f };
     const uint8_t *row;
-    float weight_y;
     if (source_y < 0)
       continue;
     row = job->src + (size_t) source_y * job->src_stride;
-    weight_y = wy[dy + radius_y];
+    /* Each row summed apart, then weighted: see shared_tile. */
     for (dx = -radius_x; dx <= radius_x; dx++) {
       int source_x = interior ? x + dx
           : gb_border_index (x + dx, job->width, job->border);
-      float weight;
       if (source_x < 0)
         continue;
-      weight = weight_y * wx[dx + radius_x];
       for (c = 0; c < channels; c++)
-        acc[c] += weight * load_sample (row, (size_t) source_x * channels + c,
-            bytes_per_sample);
+        row_acc[c] += wx[dx + radius_x] * load_sample (row,
+            (size_t) source_x * channels + c, bytes_per_sample);
     }
+    for (c = 0; c < channels; c++)
+      acc[c] += wy[dy + radius_y] * row_acc[c];
   }
 }
 
@@ -573,7 +581,9 @@ naive_band (const GbPlaneJob * job, float *scratch, int row_begin, int row_end)
  * applied once while filling. When the y radius is too large for all
  * 2 ry + 1 kernel rows to fit, the kernel rows go through the tile in
  * chunks, each adding to the float accumulator: every sum keeps NAIVE's
- * order (dy outer, dx inner). */
+ * order (dy outer, dx inner). Each kernel row is summed apart, then
+ * weighted and added: one running sum of (2 rx + 1)(2 ry + 1) products
+ * drifts by 2 16-bit levels at radius 105, two sums of 2 r + 1 do not. */
 
 static void
 shared_tile (const GbPlaneJob * job, float *tile, size_t padded_floats,
@@ -582,8 +592,10 @@ shared_tile (const GbPlaneJob * job, float *tile, size_t padded_floats,
   const int radius_y = job->y->radius;
   const int n_taps_x = 2 * job->x->radius + 1;
   const size_t row_samples = (size_t) job->width * job->channels;
-  float products[2 * GB_MAX_RADIUS + 1];
-  int dy0, dy, dx, j, t;
+  /* after the band's accumulators (scratch sized in gb_cpu_configure) */
+  float *row_acc = acc + align_floats (GB_CPU_SHARED_BAND_ROWS * row_samples);
+  size_t i;
+  int dy0, dy, j, t;
 
   memset (acc, 0, sizeof (float) * row_samples * band_rows);
   for (dy0 = -radius_y; dy0 <= radius_y; dy0 += chunk_taps) {
@@ -593,12 +605,15 @@ shared_tile (const GbPlaneJob * job, float *tile, size_t padded_floats,
     for (t = 0; t < band_rows + chunk - 1; t++)
       fill_tile_row (tile + t * padded_floats, y0 + dy0 + t, job);
     for (dy = dy0; dy < dy0 + chunk; dy++) {
-      for (dx = 0; dx < n_taps_x; dx++)
-        products[dx] = job->y->weights[dy + radius_y] * job->x->weights[dx];
-      for (j = 0; j < band_rows; j++)
-        accumulate_taps (acc + j * row_samples,
-            tile + (j + dy - dy0) * padded_floats, row_samples, products,
-            n_taps_x, job->channels);
+      const float weight_y = job->y->weights[dy + radius_y];
+      for (j = 0; j < band_rows; j++) {
+        float *restrict out = acc + j * row_samples;
+        memset (row_acc, 0, sizeof (float) * row_samples);
+        accumulate_taps (row_acc, tile + (j + dy - dy0) * padded_floats,
+            row_samples, job->x->weights, n_taps_x, job->channels);
+        for (i = 0; i < row_samples; i++)
+          out[i] = out[i] + weight_y * row_acc[i];
+      }
     }
   }
   for (j = 0; j < band_rows; j++)
@@ -1101,13 +1116,6 @@ gb_cpu_create (GbCpu ** out, GbError * error)
   return GB_OK;
 }
 
-static size_t
-align_floats (size_t n)
-{
-  return (n + GB_CPU_ALIGN_FLOATS - 1) / GB_CPU_ALIGN_FLOATS
-      * GB_CPU_ALIGN_FLOATS;
-}
-
 /* The one buffer is sized for the geometry only (never for the radius: any
  * radius up to GB_MAX_RADIUS fits), so parameter changes never reallocate.
  * It is reallocated when a new geometry needs a different size, smaller
@@ -1153,7 +1161,8 @@ gb_cpu_configure (GbCpu * cpu, const GbGeometry * geometry, GbError * error)
   /* The tile area doubles as the SEPARABLE padded row (at most one row
    * padded for GB_MAX_RADIUS) and column-pass accumulator (one strip). */
   scratch_floats = tile_floats
-      + align_floats (GB_CPU_SHARED_BAND_ROWS * row_floats);
+      + align_floats (GB_CPU_SHARED_BAND_ROWS * row_floats)
+      + align_floats (row_floats);      /* SHARED's row sum */
   /* RECURSIVE uses the same area for its states and forward sums. */
   if (align_floats (recursive_floats) > scratch_floats)
     scratch_floats = align_floats (recursive_floats);

@@ -25,6 +25,13 @@ struct GbCuda
 {
   int device;
   cudaStream_t stream;
+  /* Planes 1.. run on their own streams, forked from and joined back into
+   * `stream` within every frame, so that a small chroma plane's kernels
+   * fill the SMs beside the luma plane's instead of after them. Everything
+   * else (uploads, downloads, synchronisation) sees only `stream`. */
+  cudaStream_t plane_streams[GB_MAX_PLANES];    /* [0] unused */
+  cudaEvent_t fork;
+  cudaEvent_t joins[GB_MAX_PLANES];
   GbGeometry geometry;
   GbCudaPlaneBuffers planes[GB_MAX_PLANES];
   GbPlaneFilter filters[GB_MAX_PLANES]; /* host copies, per plane */
@@ -154,6 +161,15 @@ gb_cuda_create (int device_id, GbCuda ** out, GbError * error)
   err = cudaSetDevice (cuda->device);
   if (err == cudaSuccess)
     err = cudaStreamCreateWithFlags (&cuda->stream, cudaStreamNonBlocking);
+  if (err == cudaSuccess)
+    err = cudaEventCreateWithFlags (&cuda->fork, cudaEventDisableTiming);
+  for (int p = 1; p < GB_MAX_PLANES && err == cudaSuccess; p++) {
+    err = cudaStreamCreateWithFlags (&cuda->plane_streams[p],
+        cudaStreamNonBlocking);
+    if (err == cudaSuccess)
+      err = cudaEventCreateWithFlags (&cuda->joins[p],
+          cudaEventDisableTiming);
+  }
   if (err == cudaSuccess) {
     err = cudaMalloc (&cuda->device_weights,
         sizeof (float) * WEIGHTS_STRIDE * 2 * GB_MAX_PLANES);
@@ -321,98 +337,136 @@ copy_outside_region (const GbImage * src, const GbImage * dst, int p,
 /* The blur of one plane's window (filter.h) with the algorithm. */
 static cudaError_t
 launch_blur (GbCuda * cuda, const GbDevicePlane & plane, const GbTaps & taps,
-    const GbPlaneFilter * filter, GbAlgorithm algorithm, GbBorder border)
+    const GbPlaneFilter * filter, GbAlgorithm algorithm, GbBorder border,
+    cudaStream_t stream)
 {
   switch (algorithm) {
     case GB_ALGORITHM_NAIVE:
-      return gb_launch_naive_2d (plane, taps, border, cuda->stream);
+      return gb_launch_naive_2d (plane, taps, border, stream);
     case GB_ALGORITHM_SHARED:
-      return gb_launch_shared_2d (plane, taps, border, cuda->stream);
+      return gb_launch_shared_2d (plane, taps, border, stream);
     case GB_ALGORITHM_SEPARABLE:
-      return gb_launch_separable (plane, taps, border, cuda->stream);
+      return gb_launch_separable (plane, taps, border, stream);
     case GB_ALGORITHM_FUSED:
       /* The same filter as separable; where the tensor-core kernel does not
        * run (before compute capability 8.0, past its radius, 16-bit
        * samples, two different axes), separable computes it. */
       return fused_runs (cuda, filter, plane.bytes_per_sample)
-          ? gb_launch_fused (plane, taps, border, cuda->stream)
-          : gb_launch_separable (plane, taps, border, cuda->stream);
+          ? gb_launch_fused (plane, taps, border, stream)
+          : gb_launch_separable (plane, taps, border, stream);
     case GB_ALGORITHM_RECURSIVE:
-      return gb_launch_recursive (plane, taps, border, cuda->stream);
+      return gb_launch_recursive (plane, taps, border, stream);
     case GB_ALGORITHM_MULTISCALE:
       /* Below its sigma (no plan) the separable convolution, as on the
        * CPU. */
       return filter->multiscale.factor_x
-          ? gb_launch_multiscale (plane, taps, border, cuda->stream)
-          : gb_launch_separable (plane, taps, border, cuda->stream);
+          ? gb_launch_multiscale (plane, taps, border, stream)
+          : gb_launch_separable (plane, taps, border, stream);
     default:
       return cudaErrorInvalidValue;
   }
+}
+
+/* Everything one plane needs, on `stream`. */
+static GbStatus
+enqueue_plane (GbCuda * cuda, int p, const GbImage * src, const GbImage * dst,
+    GbAlgorithm algorithm, GbBorder border, cudaStream_t stream,
+    GbError * error)
+{
+  const GbPlaneGeometry *geometry = &cuda->geometry.planes[p];
+  const GbPlaneFilter *filter = &cuda->filters[p];
+  const float *weights = cuda->device_weights
+      + (size_t) 2 * p * WEIGHTS_STRIDE;
+  const size_t pixel = (size_t) geometry->channels
+      * cuda->geometry.bytes_per_sample;
+  GbDevicePlane plane;
+  cudaError_t err;
+
+  plane.src = offset_in (src, p, filter->window, pixel);
+  plane.src_pitch = src->stride[p];
+  plane.dst = (void *) offset_in (dst, p, filter->window, pixel);
+  plane.dst_pitch = dst->stride[p];
+  plane.intermediate = cuda->planes[p].intermediate;
+  plane.intermediate_pitch = cuda->planes[p].intermediate_pitch;
+  plane.transposed = cuda->planes[p].intermediate;
+  plane.transposed_pitch = cuda->planes[p].transposed_pitch;
+  plane.recursive_states = cuda->planes[p].recursive_states;
+  plane.multiscale_scratch = cuda->planes[p].intermediate;
+  plane.width = filter->window.width;
+  plane.height = filter->window.height;
+  plane.channels = geometry->channels;
+  plane.bytes_per_sample = cuda->geometry.bytes_per_sample;
+  const GbTaps taps = {
+    {weights, filter->x.weights, filter->x.radius, &filter->x.recursive},
+    {weights + WEIGHTS_STRIDE, filter->y.weights, filter->y.radius,
+        &filter->y.recursive},
+    &filter->multiscale,
+    cuda->device_multiscale + (size_t) p * GB_MULTISCALE_TABLE
+  };
+
+  if (plane.width > 0 && plane.height > 0) {
+    err = launch_blur (cuda, plane, taps, filter, algorithm, border, stream);
+    if (err != cudaSuccess)
+      return cuda_fail (error, err, "cannot launch the blur kernel");
+  }
+  if (filter->sharpen > 0.0f && filter->region.width > 0
+      && filter->region.height > 0) {
+    plane.src = offset_in (src, p, filter->region, pixel);
+    plane.dst = (void *) offset_in (dst, p, filter->region, pixel);
+    plane.width = filter->region.width;
+    plane.height = filter->region.height;
+    err = gb_launch_sharpen (plane, filter->sharpen, stream);
+    if (err != cudaSuccess)
+      return cuda_fail (error, err, "cannot launch the sharpen kernel");
+  }
+  if (!filter->whole) {
+    err = copy_outside_region (src, dst, p, geometry, filter, pixel, stream);
+    if (err != cudaSuccess)
+      return cuda_fail (error, err, "cannot copy around the region");
+  }
+  return GB_OK;
 }
 
 static GbStatus
 enqueue_planes (GbCuda * cuda, const GbImage * src, const GbImage * dst,
     GbAlgorithm algorithm, GbBorder border, GbError * error)
 {
+  const int n_planes = cuda->geometry.n_planes;
+  GbStatus status = GB_OK;
+  int forked = 0;
+
   if (algorithm <= GB_ALGORITHM_AUTO || algorithm > GB_ALGORITHM_LAST)
     return gb_error_set (error, GB_ERROR_INVALID_ARGUMENT,
         "algorithm %s is not a kernel", gb_algorithm_name (algorithm));
 
-  for (int p = 0; p < cuda->geometry.n_planes; p++) {
-    const GbPlaneGeometry *geometry = &cuda->geometry.planes[p];
-    const GbPlaneFilter *filter = &cuda->filters[p];
-    const float *weights = cuda->device_weights
-        + (size_t) 2 * p * WEIGHTS_STRIDE;
-    const size_t pixel = (size_t) geometry->channels
-        * cuda->geometry.bytes_per_sample;
-    GbDevicePlane plane;
-    cudaError_t err;
-
-    plane.src = offset_in (src, p, filter->window, pixel);
-    plane.src_pitch = src->stride[p];
-    plane.dst = (void *) offset_in (dst, p, filter->window, pixel);
-    plane.dst_pitch = dst->stride[p];
-    plane.intermediate = cuda->planes[p].intermediate;
-    plane.intermediate_pitch = cuda->planes[p].intermediate_pitch;
-    plane.transposed = cuda->planes[p].intermediate;
-    plane.transposed_pitch = cuda->planes[p].transposed_pitch;
-    plane.recursive_states = cuda->planes[p].recursive_states;
-    plane.multiscale_scratch = cuda->planes[p].intermediate;
-    plane.width = filter->window.width;
-    plane.height = filter->window.height;
-    plane.channels = geometry->channels;
-    plane.bytes_per_sample = cuda->geometry.bytes_per_sample;
-    const GbTaps taps = {
-      {weights, filter->x.weights, filter->x.radius, &filter->x.recursive},
-      {weights + WEIGHTS_STRIDE, filter->y.weights, filter->y.radius,
-          &filter->y.recursive},
-      &filter->multiscale,
-      cuda->device_multiscale + (size_t) p * GB_MULTISCALE_TABLE
-    };
-
-    if (plane.width > 0 && plane.height > 0) {
-      err = launch_blur (cuda, plane, taps, filter, algorithm, border);
-      if (err != cudaSuccess)
-        return cuda_fail (error, err, "cannot launch the blur kernel");
-    }
-    if (filter->sharpen > 0.0f && filter->region.width > 0
-        && filter->region.height > 0) {
-      plane.src = offset_in (src, p, filter->region, pixel);
-      plane.dst = (void *) offset_in (dst, p, filter->region, pixel);
-      plane.width = filter->region.width;
-      plane.height = filter->region.height;
-      err = gb_launch_sharpen (plane, filter->sharpen, cuda->stream);
-      if (err != cudaSuccess)
-        return cuda_fail (error, err, "cannot launch the sharpen kernel");
-    }
-    if (!filter->whole) {
-      err = copy_outside_region (src, dst, p, geometry, filter, pixel,
-          cuda->stream);
-      if (err != cudaSuccess)
-        return cuda_fail (error, err, "cannot copy around the region");
+  /* Fork: planes 1.. start after what `stream` holds (the upload, the
+   * weights). */
+  if (n_planes > 1)
+    CUDA_TRY (cudaEventRecord (cuda->fork, cuda->stream),
+        "cannot fork the plane streams");
+  for (int p = 1; p < n_planes; p++, forked++) {
+    cudaError_t err = cudaStreamWaitEvent (cuda->plane_streams[p],
+        cuda->fork, 0);
+    if (err != cudaSuccess) {
+      status = cuda_fail (error, err, "cannot fork the plane streams");
+      break;
     }
   }
-  return GB_OK;
+  for (int p = 0; p < n_planes && status == GB_OK; p++)
+    status = enqueue_plane (cuda, p, src, dst, algorithm, border,
+        p == 0 ? cuda->stream : cuda->plane_streams[p], error);
+  /* Join, even after a failure: whatever was queued on the plane streams
+   * is then ordered before anything later on `stream`, which is all the
+   * rest of the backend synchronises with. */
+  for (int p = 1; p <= forked; p++) {
+    cudaError_t err = cudaEventRecord (cuda->joins[p],
+        cuda->plane_streams[p]);
+    if (err == cudaSuccess)
+      err = cudaStreamWaitEvent (cuda->stream, cuda->joins[p], 0);
+    if (err != cudaSuccess && status == GB_OK)
+      status = cuda_fail (error, err, "cannot join the plane streams");
+  }
+  return status;
 }
 
 GbStatus
@@ -507,6 +561,14 @@ gb_cuda_destroy (GbCuda * cuda)
   free_planes (cuda);
   cudaFree (cuda->device_weights);
   cudaFree (cuda->device_multiscale);
+  for (int p = 1; p < GB_MAX_PLANES; p++) {
+    if (cuda->plane_streams[p])
+      cudaStreamDestroy (cuda->plane_streams[p]);
+    if (cuda->joins[p])
+      cudaEventDestroy (cuda->joins[p]);
+  }
+  if (cuda->fork)
+    cudaEventDestroy (cuda->fork);
   if (cuda->stream)
     cudaStreamDestroy (cuda->stream);
   free (cuda);
