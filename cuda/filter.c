@@ -31,6 +31,13 @@ plane_span (int start, int length, int subsampling, int n, int *first,
   *end = (int) (hi < n ? hi : n);
 }
 
+static int
+apron (const GbAxisFilter * axis)
+{
+  const int automatic = gb_auto_radius (axis->sigma);
+  return axis->radius > automatic ? axis->radius : automatic;
+}
+
 void
 gb_plane_filters_resolve (const GbParams * params, const GbGeometry * geometry,
     GbPlaneFilter * filters)
@@ -63,6 +70,7 @@ gb_plane_filters_resolve (const GbParams * params, const GbGeometry * geometry,
     const int sub_x = plane->subsampling_x > 0 ? plane->subsampling_x : 1;
     const int sub_y = plane->subsampling_y > 0 ? plane->subsampling_y : 1;
     int x0 = 0, x1 = plane->width, y0 = 0, y1 = plane->height;
+    int apron_x, apron_y;
 
     axis_filter (params, params->sigma_x, sub_x, &filter->x);
     axis_filter (params, params->sigma_y, sub_y, &filter->y);
@@ -76,14 +84,14 @@ gb_plane_filters_resolve (const GbParams * params, const GbGeometry * geometry,
         && y1 == plane->height;
     /* The apron: what the region's outputs read (all of it for the
      * convolutions; for the recursive and multi-scale filters, whose
-     * support is unbounded, the same reach, past which the Gaussian keeps
-     * under 0.047 % of its weight). */
-    x0 = x0 - filter->x.radius > 0 ? x0 - filter->x.radius : 0;
-    y0 = y0 - filter->y.radius > 0 ? y0 - filter->y.radius : 0;
-    x1 = x1 + filter->x.radius < plane->width ? x1 + filter->x.radius
-        : plane->width;
-    y1 = y1 + filter->y.radius < plane->height ? y1 + filter->y.radius
-        : plane->height;
+     * support is unbounded and which ignore the radius, ceil(3.5 sigma),
+     * past which the Gaussian keeps under 0.047 % of its weight). */
+    apron_x = apron (&filter->x);
+    apron_y = apron (&filter->y);
+    x0 = x0 - apron_x > 0 ? x0 - apron_x : 0;
+    y0 = y0 - apron_y > 0 ? y0 - apron_y : 0;
+    x1 = x1 + apron_x < plane->width ? x1 + apron_x : plane->width;
+    y1 = y1 + apron_y < plane->height ? y1 + apron_y : plane->height;
     filter->window = (GbRect) {
     x0, y0, x1 - x0, y1 - y0};
     if (filter->region.width == 0 || filter->region.height == 0)

@@ -205,9 +205,10 @@ gb_geometry_validate (const GbGeometry * geometry, GbError * error)
           "plane %d has %d channels (1 to %d supported)", p, plane->channels,
           GB_MAX_CHANNELS);
     if (plane->subsampling_x < 0 || plane->subsampling_x > 4
-        || plane->subsampling_y < 0 || plane->subsampling_y > 4)
+        || plane->subsampling_x == 3 || plane->subsampling_y < 0
+        || plane->subsampling_y > 4 || plane->subsampling_y == 3)
       return gb_error_set (error, GB_ERROR_INVALID_ARGUMENT,
-          "plane %d has subsampling %dx%d (1 to 4 supported)", p,
+          "plane %d has subsampling %dx%d (1, 2 or 4 supported)", p,
           plane->subsampling_x, plane->subsampling_y);
   }
   return GB_OK;
@@ -265,6 +266,11 @@ gb_image_validate (const GbGeometry * geometry, const GbImage * image,
     if (!image->data[p])
       return gb_error_set (error, GB_ERROR_INVALID_ARGUMENT,
           "%s plane %d has no data", which, p);
+    if (geometry->bytes_per_sample == 2
+        && (((uintptr_t) image->data[p] | image->stride[p]) & 1))
+      return gb_error_set (error, GB_ERROR_INVALID_ARGUMENT,
+          "%s plane %d: 16-bit samples need 2-byte aligned rows (data %p, "
+          "stride %zu)", which, p, image->data[p], image->stride[p]);
     if (image->stride[p] < row_bytes)
       return gb_error_set (error, GB_ERROR_INVALID_ARGUMENT,
           "%s plane %d stride %zu is less than its row of %zu bytes", which,

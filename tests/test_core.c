@@ -3255,11 +3255,38 @@ test_issue4_validation (void)
     wrong = geometry;
     wrong.planes[0].subsampling_x = -1;
     refuse_geometry (wrong, GB_ERROR_INVALID_ARGUMENT, "subsampling_x -1");
+    wrong = geometry;
+    wrong.planes[0].subsampling_x = 3;
+    refuse_geometry (wrong, GB_ERROR_INVALID_ARGUMENT, "subsampling_x 3");
     memset (&error, 0, sizeof error);
     wrong = geometry;
     wrong.planes[0].subsampling_y = 8;
     check_refused (gb_blur_set_geometry (blur, &wrong, &error),
         GB_ERROR_INVALID_ARGUMENT, &error, "set_geometry, subsampling_y 8");
+  }
+  /* 16-bit rows must be 2-byte aligned (the kernels read whole samples). */
+  {
+    GbGeometry sixteen = { 1, 2, {{5, 3, 1, 1, 1}} };
+    GbBlur *wide = create_blur (&sixteen);
+    uint16_t samples[3 * 8 + 1] = { 0 };
+    GbImage in = { {0}, {0} }, out = { {0}, {0} };
+    uint16_t result[3 * 8];
+    in.data[0] = samples;
+    in.stride[0] = 8 * sizeof (uint16_t);
+    out.data[0] = result;
+    out.stride[0] = 8 * sizeof (uint16_t);
+    check (gb_blur_process (wide, &in, &out, &error) == GB_OK,
+        "aligned 16-bit frame refused: %s", error.message);
+    in.stride[0] = 8 * sizeof (uint16_t) + 1;
+    memset (&error, 0, sizeof error);
+    check_refused (gb_blur_process (wide, &in, &out, &error),
+        GB_ERROR_INVALID_ARGUMENT, &error, "16-bit rows with an odd stride");
+    in.stride[0] = 8 * sizeof (uint16_t);
+    in.data[0] = (uint8_t *) samples + 1;
+    memset (&error, 0, sizeof error);
+    check_refused (gb_blur_process (wide, &in, &out, &error),
+        GB_ERROR_INVALID_ARGUMENT, &error, "16-bit rows at an odd address");
+    gb_blur_destroy (wide);
   }
   frame_clear (&after);
   frame_clear (&before);
