@@ -311,13 +311,15 @@ copy_outside_region (const GbImage * src, const GbImage * dst, int p,
     size_t pixel, cudaStream_t stream)
 {
   const GbRect &r = filter->region;
+  const bool empty = r.width <= 0 || r.height <= 0;
+  /* An empty region: the whole plane, once. */
   const GbRect parts[4] = {
-    {0, 0, geometry->width, r.height > 0 && r.width > 0 ? r.y
-          : geometry->height},
-    {0, r.y + r.height, geometry->width, r.height > 0 && r.width > 0
-          ? geometry->height - r.y - r.height : 0},
-    {0, r.y, r.x, r.height},
-    {r.x + r.width, r.y, geometry->width - r.x - r.width, r.height},
+    {0, 0, geometry->width, empty ? geometry->height : r.y},
+    {0, r.y + r.height, geometry->width, empty ? 0
+          : geometry->height - r.y - r.height},
+    {0, r.y, empty ? 0 : r.x, r.height},
+    {r.x + r.width, r.y, empty ? 0 : geometry->width - r.x - r.width,
+        r.height},
   };
 
   for (const GbRect & part:parts) {
@@ -463,8 +465,13 @@ enqueue_planes (GbCuda * cuda, const GbImage * src, const GbImage * dst,
         cuda->plane_streams[p]);
     if (err == cudaSuccess)
       err = cudaStreamWaitEvent (cuda->stream, cuda->joins[p], 0);
-    if (err != cudaSuccess && status == GB_OK)
-      status = cuda_fail (error, err, "cannot join the plane streams");
+    if (err != cudaSuccess) {
+      /* No join: wait here, so that nothing of this plane outlives the
+       * frame (buffers and weights are only guarded by `stream`). */
+      cudaStreamSynchronize (cuda->plane_streams[p]);
+      if (status == GB_OK)
+        status = cuda_fail (error, err, "cannot join the plane streams");
+    }
   }
   return status;
 }

@@ -43,7 +43,8 @@ gb_plane_filters_resolve (const GbParams * params, const GbGeometry * geometry,
     GbPlaneFilter * filters)
 {
   GbRect region = params->region;
-  int p, grid_x = 1, grid_y = 1;
+  const int has_region = region.width > 0 && region.height > 0;
+  int p, grid_x = 1, grid_y = 1, outside = 0;
 
   /* The region widens to the coarsest plane's grid, so that every plane
    * covers the same part of the picture. */
@@ -53,7 +54,17 @@ gb_plane_filters_resolve (const GbParams * params, const GbGeometry * geometry,
     if (geometry->planes[p].subsampling_y > grid_y)
       grid_y = geometry->planes[p].subsampling_y;
   }
-  if (region.width > 0 && region.height > 0) {
+  /* A region that starts past the frame (plane 0's extent) is empty: the
+   * widening below must not pull it back onto an odd-sized frame's edge. */
+  if (has_region && geometry->n_planes > 0) {
+    const GbPlaneGeometry *first = &geometry->planes[0];
+    const long frame_width = (long) first->width
+        * (first->subsampling_x > 0 ? first->subsampling_x : 1);
+    const long frame_height = (long) first->height
+        * (first->subsampling_y > 0 ? first->subsampling_y : 1);
+    outside = region.x >= frame_width || region.y >= frame_height;
+  }
+  if (has_region) {
     const long x1 = ((long) region.x + region.width + grid_x - 1) / grid_x
         * grid_x;
     const long y1 = ((long) region.y + region.height + grid_y - 1) / grid_y
@@ -74,7 +85,9 @@ gb_plane_filters_resolve (const GbParams * params, const GbGeometry * geometry,
 
     axis_filter (params, params->sigma_x, sub_x, &filter->x);
     axis_filter (params, params->sigma_y, sub_y, &filter->y);
-    if (region.width > 0 && region.height > 0) {
+    if (outside) {
+      x1 = y1 = 0;
+    } else if (has_region) {
       plane_span (region.x, region.width, sub_x, plane->width, &x0, &x1);
       plane_span (region.y, region.height, sub_y, plane->height, &y0, &y1);
     }

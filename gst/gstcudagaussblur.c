@@ -313,7 +313,8 @@ gst_cuda_gauss_blur_class_init (GstCudaGaussBlurClass * klass)
    *
    * Standard deviation along rows (horizontal). 0 leaves rows as they are
    * (a vertical-only blur if sigma-y is not 0). Negative sharpens, as for
-   * #GstCudaGaussBlur:sigma.
+   * #GstCudaGaussBlur:sigma: when either sigma-x or sigma-y is negative, the
+   * frame is sharpened with the blur of |sigma-x| by |sigma-y|.
    */
   g_object_class_install_property (gobject_class, PROP_SIGMA_X,
       g_param_spec_double ("sigma-x", "Sigma X",
@@ -498,8 +499,10 @@ gst_cuda_gauss_blur_finalize (GObject * object)
 static gboolean
 gst_cuda_gauss_blur_is_identity (GstCudaGaussBlur * self)
 {
+  /* amount as the core stores it (a float): a tiny one is 0 there */
   return (self->sigma_x == 0.0 && self->sigma_y == 0.0)
-      || ((self->sigma_x < 0.0 || self->sigma_y < 0.0) && self->amount == 0.0);
+      || ((self->sigma_x < 0.0 || self->sigma_y < 0.0)
+      && (gfloat) self->amount == 0.0f);
 }
 
 /* The identity lets the input buffers through. */

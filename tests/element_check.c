@@ -244,6 +244,12 @@ plane_region (const GstVideoInfo * info, guint plane, const GbParams * params)
     GbRect whole = { 0, 0, width, height };
     return whole;
   }
+  /* a region starting past the frame is empty, before any widening */
+  if (region->x >= GST_VIDEO_INFO_WIDTH (info)
+      || region->y >= GST_VIDEO_INFO_HEIGHT (info)) {
+    GbRect none = { 0, 0, 0, 0 };
+    return none;
+  }
   /* every plane covers the same picture: the coarsest chroma grid's */
   for (c = 0; c < GST_VIDEO_INFO_N_COMPONENTS (info); c++) {
     grid_x = MAX (grid_x, 1 << GST_VIDEO_FORMAT_INFO_W_SUB (info->finfo, c));

@@ -3005,9 +3005,11 @@ test_region_subsampled (void)
     /* partly outside */
     {{35, 3, 9, 9}, {34, 2, 3, 10}, {17, 1, 2, 5}, {34, 3, 3, 9},
         {17, 3, 2, 9}},
-    /* x 37 is past the frame, but widened to 36 it holds the last
-     * column (the last chroma column covers frame columns 36 and 37). */
-    {{37, 3, 9, 9}, {36, 2, 1, 10}, {18, 1, 1, 5}, {36, 3, 1, 9},
+    /* x 37 is past the frame: nothing changes, although widening it to
+     * the grid (36) would reach back onto the last column */
+    {{37, 3, 9, 9}, {0, 0, 0, 0}, {0, 0, 0, 0}, {0, 0, 0, 0}, {0, 0, 0, 0}},
+    /* x 36 is the last column: widened, it holds it */
+    {{36, 3, 9, 9}, {36, 2, 1, 10}, {18, 1, 1, 5}, {36, 3, 1, 9},
         {18, 3, 1, 9}},
     /* outside */
     {{38, 3, 9, 9}, {0, 0, 0, 0}, {0, 0, 0, 0}, {0, 0, 0, 0}, {0, 0, 0, 0}},
@@ -3295,6 +3297,60 @@ test_issue4_validation (void)
   group_end ();
 }
 
+/* A region that starts at or past the frame's right or bottom edge changes
+ * nothing, even on an odd-sized 4:2:0 frame, where widening it to the chroma
+ * grid would reach back onto the last column or row. */
+static void
+test_region_past_odd_frame (void)
+{
+  static const GbRect regions[] = {
+    {7, 0, 5, 5}, {0, 5, 7, 5}, {7, 5, 1, 1}, {8, 0, 2, 2}, {0, 6, 3, 3},
+  };
+  GbGeometry nv12 = { 2, 1, {{7, 5, 1, 1, 1}, {4, 3, 2, 2, 2}} };
+  GbBlur *blur = create_blur (&nv12);
+  uint8_t luma[5][7], chroma[3][8], out_luma[5][7], out_chroma[3][8];
+  GbImage src = { {luma, chroma}, {7, 8} };
+  GbImage dst = { {out_luma, out_chroma}, {7, 8} };
+  GbError error;
+  size_t i;
+
+  group_begin ("region past an odd frame");
+  random_seed (11);
+  for (i = 0; i < sizeof luma; i++)
+    ((uint8_t *) luma)[i] = random_byte ();
+  for (i = 0; i < sizeof chroma; i++)
+    ((uint8_t *) chroma)[i] = random_byte ();
+  for (i = 0; i < sizeof regions / sizeof regions[0]; i++) {
+    GbParams params = gb_params_make (2.0, 0, GB_ALGORITHM_SEPARABLE,
+        GB_BORDER_CLAMP);
+    params.region = regions[i];
+    memset (out_luma, 0, sizeof out_luma);
+    memset (out_chroma, 0, sizeof out_chroma);
+    check (gb_blur_set_params (blur, &params, &error) == GB_OK
+        && gb_blur_process (blur, &src, &dst, &error) == GB_OK,
+        "region %d,%d %dx%d: %s", regions[i].x, regions[i].y,
+        regions[i].width, regions[i].height, error.message);
+    check (memcmp (luma, out_luma, sizeof luma) == 0
+        && memcmp (chroma, out_chroma, sizeof chroma) == 0,
+        "region %d,%d %dx%d past a 7x5 NV12 frame changed it", regions[i].x,
+        regions[i].y, regions[i].width, regions[i].height);
+  }
+  /* ...while one that starts on the last column is widened onto the grid
+   * and blurs it. */
+  {
+    GbParams params = gb_params_make (2.0, 0, GB_ALGORITHM_SEPARABLE,
+        GB_BORDER_CLAMP);
+    params.region = (GbRect) {
+    6, 0, 1, 5};
+    check (gb_blur_set_params (blur, &params, &error) == GB_OK
+        && gb_blur_process (blur, &src, &dst, &error) == GB_OK
+        && memcmp (luma, out_luma, sizeof luma) != 0,
+        "region on the last column left the frame unchanged");
+  }
+  gb_blur_destroy (blur);
+  group_end ();
+}
+
 int
 main (void)
 {
@@ -3327,6 +3383,7 @@ main (void)
   test_region ();
   test_region_subsampled ();
   test_issue4_validation ();
+  test_region_past_odd_frame ();
 
   if (total_failures) {
     printf ("%d checks failed\n", total_failures);
