@@ -31,6 +31,9 @@ struct GbCuda
    * else (uploads, downloads, synchronisation) sees only `stream`. */
   cudaStream_t plane_streams[GB_MAX_PLANES];    /* [0] unused */
   cudaEvent_t fork;
+  /* Recorded after a host frame's download; the streaming thread sleeps on
+   * it (blocking sync) instead of spinning in cudaStreamSynchronize. */
+  cudaEvent_t frame_done;
   cudaEvent_t joins[GB_MAX_PLANES];
   GbGeometry geometry;
   GbCudaPlaneBuffers planes[GB_MAX_PLANES];
@@ -163,6 +166,9 @@ gb_cuda_create (int device_id, GbCuda ** out, GbError * error)
     err = cudaStreamCreateWithFlags (&cuda->stream, cudaStreamNonBlocking);
   if (err == cudaSuccess)
     err = cudaEventCreateWithFlags (&cuda->fork, cudaEventDisableTiming);
+  if (err == cudaSuccess)
+    err = cudaEventCreateWithFlags (&cuda->frame_done,
+        cudaEventDisableTiming | cudaEventBlockingSync);
   for (int p = 1; p < GB_MAX_PLANES && err == cudaSuccess; p++) {
     err = cudaStreamCreateWithFlags (&cuda->plane_streams[p],
         cudaStreamNonBlocking);
@@ -532,8 +538,12 @@ gb_cuda_process_host (GbCuda * cuda, const GbImage * src, const GbImage * dst,
             cudaMemcpyDeviceToHost, cuda->stream),
         "cannot download the frame");
   }
-  /* Kernel faults surface here, with the kernel's own error. */
-  CUDA_TRY (cudaStreamSynchronize (cuda->stream), "blur on the GPU failed");
+  /* Kernel faults surface here, with the kernel's own error. The event
+   * blocks the thread (no busy wait: the CPU time per frame stays that of
+   * the enqueueing). */
+  CUDA_TRY (cudaEventRecord (cuda->frame_done, cuda->stream),
+      "cannot record the end of the frame");
+  CUDA_TRY (cudaEventSynchronize (cuda->frame_done), "blur on the GPU failed");
   return GB_OK;
 }
 
@@ -549,6 +559,34 @@ void *
 gb_cuda_stream (GbCuda * cuda)
 {
   return cuda->stream;
+}
+
+GbStatus
+gb_cuda_host_alloc (size_t bytes, void **memory, GbError * error)
+{
+  int count = 0;
+  cudaError_t err = cudaGetDeviceCount (&count);
+
+  *memory = NULL;
+  if (err != cudaSuccess || count == 0)
+    return gb_error_set (error, GB_ERROR_NO_DEVICE,
+        "no usable CUDA device for page-locked memory: %s",
+        err != cudaSuccess ? cudaGetErrorString (err) : "none found");
+  /* Portable: pinned for every device and context of the process, so a
+   * buffer serves any element instance whatever its cuda-device-id. */
+  err = cudaHostAlloc (memory, bytes ? bytes : 1, cudaHostAllocPortable);
+  if (err != cudaSuccess) {
+    *memory = NULL;
+    return cuda_fail (error, err, "cannot allocate page-locked host memory");
+  }
+  return GB_OK;
+}
+
+void
+gb_cuda_host_free (void *memory)
+{
+  if (memory)
+    cudaFreeHost (memory);
 }
 
 unsigned
@@ -576,6 +614,8 @@ gb_cuda_destroy (GbCuda * cuda)
   }
   if (cuda->fork)
     cudaEventDestroy (cuda->fork);
+  if (cuda->frame_done)
+    cudaEventDestroy (cuda->frame_done);
   if (cuda->stream)
     cudaStreamDestroy (cuda->stream);
   free (cuda);

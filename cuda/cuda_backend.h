@@ -39,6 +39,9 @@ GbStatus gb_cuda_synchronize (GbCuda * cuda, GbError * error);
 /* The backend's cudaStream_t, for the benchmark's events. */
 void *gb_cuda_stream (GbCuda * cuda);
 unsigned gb_cuda_allocation_count (const GbCuda * cuda);
+/* Page-locked host memory (see gb_host_alloc in gaussblur.h). */
+GbStatus gb_cuda_host_alloc (size_t bytes, void **memory, GbError * error);
+void gb_cuda_host_free (void *memory);
 void gb_cuda_destroy (GbCuda * cuda);
 
 /* The algorithm GB_ALGORITHM_AUTO means on the GPU for a plane of this

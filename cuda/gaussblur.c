@@ -461,6 +461,21 @@ gb_blur_process (GbBlur * blur, const GbImage * src, const GbImage * dst,
       blur->params.border, error);
 }
 
+GbStatus
+gb_host_alloc (size_t bytes, void **memory, GbError * error)
+{
+  if (!memory)
+    return gb_error_set (error, GB_ERROR_INVALID_ARGUMENT,
+        "no memory pointer");
+  return gb_cuda_host_alloc (bytes, memory, error);
+}
+
+void
+gb_host_free (void *memory)
+{
+  gb_cuda_host_free (memory);
+}
+
 GbBackend
 gb_blur_get_backend (const GbBlur * blur)
 {

@@ -60,6 +60,7 @@
 #include <gst/video/video.h>
 
 #include "gaussblur.h"
+#include "gstpinnedallocator.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_cuda_gauss_blur_debug);
 #define GST_CAT_DEFAULT gst_cuda_gauss_blur_debug
@@ -258,6 +259,8 @@ static gboolean gst_cuda_gauss_blur_transform_size (GstBaseTransform * trans,
     gsize * othersize);
 static gboolean gst_cuda_gauss_blur_propose_allocation (GstBaseTransform *
     trans, GstQuery * decide_query, GstQuery * query);
+static gboolean gst_cuda_gauss_blur_decide_allocation (GstBaseTransform *
+    trans, GstQuery * query);
 static gboolean gst_cuda_gauss_blur_transform_meta (GstBaseTransform * trans,
     GstBuffer * outbuf, GstMeta * meta, GstBuffer * inbuf);
 static void gst_cuda_gauss_blur_before_transform (GstBaseTransform * trans,
@@ -459,6 +462,8 @@ gst_cuda_gauss_blur_class_init (GstCudaGaussBlurClass * klass)
       GST_DEBUG_FUNCPTR (gst_cuda_gauss_blur_transform_size);
   trans_class->propose_allocation =
       GST_DEBUG_FUNCPTR (gst_cuda_gauss_blur_propose_allocation);
+  trans_class->decide_allocation =
+      GST_DEBUG_FUNCPTR (gst_cuda_gauss_blur_decide_allocation);
   trans_class->transform_meta =
       GST_DEBUG_FUNCPTR (gst_cuda_gauss_blur_transform_meta);
   trans_class->before_transform =
@@ -809,19 +814,113 @@ gst_cuda_gauss_blur_transform_size (GstBaseTransform * trans,
   return TRUE;
 }
 
+/* Pinned memory pays where frames cross to the GPU: with the CUDA backend. */
+static gboolean
+gst_cuda_gauss_blur_wants_pinned (GstCudaGaussBlur * self)
+{
+  return self->blur && gb_blur_get_backend (self->blur) == GB_BACKEND_CUDA;
+}
+
+/* Buffers a pool of ours keeps at least: one being filled, one being
+ * blurred. */
+#define PINNED_POOL_MIN_BUFFERS 2
+
 static gboolean
 gst_cuda_gauss_blur_propose_allocation (GstBaseTransform * trans,
     GstQuery * decide_query, GstQuery * query)
 {
+  GstCudaGaussBlur *self = GST_CUDA_GAUSS_BLUR (trans);
+  GstCaps *caps;
+  GstVideoInfo info;
+
   if (!GST_BASE_TRANSFORM_CLASS (parent_class)->propose_allocation (trans,
           decide_query, query))
     return FALSE;
 
-  /* In passthrough (no decide_query) downstream answered for us. Otherwise
-   * upstream may pad its rows: we map through its video meta. */
-  if (decide_query)
-    gst_query_add_allocation_meta (query, GST_VIDEO_META_API_TYPE, NULL);
+  /* In passthrough (no decide_query) downstream answered for us. */
+  if (!decide_query)
+    return TRUE;
+  /* Upstream may pad its rows: we map through its video meta. */
+  gst_query_add_allocation_meta (query, GST_VIDEO_META_API_TYPE, NULL);
+
+  /* Upstream writes its frames straight into pinned memory: the upload is
+   * DMA at the bus's speed, no staging. A pool for elements that take one,
+   * the allocator for those that make their own. */
+  gst_query_parse_allocation (query, &caps, NULL);
+  if (caps && gst_cuda_gauss_blur_wants_pinned (self)
+      && gst_video_info_from_caps (&info, caps)) {
+    GstBufferPool *pool = gst_cuda_gauss_blur_pinned_pool_new (caps, &info,
+        PINNED_POOL_MIN_BUFFERS, 0, TRUE);
+    GstAllocator *allocator = gst_cuda_gauss_blur_pinned_allocator_get ();
+
+    if (pool && allocator) {
+      GstAllocationParams params;
+      gst_allocation_params_init (&params);
+      gst_query_add_allocation_pool (query, pool, GST_VIDEO_INFO_SIZE (&info),
+          PINNED_POOL_MIN_BUFFERS, 0);
+      gst_query_add_allocation_param (query, allocator, &params);
+      GST_DEBUG_OBJECT (self, "proposed a pinned pool upstream");
+    }
+    if (pool)
+      gst_object_unref (pool);
+    if (allocator)
+      gst_object_unref (allocator);
+  }
   return TRUE;
+}
+
+/* Output buffers: downstream's pool or allocator where it offers one (it
+ * knows its memory best); where it offers nothing but plain system memory,
+ * a pinned pool of ours, so that the download is DMA too. */
+static gboolean
+gst_cuda_gauss_blur_decide_allocation (GstBaseTransform * trans,
+    GstQuery * query)
+{
+  GstCudaGaussBlur *self = GST_CUDA_GAUSS_BLUR (trans);
+  GstAllocator *offered = NULL;
+  GstCaps *caps;
+  GstVideoInfo info;
+  gboolean plain = TRUE;
+
+  if (gst_query_get_n_allocation_params (query) > 0) {
+    gst_query_parse_nth_allocation_param (query, 0, &offered, NULL);
+    plain = !offered || g_strcmp0 (offered->mem_type,
+        GST_ALLOCATOR_SYSMEM) == 0;
+    if (offered)
+      gst_object_unref (offered);
+  }
+  gst_query_parse_allocation (query, &caps, NULL);
+  if (plain && gst_query_get_n_allocation_pools (query) == 0 && caps
+      && gst_cuda_gauss_blur_wants_pinned (self)
+      && gst_video_info_from_caps (&info, caps)) {
+    /* Padded rows only where downstream reads the video meta. */
+    const gboolean meta = gst_query_find_allocation_meta (query,
+        GST_VIDEO_META_API_TYPE, NULL);
+    GstBufferPool *pool = gst_cuda_gauss_blur_pinned_pool_new (caps, &info,
+        PINNED_POOL_MIN_BUFFERS, 0, meta);
+    GstAllocator *allocator = gst_cuda_gauss_blur_pinned_allocator_get ();
+
+    if (pool && allocator) {
+      GstAllocationParams params;
+      gst_allocation_params_init (&params);
+      /* The base class configures the first pool with the first
+       * allocator: ours, in both places. */
+      if (gst_query_get_n_allocation_params (query) > 0)
+        gst_query_set_nth_allocation_param (query, 0, allocator, &params);
+      else
+        gst_query_add_allocation_param (query, allocator, &params);
+      gst_query_add_allocation_pool (query, pool, GST_VIDEO_INFO_SIZE (&info),
+          PINNED_POOL_MIN_BUFFERS, 0);
+      GST_DEBUG_OBJECT (self, "output buffers from a pinned pool (video "
+          "meta %s)", meta ? "yes" : "no");
+    }
+    if (pool)
+      gst_object_unref (pool);
+    if (allocator)
+      gst_object_unref (allocator);
+  }
+  return GST_BASE_TRANSFORM_CLASS (parent_class)->decide_allocation (trans,
+      query);
 }
 
 /* Metas that only describe the video (and not its memory layout, size or
