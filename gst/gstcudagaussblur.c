@@ -524,9 +524,11 @@ gst_cuda_gauss_blur_update_passthrough (GstCudaGaussBlur * self)
   if (passthrough != gst_base_transform_is_passthrough (trans)) {
     GST_DEBUG_OBJECT (self, "passthrough %s", passthrough ? "on" : "off");
     gst_base_transform_set_passthrough (trans, passthrough);
-    /* Leaving passthrough needs an output pool of our own; entering it lets
-     * upstream allocate from downstream again. */
+    /* Leaving passthrough needs an output pool of our own, and upstream
+     * should take our (pinned) pool rather than downstream's; entering it
+     * lets upstream allocate from downstream again. */
     gst_base_transform_reconfigure_src (trans);
+    gst_base_transform_reconfigure_sink (trans);
   }
 }
 
@@ -825,6 +827,19 @@ gst_cuda_gauss_blur_wants_pinned (GstCudaGaussBlur * self)
  * blurred. */
 #define PINNED_POOL_MIN_BUFFERS 2
 
+/* The buffer size a configured pool makes (or fallback). */
+static guint
+gst_cuda_gauss_blur_pool_size (GstBufferPool * pool, guint fallback)
+{
+  GstStructure *config = gst_buffer_pool_get_config (pool);
+  guint size = fallback;
+
+  if (!gst_buffer_pool_config_get_params (config, NULL, &size, NULL, NULL))
+    size = fallback;
+  gst_structure_free (config);
+  return size;
+}
+
 static gboolean
 gst_cuda_gauss_blur_propose_allocation (GstBaseTransform * trans,
     GstQuery * decide_query, GstQuery * query)
@@ -856,7 +871,10 @@ gst_cuda_gauss_blur_propose_allocation (GstBaseTransform * trans,
     if (pool && allocator) {
       GstAllocationParams params;
       gst_allocation_params_init (&params);
-      gst_query_add_allocation_pool (query, pool, GST_VIDEO_INFO_SIZE (&info),
+      /* the pool's own buffer size: padded rows make it larger than the
+       * caps' frame, and upstream compares */
+      gst_query_add_allocation_pool (query, pool,
+          gst_cuda_gauss_blur_pool_size (pool, GST_VIDEO_INFO_SIZE (&info)),
           PINNED_POOL_MIN_BUFFERS, 0);
       gst_query_add_allocation_param (query, allocator, &params);
       GST_DEBUG_OBJECT (self, "proposed a pinned pool upstream");
@@ -869,56 +887,76 @@ gst_cuda_gauss_blur_propose_allocation (GstBaseTransform * trans,
   return TRUE;
 }
 
-/* Output buffers: downstream's pool or allocator where it offers one (it
- * knows its memory best); where it offers nothing but plain system memory,
- * a pinned pool of ours, so that the download is DMA too. */
+/* A plain pool: GStreamer's generic ones, which take any allocator. */
+static gboolean
+gst_cuda_gauss_blur_is_plain_pool (GstBufferPool * pool)
+{
+  return !pool || G_OBJECT_TYPE (pool) == GST_TYPE_BUFFER_POOL
+      || G_OBJECT_TYPE (pool) == GST_TYPE_VIDEO_BUFFER_POOL;
+}
+
+/* Output buffers: downstream's memory where it offers its own (a sink knows
+ * its memory best); where it offers only plain system memory (no allocator,
+ * or the system one, and no pool or a generic one, as video filters do),
+ * pinned memory, so that the download is DMA too: the pinned allocator
+ * first (the base class configures the first pool with the first
+ * allocator), and a pinned pool of ours where downstream has none. */
 static gboolean
 gst_cuda_gauss_blur_decide_allocation (GstBaseTransform * trans,
     GstQuery * query)
 {
   GstCudaGaussBlur *self = GST_CUDA_GAUSS_BLUR (trans);
-  GstAllocator *offered = NULL;
+  GstAllocator *offered = NULL, *allocator = NULL;
+  GstBufferPool *offered_pool = NULL;
+  GstAllocationParams params;
   GstCaps *caps;
   GstVideoInfo info;
   gboolean plain = TRUE;
 
+  gst_allocation_params_init (&params);
   if (gst_query_get_n_allocation_params (query) > 0) {
-    gst_query_parse_nth_allocation_param (query, 0, &offered, NULL);
+    gst_query_parse_nth_allocation_param (query, 0, &offered, &params);
     plain = !offered || g_strcmp0 (offered->mem_type,
         GST_ALLOCATOR_SYSMEM) == 0;
     if (offered)
       gst_object_unref (offered);
   }
+  if (gst_query_get_n_allocation_pools (query) > 0) {
+    gst_query_parse_nth_allocation_pool (query, 0, &offered_pool, NULL, NULL,
+        NULL);
+    plain = plain && gst_cuda_gauss_blur_is_plain_pool (offered_pool);
+  }
   gst_query_parse_allocation (query, &caps, NULL);
-  if (plain && gst_query_get_n_allocation_pools (query) == 0 && caps
-      && gst_cuda_gauss_blur_wants_pinned (self)
-      && gst_video_info_from_caps (&info, caps)) {
-    /* Padded rows only where downstream reads the video meta. */
-    const gboolean meta = gst_query_find_allocation_meta (query,
-        GST_VIDEO_META_API_TYPE, NULL);
-    GstBufferPool *pool = gst_cuda_gauss_blur_pinned_pool_new (caps, &info,
-        PINNED_POOL_MIN_BUFFERS, 0, meta);
-    GstAllocator *allocator = gst_cuda_gauss_blur_pinned_allocator_get ();
-
-    if (pool && allocator) {
-      GstAllocationParams params;
-      gst_allocation_params_init (&params);
-      /* The base class configures the first pool with the first
-       * allocator: ours, in both places. */
-      if (gst_query_get_n_allocation_params (query) > 0)
-        gst_query_set_nth_allocation_param (query, 0, allocator, &params);
-      else
-        gst_query_add_allocation_param (query, allocator, &params);
-      gst_query_add_allocation_pool (query, pool, GST_VIDEO_INFO_SIZE (&info),
-          PINNED_POOL_MIN_BUFFERS, 0);
+  if (plain && caps && gst_cuda_gauss_blur_wants_pinned (self)
+      && gst_video_info_from_caps (&info, caps)
+      && (allocator = gst_cuda_gauss_blur_pinned_allocator_get ())) {
+    /* downstream's alignment, prefix and padding kept */
+    if (gst_query_get_n_allocation_params (query) > 0)
+      gst_query_set_nth_allocation_param (query, 0, allocator, &params);
+    else
+      gst_query_add_allocation_param (query, allocator, &params);
+    if (gst_query_get_n_allocation_pools (query) == 0) {
+      /* Padded rows only where downstream reads the video meta. */
+      const gboolean meta = gst_query_find_allocation_meta (query,
+          GST_VIDEO_META_API_TYPE, NULL);
+      GstBufferPool *pool = gst_cuda_gauss_blur_pinned_pool_new (caps, &info,
+          PINNED_POOL_MIN_BUFFERS, 0, meta);
+      if (pool) {
+        gst_query_add_allocation_pool (query, pool,
+            gst_cuda_gauss_blur_pool_size (pool, GST_VIDEO_INFO_SIZE (&info)),
+            PINNED_POOL_MIN_BUFFERS, 0);
+        gst_object_unref (pool);
+      }
       GST_DEBUG_OBJECT (self, "output buffers from a pinned pool (video "
           "meta %s)", meta ? "yes" : "no");
+    } else {
+      GST_DEBUG_OBJECT (self, "downstream's generic pool, with pinned "
+          "memory");
     }
-    if (pool)
-      gst_object_unref (pool);
-    if (allocator)
-      gst_object_unref (allocator);
+    gst_object_unref (allocator);
   }
+  if (offered_pool)
+    gst_object_unref (offered_pool);
   return GST_BASE_TRANSFORM_CLASS (parent_class)->decide_allocation (trans,
       query);
 }

@@ -528,3 +528,472 @@ check_property_steps (GstHarness * h, GstBuffer * input,
   }
   return last;
 }
+
+/* --- allocation: pinned pools --- */
+
+gboolean
+allocator_is_pinned (GstAllocator * allocator)
+{
+  return allocator && g_strcmp0 (allocator->mem_type, PINNED_MEMORY_TYPE) == 0;
+}
+
+gboolean
+buffer_is_pinned (GstBuffer * buffer)
+{
+  guint i, n = gst_buffer_n_memory (buffer);
+
+  for (i = 0; i < n; i++)
+    if (!gst_memory_is_type (gst_buffer_peek_memory (buffer, i),
+            PINNED_MEMORY_TYPE))
+      return FALSE;
+  return n > 0;
+}
+
+void
+fill_frame (GstBuffer * buffer, const GstVideoInfo * info, guint32 seed)
+{
+  GRand *rand = g_rand_new_with_seed (seed);
+  GstVideoFrame frame;
+  guint p;
+  gint y, x;
+
+  fail_unless (gst_video_frame_map (&frame, info, buffer, GST_MAP_WRITE));
+  for (p = 0; p < GST_VIDEO_FRAME_N_PLANES (&frame); p++) {
+    const gint stride = GST_VIDEO_FRAME_PLANE_STRIDE (&frame, p);
+    const gint rows = GST_VIDEO_FRAME_COMP_HEIGHT (&frame,
+        plane_component (info, p));
+    guint8 *data = GST_VIDEO_FRAME_PLANE_DATA (&frame, p);
+
+    for (y = 0; y < rows; y++)
+      for (x = 0; x < stride; x++)
+        data[(gsize) y * stride + x] = g_rand_int_range (rand, 0, 256);
+  }
+  gst_video_frame_unmap (&frame);
+  g_rand_free (rand);
+}
+
+GstQuery *
+proposed_allocation (GstHarness * h)
+{
+  GstCaps *caps = gst_pad_get_current_caps (h->srcpad);
+  GstQuery *query;
+
+  fail_unless (caps != NULL, "the harness has no source caps");
+  query = gst_query_new_allocation (caps, TRUE);
+  gst_caps_unref (caps);
+  fail_unless (gst_pad_peer_query (h->srcpad, query),
+      "the element did not answer the allocation query");
+  return query;
+}
+
+gboolean
+pool_is_pinned (GstBufferPool * pool, guint * size, gboolean * video_meta)
+{
+  GstStructure *config = gst_buffer_pool_get_config (pool);
+  GstAllocator *allocator = NULL;
+  gboolean pinned;
+
+  fail_unless (gst_buffer_pool_config_get_params (config, NULL, size, NULL,
+          NULL));
+  gst_buffer_pool_config_get_allocator (config, &allocator, NULL);
+  pinned = allocator_is_pinned (allocator);
+  if (video_meta)
+    *video_meta = gst_buffer_pool_config_has_option (config,
+        GST_BUFFER_POOL_OPTION_VIDEO_META);
+  gst_structure_free (config);
+  return pinned;
+}
+
+gboolean
+allocation_offers_pinned (GstQuery * query)
+{
+  gboolean pinned = FALSE;
+  guint i;
+
+  for (i = 0; i < gst_query_get_n_allocation_pools (query); i++) {
+    GstBufferPool *pool = NULL;
+
+    gst_query_parse_nth_allocation_pool (query, i, &pool, NULL, NULL, NULL);
+    if (pool) {
+      pinned |= pool_is_pinned (pool, NULL, NULL);
+      gst_object_unref (pool);
+    }
+  }
+  for (i = 0; i < gst_query_get_n_allocation_params (query); i++) {
+    GstAllocator *allocator = NULL;
+
+    gst_query_parse_nth_allocation_param (query, i, &allocator, NULL);
+    if (allocator) {
+      pinned |= allocator_is_pinned (allocator);
+      gst_object_unref (allocator);
+    }
+  }
+  return pinned;
+}
+
+/* The test allocator: heap memory, aligned as asked, of its own type. */
+typedef struct
+{
+  GstMemory mem;
+  guint8 *block;                /* g_malloc's block; NULL in a share */
+  guint8 *data;                 /* the aligned start of maxsize bytes */
+} TestMemory;
+
+typedef GstAllocator TestAllocator;
+typedef GstAllocatorClass TestAllocatorClass;
+static GType test_allocator_get_type (void);
+G_DEFINE_TYPE (TestAllocator, test_allocator, GST_TYPE_ALLOCATOR);
+
+static GstMemory *
+test_memory_alloc (GstAllocator * allocator, gsize size,
+    GstAllocationParams * params)
+{
+  const gsize align = params->align | gst_memory_alignment;
+  const gsize maxsize = size + params->prefix + params->padding;
+  TestMemory *mem = g_new0 (TestMemory, 1);
+
+  gst_memory_init (GST_MEMORY_CAST (mem), params->flags, allocator, NULL,
+      maxsize, align, params->prefix, size);
+  mem->block = g_malloc0 (maxsize + align);
+  mem->data = (guint8 *) (((guintptr) mem->block + align) & ~(guintptr) align);
+  return GST_MEMORY_CAST (mem);
+}
+
+static void
+test_memory_free (GstAllocator * allocator G_GNUC_UNUSED, GstMemory * memory)
+{
+  TestMemory *mem = (TestMemory *) memory;
+
+  g_free (mem->block);
+  g_free (mem);
+}
+
+static gpointer
+test_memory_map (GstMemory * memory, gsize maxsize G_GNUC_UNUSED,
+    GstMapFlags flags G_GNUC_UNUSED)
+{
+  return ((TestMemory *) memory)->data;
+}
+
+static void
+test_memory_unmap (GstMemory * memory G_GNUC_UNUSED)
+{
+}
+
+static GstMemory *
+test_memory_share (GstMemory * memory, gssize offset, gssize size)
+{
+  GstMemory *parent = memory->parent ? memory->parent : memory;
+  TestMemory *sub = g_new0 (TestMemory, 1);
+
+  if (size == -1)
+    size = memory->size - offset;
+  gst_memory_init (GST_MEMORY_CAST (sub),
+      GST_MINI_OBJECT_FLAGS (parent) | GST_MINI_OBJECT_FLAG_LOCK_READONLY,
+      memory->allocator, parent, memory->maxsize, memory->align,
+      memory->offset + offset, size);
+  sub->data = ((TestMemory *) memory)->data;
+  return GST_MEMORY_CAST (sub);
+}
+
+static GstMemory *
+test_memory_copy (GstMemory * memory, gssize offset, gssize size)
+{
+  GstAllocationParams params;
+  GstMemory *copy;
+  GstMapInfo in, out;
+
+  gst_allocation_params_init (&params);
+  params.align = memory->align;
+  if (size == -1)
+    size = memory->size > (gsize) offset ? memory->size - offset : 0;
+  copy = gst_allocator_alloc (memory->allocator, size, &params);
+  fail_unless (gst_memory_map (memory, &in, GST_MAP_READ));
+  fail_unless (gst_memory_map (copy, &out, GST_MAP_WRITE));
+  memcpy (out.data, in.data + offset, size);
+  gst_memory_unmap (copy, &out);
+  gst_memory_unmap (memory, &in);
+  return copy;
+}
+
+static void
+test_allocator_class_init (TestAllocatorClass * klass)
+{
+  klass->alloc = test_memory_alloc;
+  klass->free = test_memory_free;
+}
+
+static void
+test_allocator_init (TestAllocator * allocator)
+{
+  allocator->mem_type = TEST_MEMORY_TYPE;
+  allocator->mem_map = test_memory_map;
+  allocator->mem_unmap = test_memory_unmap;
+  allocator->mem_share = test_memory_share;
+  allocator->mem_copy = test_memory_copy;
+}
+
+GstAllocator *
+test_allocator_new (void)
+{
+  GstAllocator *allocator = g_object_new (test_allocator_get_type (), NULL);
+
+  return gst_object_ref_sink (allocator);
+}
+
+/* After the harness has answered (the answer comes back up: PULL), add the
+ * pool where there is none. */
+static GstPadProbeReturn
+offer_pool_probe (GstPad * pad G_GNUC_UNUSED, GstPadProbeInfo * info, gpointer user_data)
+{
+  GstQuery *query = GST_PAD_PROBE_INFO_QUERY (info);
+  GstVideoInfo video;
+  GstCaps *caps = NULL;
+
+  if (!(GST_PAD_PROBE_INFO_TYPE (info) & GST_PAD_PROBE_TYPE_PULL)
+      || GST_QUERY_TYPE (query) != GST_QUERY_ALLOCATION)
+    return GST_PAD_PROBE_OK;
+  gst_query_parse_allocation (query, &caps, NULL);
+  if (caps && gst_video_info_from_caps (&video, caps)
+      && gst_query_get_n_allocation_pools (query) == 0)
+    gst_query_add_allocation_pool (query, GST_BUFFER_POOL (user_data),
+        GST_VIDEO_INFO_SIZE (&video), 0, 0);
+  return GST_PAD_PROBE_OK;
+}
+
+void
+harness_offer_pool (GstHarness * h, GstBufferPool * pool)
+{
+  fail_unless (gst_pad_add_probe (h->sinkpad,
+          GST_PAD_PROBE_TYPE_QUERY_DOWNSTREAM, offer_pool_probe,
+          gst_object_ref (pool), gst_object_unref) != 0);
+}
+
+struct _PoolTracker
+{
+  GMutex lock;
+  GHashTable *live;             /* GstBufferPool * (weak) */
+  guint seen;
+};
+
+static void
+pool_gone (gpointer data, GObject * where_the_object_was)
+{
+  PoolTracker *tracker = data;
+
+  g_mutex_lock (&tracker->lock);
+  g_hash_table_remove (tracker->live, where_the_object_was);
+  g_mutex_unlock (&tracker->lock);
+}
+
+PoolTracker *
+pool_tracker_new (void)
+{
+  PoolTracker *tracker = g_new0 (PoolTracker, 1);
+
+  g_mutex_init (&tracker->lock);
+  tracker->live = g_hash_table_new (NULL, NULL);
+  return tracker;
+}
+
+void
+pool_tracker_add (PoolTracker * tracker, GstBufferPool * pool)
+{
+  g_mutex_lock (&tracker->lock);
+  if (!g_hash_table_contains (tracker->live, pool)) {
+    g_hash_table_add (tracker->live, pool);
+    g_object_weak_ref (G_OBJECT (pool), pool_gone, tracker);
+    tracker->seen++;
+  }
+  g_mutex_unlock (&tracker->lock);
+}
+
+guint
+pool_tracker_seen (PoolTracker * tracker)
+{
+  guint seen;
+
+  g_mutex_lock (&tracker->lock);
+  seen = tracker->seen;
+  g_mutex_unlock (&tracker->lock);
+  return seen;
+}
+
+guint
+pool_tracker_live (PoolTracker * tracker)
+{
+  guint live;
+
+  g_mutex_lock (&tracker->lock);
+  live = g_hash_table_size (tracker->live);
+  g_mutex_unlock (&tracker->lock);
+  return live;
+}
+
+void
+pool_tracker_free (PoolTracker * tracker)
+{
+  GHashTableIter iter;
+  gpointer pool;
+
+  /* pools still alive (a failed check) must not call back into freed
+   * memory */
+  g_mutex_lock (&tracker->lock);
+  g_hash_table_iter_init (&iter, tracker->live);
+  while (g_hash_table_iter_next (&iter, &pool, NULL))
+    g_object_weak_unref (G_OBJECT (pool), pool_gone, tracker);
+  g_mutex_unlock (&tracker->lock);
+  g_hash_table_unref (tracker->live);
+  g_mutex_clear (&tracker->lock);
+  g_free (tracker);
+}
+
+/* What the pads of the element saw during one cycle (streaming thread;
+ * checked by the test's thread after the cycle). */
+typedef struct
+{
+  GMutex lock;
+  PoolTracker *pools;
+  GstVideoInfo info;
+  GbParams params;
+  GstBuffer *input;             /* the frame being blurred */
+  guint n_in, n_out, n_in_pinned, n_out_pinned, n_in_pooled;
+  guint n_unmatched;            /* outputs without an input */
+  gint worst;                   /* largest difference from the reference */
+} CycleProbes;
+
+static GstPadProbeReturn
+cycle_input_probe (GstPad * pad G_GNUC_UNUSED, GstPadProbeInfo * info, gpointer user_data)
+{
+  CycleProbes *probes = user_data;
+  GstBuffer *buffer = GST_PAD_PROBE_INFO_BUFFER (info);
+
+  g_mutex_lock (&probes->lock);
+  probes->n_in++;
+  probes->n_in_pinned += buffer_is_pinned (buffer);
+  if (buffer->pool) {
+    probes->n_in_pooled++;
+    pool_tracker_add (probes->pools, buffer->pool);
+  }
+  gst_buffer_replace (&probes->input, buffer);
+  g_mutex_unlock (&probes->lock);
+  return GST_PAD_PROBE_OK;
+}
+
+static GstPadProbeReturn
+cycle_output_probe (GstPad * pad G_GNUC_UNUSED, GstPadProbeInfo * info, gpointer user_data)
+{
+  CycleProbes *probes = user_data;
+  GstBuffer *buffer = GST_PAD_PROBE_INFO_BUFFER (info);
+
+  g_mutex_lock (&probes->lock);
+  probes->n_out++;
+  probes->n_out_pinned += buffer_is_pinned (buffer);
+  if (buffer->pool)
+    pool_tracker_add (probes->pools, buffer->pool);
+  if (probes->input) {
+    GstBuffer *expected = reference_blur (probes->input, &probes->info,
+        &probes->params);
+
+    probes->worst = MAX (probes->worst, max_difference (buffer, expected,
+            &probes->info));
+    gst_buffer_unref (expected);
+    gst_buffer_replace (&probes->input, NULL);
+  } else {
+    probes->n_unmatched++;
+  }
+  g_mutex_unlock (&probes->lock);
+  return GST_PAD_PROBE_OK;
+}
+
+void
+check_state_cycles (const gchar * backend, const gchar * format,
+    gint width, gint height, guint n_cycles, GbAlgorithm reference_algorithm,
+    gint tolerance, gboolean expect_pinned)
+{
+  const guint n_frames = 3;
+  gchar *description = g_strdup_printf ("videotestsrc num-buffers=%u "
+      "pattern=snow ! video/x-raw,format=%s,width=%d,height=%d,"
+      "framerate=30/1 ! " ELEMENT " name=blur backend=%s sigma=2 ! "
+      "fakesink enable-last-sample=false", n_frames, format, width, height,
+      backend);
+  GError *error = NULL;
+  GstElement *pipeline = gst_parse_launch (description, &error);
+  CycleProbes probes;
+  GstElement *blur;
+  GstPad *pad;
+  GstBus *bus;
+  guint i;
+
+  fail_unless (pipeline != NULL, "%s", error ? error->message : "");
+  memset (&probes, 0, sizeof probes);
+  g_mutex_init (&probes.lock);
+  probes.pools = pool_tracker_new ();
+  probes.info = video_info (format, width, height);
+  probes.params = gb_params_make (2.0, 0, reference_algorithm,
+      GB_BORDER_CLAMP);
+
+  blur = gst_bin_get_by_name (GST_BIN (pipeline), "blur");
+  pad = gst_element_get_static_pad (blur, "sink");
+  gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, cycle_input_probe,
+      &probes, NULL);
+  gst_object_unref (pad);
+  pad = gst_element_get_static_pad (blur, "src");
+  gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, cycle_output_probe,
+      &probes, NULL);
+  gst_object_unref (pad);
+  gst_object_unref (blur);
+  bus = gst_element_get_bus (pipeline);
+
+  for (i = 0; i < n_cycles; i++) {
+    GstMessage *message;
+    guint seen_before = pool_tracker_seen (probes.pools);
+
+    fail_if (gst_element_set_state (pipeline, GST_STATE_PLAYING) ==
+        GST_STATE_CHANGE_FAILURE, "cycle %u: cannot play", i);
+    message = gst_bus_timed_pop_filtered (bus, 60 * GST_SECOND,
+        GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+    fail_unless (message != NULL, "cycle %u: no EOS or error within 60 s", i);
+    if (GST_MESSAGE_TYPE (message) == GST_MESSAGE_ERROR) {
+      GError *failure = NULL;
+      gchar *debug = NULL;
+
+      gst_message_parse_error (message, &failure, &debug);
+      fail ("cycle %u: error from %s: %s (%s)", i,
+          GST_OBJECT_NAME (GST_MESSAGE_SRC (message)), failure->message,
+          debug ? debug : "");
+    }
+    gst_message_unref (message);
+    fail_unless_equals_int (gst_element_set_state (pipeline, GST_STATE_NULL),
+        GST_STATE_CHANGE_SUCCESS);
+
+    /* the streaming thread has stopped: the counts are final */
+    g_mutex_lock (&probes.lock);
+    gst_buffer_replace (&probes.input, NULL);
+    fail_unless_equals_int (probes.n_in, n_frames);
+    fail_unless_equals_int (probes.n_out, n_frames);
+    fail_unless_equals_int (probes.n_unmatched, 0);
+    fail_unless (probes.worst <= tolerance, "cycle %u: %s %dx%d on %s: "
+        "%d levels from the CPU core", i, format, width, height, backend,
+        probes.worst);
+    fail_unless_equals_int (probes.n_in_pinned, expect_pinned ? n_frames : 0);
+    fail_unless_equals_int (probes.n_out_pinned, expect_pinned ? n_frames : 0);
+    /* videotestsrc allocates from a pool: ours (pinned) or its own */
+    fail_unless_equals_int (probes.n_in_pooled, n_frames);
+    probes.n_in = probes.n_out = probes.n_unmatched = probes.worst = 0;
+    probes.n_in_pinned = probes.n_out_pinned = probes.n_in_pooled = 0;
+    g_mutex_unlock (&probes.lock);
+
+    fail_unless (pool_tracker_seen (probes.pools) > seen_before,
+        "cycle %u: no buffer pool seen", i);
+    fail_unless_equals_int (pool_tracker_live (probes.pools), 0);
+  }
+  GST_INFO ("%u cycles: %u pools made and released", n_cycles,
+      pool_tracker_seen (probes.pools));
+
+  gst_object_unref (bus);
+  gst_object_unref (pipeline);
+  pool_tracker_free (probes.pools);
+  g_mutex_clear (&probes.lock);
+  g_free (description);
+}

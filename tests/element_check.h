@@ -123,4 +123,71 @@ GstBuffer *check_property_steps (GstHarness * h, GstBuffer * input,
     const GstVideoInfo * info, GstBuffer * last, const PropertyStep * steps,
     guint n_steps, PushAndCheckFunc push_and_check);
 
+/* --- allocation: pinned pools (issue 5) --- */
+
+/* The memory type of the element's page-locked memory
+ * (GST_CUDA_GAUSS_BLUR_PINNED_MEMORY_TYPE in gst/gstpinnedallocator.h). */
+#define PINNED_MEMORY_TYPE "CudaGaussBlurPinnedMemory"
+
+/* The memory type of test_allocator_new()'s memory. */
+#define TEST_MEMORY_TYPE "CudaGaussBlurTestMemory"
+
+/* TRUE when buffer has memory and all of it is the element's pinned
+ * memory. */
+gboolean buffer_is_pinned (GstBuffer * buffer);
+
+/* TRUE when allocator is the element's pinned allocator. */
+gboolean allocator_is_pinned (GstAllocator * allocator);
+
+/* Fills buffer, a frame of info mapped as the element maps it (through its
+ * video meta where it has one), with random bytes from seed: every row of
+ * every plane, row padding included. */
+void fill_frame (GstBuffer * buffer, const GstVideoInfo * info, guint32 seed);
+
+/* What the element proposes upstream for the harness's source caps: an
+ * allocation query (need-pool) sent from the harness's source pad, answered.
+ * Unref it. */
+GstQuery *proposed_allocation (GstHarness * h);
+
+/* Whether query offers pinned memory: a pool configured with the pinned
+ * allocator, or the pinned allocator as an allocation parameter. */
+gboolean allocation_offers_pinned (GstQuery * query);
+
+/* Pool's configuration: TRUE when its allocator is the pinned one; the
+ * buffer size it makes (padding included) in size, whether it adds video
+ * metas in video_meta (either may be NULL). */
+gboolean pool_is_pinned (GstBufferPool * pool, guint * size,
+    gboolean * video_meta);
+
+/* A GstAllocator of plain heap memory with a type of its own
+ * (TEST_MEMORY_TYPE): a downstream element that has memory of its own. */
+GstAllocator *test_allocator_new (void);
+
+/* Makes the harness's sink offer pool in the allocation queries it answers,
+ * as a downstream element with a pool of its own does (the harness offers
+ * none). Use it with one caps only: the element configures the pool. */
+void harness_offer_pool (GstHarness * h, GstBufferPool * pool);
+
+/* Weak references on buffer pools: which of those seen are still alive.
+ * Safe from any thread. */
+typedef struct _PoolTracker PoolTracker;
+PoolTracker *pool_tracker_new (void);
+/* Tracks pool (a pool in use: a buffer of it, say, holds a reference). */
+void pool_tracker_add (PoolTracker * tracker, GstBufferPool * pool);
+guint pool_tracker_seen (PoolTracker * tracker);
+guint pool_tracker_live (PoolTracker * tracker);
+void pool_tracker_free (PoolTracker * tracker);
+
+/* n_cycles times: the pipeline "videotestsrc num-buffers=3 pattern=snow !
+ * format at width x height ! element backend=backend sigma=2 ! fakesink"
+ * goes to PLAYING, runs to EOS without error and goes back to NULL. Each
+ * output frame must be the CPU core's blur of its input (sigma 2, clamp,
+ * reference_algorithm) within tolerance; every input and output buffer
+ * must be pinned if expect_pinned, none if not; and at NULL every buffer
+ * pool that an input or output buffer came from must be gone (the element
+ * and its neighbours released them). */
+void check_state_cycles (const gchar * backend, const gchar * format,
+    gint width, gint height, guint n_cycles, GbAlgorithm reference_algorithm,
+    gint tolerance, gboolean expect_pinned);
+
 #endif /* ELEMENT_CHECK_H */

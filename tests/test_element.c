@@ -1316,6 +1316,127 @@ GST_START_TEST (test_auto_backend)
 
 GST_END_TEST;
 
+
+/* --- allocation (issue 5): no pinned memory without CUDA --- */
+
+/* The element proposes a pinned pool upstream and pins its output only when
+ * it blurs with CUDA: with backend=cpu (and auto without a device) neither
+ * the allocation query it answers nor the buffers upstream gets from it nor
+ * its output buffers are pinned, and the output is the core's blur. With
+ * auto on a GPU machine all of them are (the output then within a level). */
+GST_START_TEST (test_no_pinned_memory_on_cpu)
+{
+  static const gchar *const backends[] = { "cpu", "auto" };
+  static const gchar *const formats[] = { "RGBA", "I420" };
+  const gboolean have_device = cuda_device_usable ();
+  guint b, f;
+
+  for (b = 0; b < G_N_ELEMENTS (backends); b++) {
+    for (f = 0; f < G_N_ELEMENTS (formats); f++) {
+      const gboolean pinned = have_device && g_str_equal (backends[b], "auto");
+      GstVideoInfo info = video_info (formats[f], 33, 17);
+      GbParams params = params_make (2.0, 0, GB_ALGORITHM_AUTO,
+          GB_BORDER_CLAMP);
+      GstHarness *h = element_harness_new (backends[b], formats[f], 33, 17);
+      GstQuery *query = proposed_allocation (h);
+      GstBuffer *input, *output, *expected;
+      gint difference;
+      guint i;
+
+      fail_unless (allocation_offers_pinned (query) == pinned,
+          "backend %s: the element %s pinned memory upstream", backends[b],
+          pinned ? "does not offer" : "offers");
+      /* it still tells upstream that it reads the video meta */
+      fail_unless (gst_query_find_allocation_meta (query,
+              GST_VIDEO_META_API_TYPE, NULL));
+      for (i = 0; i < gst_query_get_n_allocation_params (query); i++) {
+        GstAllocator *allocator = NULL;
+
+        gst_query_parse_nth_allocation_param (query, i, &allocator, NULL);
+        fail_unless (allocator_is_pinned (allocator) == pinned);
+        if (allocator)
+          gst_object_unref (allocator);
+      }
+      gst_query_unref (query);
+
+      /* the harness asks the element again, as upstream would */
+      gst_pad_mark_reconfigure (h->srcpad);
+      input = gst_harness_create_buffer (h, info.size);
+      fail_unless (buffer_is_pinned (input) == pinned, "backend %s: upstream "
+          "buffer %s pinned", backends[b], pinned ? "not" : "");
+      fill_frame (input, &info, 500 + b);
+      output = push_pull (h, input);
+      fail_unless (buffer_is_pinned (output) == pinned, "backend %s: output "
+          "buffer %s pinned", backends[b], pinned ? "not" : "");
+      expected = reference_blur (input, &info, &params);
+      difference = max_difference (output, expected, &info);
+      fail_unless (difference <= (pinned ? 1 : 0), "backend %s: %d levels "
+          "from the core", backends[b], difference);
+      fail_unless (max_difference (output, input, &info) > 0);
+
+      gst_buffer_unref (expected);
+      gst_buffer_unref (output);
+      gst_buffer_unref (input);
+      gst_harness_teardown (h);
+    }
+  }
+}
+
+GST_END_TEST;
+
+/* Downstream's allocator or pool is used as it comes (the element's
+ * decide_allocation leaves it alone), and the output is the core's blur. */
+GST_START_TEST (test_downstream_allocation)
+{
+  GstVideoInfo info = video_info ("NV12", 33, 17);
+  GbParams params = params_make (2.0, 0, GB_ALGORITHM_AUTO, GB_BORDER_CLAMP);
+  GstBuffer *input = random_frame (&info, 600);
+  GstBufferPool *pool = gst_video_buffer_pool_new ();
+  GstHarness *h;
+  GstBuffer *output;
+
+  /* an allocator of downstream's own */
+  h = gst_harness_new (ELEMENT);
+  gst_util_set_object_arg (G_OBJECT (h->element), "backend", "cpu");
+  gst_harness_set_propose_allocator (h, test_allocator_new (), NULL);
+  gst_harness_set_src_caps (h, video_caps ("NV12", 33, 17));
+  output = push_and_check (h, input, &info, &params);
+  fail_unless_equals_int (gst_buffer_n_memory (output), 1);
+  fail_unless (gst_memory_is_type (gst_buffer_peek_memory (output, 0),
+          TEST_MEMORY_TYPE), "the output is not in downstream's memory");
+  gst_buffer_unref (output);
+  gst_harness_teardown (h);
+
+  /* a pool of downstream's own */
+  h = gst_harness_new (ELEMENT);
+  gst_util_set_object_arg (G_OBJECT (h->element), "backend", "cpu");
+  harness_offer_pool (h, pool);
+  gst_harness_set_src_caps (h, video_caps ("NV12", 33, 17));
+  output = push_and_check (h, input, &info, &params);
+  fail_unless (output->pool == pool, "the output is not from downstream's "
+      "pool");
+  fail_if (buffer_is_pinned (output));
+  gst_buffer_unref (output);
+  gst_harness_teardown (h);
+  fail_if (gst_buffer_pool_is_active (pool));
+
+  gst_object_unref (pool);
+  gst_buffer_unref (input);
+}
+
+GST_END_TEST;
+
+/* 100 cycles NULL -> PLAYING (frames through) -> NULL: every frame is the
+ * core's blur, no buffer is pinned on the CPU, and every buffer pool is
+ * gone at NULL. */
+GST_START_TEST (test_state_cycles_pools)
+{
+  check_state_cycles ("cpu", "NV12", 33, 17, 100, GB_ALGORITHM_AUTO, 0,
+      FALSE);
+}
+
+GST_END_TEST;
+
 static Suite *
 cudagaussblur_suite (void)
 {
@@ -1345,6 +1466,9 @@ cudagaussblur_suite (void)
   tcase_add_test (tc, test_cuda_missing_device);
   tcase_add_test (tc, test_backend_change_while_playing);
   tcase_add_test (tc, test_auto_backend);
+  tcase_add_test (tc, test_no_pinned_memory_on_cpu);
+  tcase_add_test (tc, test_downstream_allocation);
+  tcase_add_test (tc, test_state_cycles_pools);
   return s;
 }
 

@@ -260,6 +260,406 @@ GST_START_TEST (test_backend_change_while_playing)
 
 GST_END_TEST;
 
+
+/* --- pinned memory (issue 5) --- */
+
+/* The formats and sizes of the pinned-memory tests: one of each kind of
+ * layout, at an odd size (rows padded to 64 bytes in the pinned pools) and
+ * at 1920x1080. */
+static const gchar *const pinned_formats[] = { "RGBA", "GRAY8", "NV12",
+  "I420", "GRAY16_LE"
+};
+
+static const gint pinned_sizes[][2] = { {333, 197}, {1920, 1080} };
+
+/* The output against the CPU core, plane by plane, within TOLERANCE. */
+static void
+check_planes (GstBuffer * output, GstBuffer * input, const GstVideoInfo * info,
+    const GbParams * params, const gchar * what)
+{
+  GbParams reference = *params;
+  gint differences[GST_VIDEO_MAX_PLANES];
+  GstBuffer *expected;
+  guint p;
+
+  reference.algorithm = gpu_algorithm (params);
+  expected = reference_blur (input, info, &reference);
+  max_plane_differences (output, expected, info, differences);
+  for (p = 0; p < GST_VIDEO_INFO_N_PLANES (info); p++)
+    fail_unless (differences[p] <= TOLERANCE, "%s %dx%d, %s: plane %u "
+        "differs from the CPU core by %d", GST_VIDEO_INFO_NAME (info),
+        GST_VIDEO_INFO_WIDTH (info), GST_VIDEO_INFO_HEIGHT (info), what, p,
+        differences[p]);
+  gst_buffer_unref (expected);
+}
+
+/* Upstream that takes the proposed pool: the element answers the allocation
+ * query with a pinned video pool (video meta, rows on 64 bytes) and the
+ * pinned allocator; the harness's buffers come from that pool; filled
+ * through their video meta, they blur as the CPU core does. */
+GST_START_TEST (test_pinned_upstream_pool)
+{
+  GbParams params = gb_params_make (2.0, 0, GB_ALGORITHM_AUTO,
+      GB_BORDER_CLAMP);
+  guint f, s, i, p;
+
+  for (f = 0; f < G_N_ELEMENTS (pinned_formats); f++) {
+    for (s = 0; s < G_N_ELEMENTS (pinned_sizes); s++) {
+      const gchar *format = pinned_formats[f];
+      const gint width = pinned_sizes[s][0], height = pinned_sizes[s][1];
+      GstVideoInfo info = video_info (format, width, height);
+      GstHarness *h = element_harness_new ("cuda", format, width, height);
+      GstQuery *query = proposed_allocation (h);
+      GstBufferPool *pool = NULL;
+      GstAllocator *allocator = NULL;
+      gboolean video_meta = FALSE;
+      guint size = 0;
+
+      /* the proposal */
+      fail_unless (gst_query_get_n_allocation_pools (query) > 0,
+          "%s %dx%d: no pool proposed", format, width, height);
+      gst_query_parse_nth_allocation_pool (query, 0, &pool, NULL, NULL, NULL);
+      fail_unless (pool != NULL, "%s %dx%d: no pool proposed", format, width,
+          height);
+      fail_unless (pool_is_pinned (pool, &size, &video_meta),
+          "%s %dx%d: the proposed pool is not pinned", format, width, height);
+      fail_unless (video_meta, "%s %dx%d: the proposed pool adds no video "
+          "meta", format, width, height);
+      /* the pool's buffers, padding included */
+      fail_unless (size >= info.size);
+      gst_object_unref (pool);
+      fail_unless (gst_query_get_n_allocation_params (query) > 0);
+      gst_query_parse_nth_allocation_param (query, 0, &allocator, NULL);
+      fail_unless (allocator_is_pinned (allocator), "%s %dx%d: the proposed "
+          "allocator is not pinned", format, width, height);
+      gst_object_unref (allocator);
+      gst_query_unref (query);
+
+      /* the harness asks the element again, as upstream would, and makes
+       * its buffers from the proposed pool (if they are of the size asked
+       * for: the pool's) */
+      gst_pad_mark_reconfigure (h->srcpad);
+      for (i = 0; i < 3; i++) {
+        GstBuffer *input = gst_harness_create_buffer (h, size);
+        GstVideoMeta *meta = gst_buffer_get_video_meta (input);
+        GstBuffer *output;
+        GstVideoFrame frame;
+
+        fail_unless (input->pool != NULL, "%s %dx%d: not a pool's buffer",
+            format, width, height);
+        fail_unless (buffer_is_pinned (input), "%s %dx%d: the pool's buffer "
+            "is not pinned", format, width, height);
+        fail_unless (meta != NULL, "%s %dx%d: the pool's buffer has no video "
+            "meta", format, width, height);
+        fail_unless (gst_video_frame_map (&frame, &info, input,
+                GST_MAP_READ));
+        for (p = 0; p < GST_VIDEO_FRAME_N_PLANES (&frame); p++) {
+          fail_unless (GST_VIDEO_FRAME_PLANE_STRIDE (&frame, p) % 64 == 0,
+              "%s %dx%d: plane %u stride %d", format, width, height, p,
+              GST_VIDEO_FRAME_PLANE_STRIDE (&frame, p));
+          fail_unless ((guintptr) GST_VIDEO_FRAME_PLANE_DATA (&frame, p) % 64
+              == 0, "%s %dx%d: plane %u not on 64 bytes", format, width,
+              height, p);
+        }
+        gst_video_frame_unmap (&frame);
+
+        fill_frame (input, &info, 4000 + 10 * f + i);
+        output = push_pull (h, input);
+        /* downstream (the harness) offers nothing: pinned output too */
+        fail_unless (buffer_is_pinned (output), "%s %dx%d: output not pinned",
+            format, width, height);
+        check_planes (output, input, &info, &params, "pinned pool");
+        gst_buffer_unref (output);
+        gst_buffer_unref (input);
+      }
+      gst_harness_teardown (h);
+    }
+  }
+}
+
+GST_END_TEST;
+
+/* Output buffers: pinned where downstream offers nothing or only system
+ * memory (a generic pool gets our allocator), padded rows only where it
+ * reads the video meta; downstream's own allocator where it has one ("a
+ * pipeline whose downstream refuses our pool still works"). Every output is
+ * the CPU core's blur. */
+GST_START_TEST (test_pinned_output)
+{
+  GbParams params = gb_params_make (2.0, 0, GB_ALGORITHM_AUTO,
+      GB_BORDER_CLAMP);
+  guint f, p;
+
+  for (f = 0; f < G_N_ELEMENTS (pinned_formats); f++) {
+    const gchar *format = pinned_formats[f];
+    GstVideoInfo info = video_info (format, 333, 197);
+    GstBuffer *input = random_frame (&info, 5000 + f);
+    GstBufferPool *pool = gst_video_buffer_pool_new ();
+    GstVideoMeta *meta;
+    GstBuffer *output;
+    GstHarness *h;
+
+    /* nothing offered (the harness offers no allocator, no pool and no
+     * video meta): pinned, rows as the caps say */
+    h = element_harness_new ("cuda", format, 333, 197);
+    output = push_pull (h, input);
+    fail_unless (buffer_is_pinned (output), "%s: output not pinned", format);
+    meta = gst_buffer_get_video_meta (output);
+    if (meta)
+      for (p = 0; p < GST_VIDEO_INFO_N_PLANES (&info); p++)
+        fail_unless_equals_int (meta->stride[p],
+            GST_VIDEO_INFO_PLANE_STRIDE (&info, p));
+    check_planes (output, input, &info, &params, "nothing offered");
+    gst_buffer_unref (output);
+    gst_harness_teardown (h);
+
+    /* plain system memory offered: pinned */
+    h = gst_harness_new (ELEMENT);
+    gst_util_set_object_arg (G_OBJECT (h->element), "backend", "cuda");
+    gst_harness_set_propose_allocator (h,
+        gst_allocator_find (GST_ALLOCATOR_SYSMEM), NULL);
+    gst_harness_set_src_caps (h, video_caps (format, 333, 197));
+    output = push_pull (h, input);
+    fail_unless (buffer_is_pinned (output), "%s: output not pinned", format);
+    check_planes (output, input, &info, &params, "system memory offered");
+    gst_buffer_unref (output);
+    gst_harness_teardown (h);
+
+    /* downstream reads the video meta: pinned, rows on 64 bytes */
+    h = gst_harness_new (ELEMENT);
+    gst_util_set_object_arg (G_OBJECT (h->element), "backend", "cuda");
+    gst_harness_add_propose_allocation_meta (h, GST_VIDEO_META_API_TYPE,
+        NULL);
+    gst_harness_set_src_caps (h, video_caps (format, 333, 197));
+    output = push_pull (h, input);
+    fail_unless (buffer_is_pinned (output), "%s: output not pinned", format);
+    meta = gst_buffer_get_video_meta (output);
+    fail_unless (meta != NULL, "%s: no video meta on the output", format);
+    for (p = 0; p < meta->n_planes; p++)
+      fail_unless (meta->stride[p] % 64 == 0, "%s: plane %u stride %d",
+          format, p, meta->stride[p]);
+    check_planes (output, input, &info, &params, "video meta read");
+    gst_buffer_unref (output);
+    gst_harness_teardown (h);
+
+    /* an allocator of downstream's own: used, not ours */
+    h = gst_harness_new (ELEMENT);
+    gst_util_set_object_arg (G_OBJECT (h->element), "backend", "cuda");
+    gst_harness_set_propose_allocator (h, test_allocator_new (), NULL);
+    gst_harness_set_src_caps (h, video_caps (format, 333, 197));
+    output = push_pull (h, input);
+    fail_unless (gst_memory_is_type (gst_buffer_peek_memory (output, 0),
+            TEST_MEMORY_TYPE), "%s: downstream's allocator not used", format);
+    fail_if (buffer_is_pinned (output));
+    check_planes (output, input, &info, &params, "downstream's allocator");
+    gst_buffer_unref (output);
+    gst_harness_teardown (h);
+
+    /* a generic pool of downstream's (as video filters propose): used,
+     * filled with pinned memory (the allocator is ours) */
+    h = gst_harness_new (ELEMENT);
+    gst_util_set_object_arg (G_OBJECT (h->element), "backend", "cuda");
+    harness_offer_pool (h, pool);
+    gst_harness_set_src_caps (h, video_caps (format, 333, 197));
+    output = push_pull (h, input);
+    fail_unless (output->pool == pool, "%s: downstream's pool not used",
+        format);
+    fail_unless (buffer_is_pinned (output), "%s: downstream's generic pool "
+        "without pinned memory", format);
+    check_planes (output, input, &info, &params, "downstream's pool");
+    gst_buffer_unref (output);
+    gst_harness_teardown (h);
+
+    gst_object_unref (pool);
+    gst_buffer_unref (input);
+  }
+}
+
+GST_END_TEST;
+
+/* Real neighbours: videotestsrc writes into the proposed pool (odd size:
+ * padded rows), videoconvert downstream offers its own pool; the pipeline
+ * runs to EOS without error. */
+GST_START_TEST (test_pinned_pipeline)
+{
+  GError *error = NULL;
+  GstElement *pipeline = gst_parse_launch ("videotestsrc num-buffers=10 ! "
+      "video/x-raw,format=NV12,width=333,height=197 ! " ELEMENT " "
+      "backend=cuda ! videoconvert ! video/x-raw,format=RGBA ! "
+      "fakesink", &error);
+  GstBus *bus;
+  GstMessage *message;
+
+  fail_unless (pipeline != NULL, "%s", error ? error->message : "");
+  bus = gst_element_get_bus (pipeline);
+  fail_if (gst_element_set_state (pipeline, GST_STATE_PLAYING) ==
+      GST_STATE_CHANGE_FAILURE);
+  message = gst_bus_timed_pop_filtered (bus, 60 * GST_SECOND,
+      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+  fail_unless (message != NULL, "no EOS or error within 60 s");
+  if (GST_MESSAGE_TYPE (message) == GST_MESSAGE_ERROR) {
+    gchar *debug = NULL;
+
+    gst_message_parse_error (message, &error, &debug);
+    fail ("error from %s: %s (%s)", GST_OBJECT_NAME (GST_MESSAGE_SRC
+            (message)), error->message, debug ? debug : "");
+  }
+  gst_message_unref (message);
+  fail_unless_equals_int (gst_element_set_state (pipeline, GST_STATE_NULL),
+      GST_STATE_CHANGE_SUCCESS);
+  gst_object_unref (bus);
+  gst_object_unref (pipeline);
+}
+
+GST_END_TEST;
+
+/* Buffers that did not come from the proposed pool: pageable system memory
+ * (an upstream that ignores our pool), and rows and planes at odd strides and
+ * offsets described by a video meta (as test_padded_input_strides of the CPU
+ * suite makes them). */
+GST_START_TEST (test_foreign_buffers)
+{
+  static const gchar *const padded_formats[] = { "RGBA", "RGB", "GRAY8",
+    "I420", "NV21", "Y41B", "P016_LE", "RGBA64_LE", "GRAY16_LE", "NV12"
+  };
+  static const gint padded_sizes[][2] = { {7, 5}, {333, 197} };
+  GbParams params = gb_params_make (2.0, 0, GB_ALGORITHM_AUTO,
+      GB_BORDER_CLAMP);
+  guint f, s, p;
+
+  for (f = 0; f < G_N_ELEMENTS (pinned_formats); f++) {
+    for (s = 0; s < G_N_ELEMENTS (pinned_sizes); s++) {
+      const gint width = pinned_sizes[s][0], height = pinned_sizes[s][1];
+      GstVideoInfo info = video_info (pinned_formats[f], width, height);
+      GstHarness *h = element_harness_new ("cuda", pinned_formats[f], width,
+          height);
+      GstBuffer *input = random_frame (&info, 6000 + f);
+      GstBuffer *output;
+
+      fail_if (buffer_is_pinned (input));
+      output = push_pull (h, input);
+      fail_unless (buffer_is_pinned (output));
+      check_planes (output, input, &info, &params, "pageable input");
+      gst_buffer_unref (output);
+      gst_buffer_unref (input);
+      gst_harness_teardown (h);
+    }
+  }
+
+  for (f = 0; f < G_N_ELEMENTS (padded_formats); f++) {
+    for (s = 0; s < G_N_ELEMENTS (padded_sizes); s++) {
+      const gint width = padded_sizes[s][0], height = padded_sizes[s][1];
+      GstVideoInfo info = video_info (padded_formats[f], width, height);
+      GbGeometry geometry = geometry_for (&info);
+      GstVideoInfo padded = info;
+      gsize offset[GST_VIDEO_MAX_PLANES] = { 0 };
+      gint stride[GST_VIDEO_MAX_PLANES] = { 0 };
+      GstHarness *h = element_harness_new ("cuda", padded_formats[f], width,
+          height);
+      GstBuffer *input, *output;
+      gsize size = 0;
+
+      /* odd paddings for 8-bit samples, even for 16-bit (whose rows must
+       * stay 2-byte aligned) */
+      for (p = 0; p < GST_VIDEO_INFO_N_PLANES (&info); p++) {
+        stride[p] = GST_VIDEO_INFO_PLANE_STRIDE (&info, p)
+            + (geometry.bytes_per_sample == 1 ? 13 : 14);
+        offset[p] = size + 2 * geometry.bytes_per_sample;
+        size = offset[p] + (gsize) stride[p] * geometry.planes[p].height;
+      }
+      padded.size = size;
+      input = random_frame (&padded, 7000 + f);
+      gst_buffer_add_video_meta_full (input, GST_VIDEO_FRAME_FLAG_NONE,
+          GST_VIDEO_INFO_FORMAT (&info), width, height,
+          GST_VIDEO_INFO_N_PLANES (&info), offset, stride);
+
+      output = push_pull (h, input);
+      check_planes (output, input, &info, &params, "padded strides");
+      gst_buffer_unref (output);
+      gst_buffer_unref (input);
+      gst_harness_teardown (h);
+    }
+  }
+}
+
+GST_END_TEST;
+
+/* Pools go when the caps change and when the element stops: the output pool
+ * of the first caps is gone once the second caps' frame is out, and every
+ * pool (the proposed one the harness took, the output pools) is gone after
+ * the teardown. */
+GST_START_TEST (test_pinned_pools_released)
+{
+  GbParams params = gb_params_make (2.0, 0, GB_ALGORITHM_AUTO,
+      GB_BORDER_CLAMP);
+  GstVideoInfo info = video_info ("RGBA", 333, 197);
+  GstVideoInfo info2 = video_info ("GRAY8", 64, 48);
+  PoolTracker *pools = pool_tracker_new ();
+  GstHarness *h = element_harness_new ("cuda", "RGBA", 333, 197);
+  GstQuery *query = proposed_allocation (h);
+  GstBufferPool *pool = NULL;
+  GstBuffer *input, *output;
+  guint size = 0;
+
+  /* a buffer of the proposed pool, which the harness takes */
+  fail_unless (gst_query_get_n_allocation_pools (query) > 0);
+  gst_query_parse_nth_allocation_pool (query, 0, &pool, NULL, NULL, NULL);
+  fail_unless (pool != NULL && pool_is_pinned (pool, &size, NULL));
+  gst_object_unref (pool);
+  gst_query_unref (query);
+  gst_pad_mark_reconfigure (h->srcpad);
+  input = gst_harness_create_buffer (h, size);
+  fail_unless (buffer_is_pinned (input));
+  fail_unless (input->pool != NULL, "not a buffer of the proposed pool");
+  pool_tracker_add (pools, input->pool);
+  fill_frame (input, &info, 8000);
+  output = push_pull (h, input);
+  fail_unless (buffer_is_pinned (output));
+  fail_unless (output->pool != NULL, "the output is not from a pool");
+  pool_tracker_add (pools, output->pool);
+  check_planes (output, input, &info, &params, "first caps");
+  gst_buffer_unref (output);
+  gst_buffer_unref (input);
+  fail_unless_equals_int (pool_tracker_live (pools),
+      pool_tracker_seen (pools));
+
+  /* new caps: a new output pool, the old one gone */
+  gst_harness_set_src_caps (h, video_caps ("GRAY8", 64, 48));
+  input = random_frame (&info2, 8001);
+  output = push_pull (h, input);
+  fail_unless (buffer_is_pinned (output));
+  fail_unless (output->pool != NULL, "the output is not from a pool");
+  pool_tracker_add (pools, output->pool);
+  check_planes (output, input, &info2, &params, "second caps");
+  gst_buffer_unref (output);
+  gst_buffer_unref (input);
+  /* alive: the second output pool, and the proposed pool that the harness
+   * keeps (it asks again only when its pad is marked for reconfiguration) */
+  fail_unless_equals_int (pool_tracker_seen (pools), 3);
+  fail_unless_equals_int (pool_tracker_live (pools), 2);
+
+  gst_harness_teardown (h);
+  fail_unless_equals_int (pool_tracker_live (pools), 0);
+  pool_tracker_free (pools);
+}
+
+GST_END_TEST;
+
+/* 100 state cycles of videotestsrc ! cudagaussblur ! fakesink: upstream's
+ * buffers come from the proposed pinned pool, the output from a pinned
+ * pool (fakesink offers nothing), every frame within a level of the CPU
+ * core, no error, and every pool gone at NULL each time. */
+GST_START_TEST (test_pinned_state_cycles)
+{
+  GbParams params = gb_params_make (2.0, 0, GB_ALGORITHM_AUTO,
+      GB_BORDER_CLAMP);
+
+  check_state_cycles ("cuda", "NV12", 333, 197, 100, gpu_algorithm (&params),
+      TOLERANCE, TRUE);
+}
+
+GST_END_TEST;
+
 static Suite *
 cudagaussblur_gpu_suite (void)
 {
@@ -272,6 +672,12 @@ cudagaussblur_gpu_suite (void)
   tcase_add_test (tc, test_property_changes_while_playing);
   tcase_add_test (tc, test_renegotiation);
   tcase_add_test (tc, test_backend_change_while_playing);
+  tcase_add_test (tc, test_pinned_upstream_pool);
+  tcase_add_test (tc, test_pinned_output);
+  tcase_add_test (tc, test_pinned_pipeline);
+  tcase_add_test (tc, test_foreign_buffers);
+  tcase_add_test (tc, test_pinned_pools_released);
+  tcase_add_test (tc, test_pinned_state_cycles);
   return s;
 }
 

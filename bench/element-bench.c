@@ -1,0 +1,872 @@
+/* cudagaussblur-element-bench: the element with frames in system memory,
+ * against the PCIe copy floor (issue 5).
+ *
+ * Copyright (C) 2026 The cudagaussblur authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * Pushes N frames through `cudagaussblur` in a GstHarness (the source costs
+ * nothing: a small ring of frames, filled once, pushed again and again) and
+ * pulls each output, for every case (format x size) in two modes:
+ *  - pool: the input frames come from the harness's allocation query, that
+ *    is from the pool the element proposes upstream (page-locked memory with
+ *    the CUDA backend);
+ *  - pageable: the input frames are plain system memory
+ *    (gst_buffer_new_allocate with the default allocator).
+ * Output buffers are whatever the element decides (the harness's sink offers
+ * no pool, so the element's own pinned pool with the CUDA backend). The
+ * memory type of the input and output buffers is checked and printed.
+ *
+ * Per case: frames/s (N / wall time of the timed loop), latency per frame
+ * (gst_harness_push to gst_harness_pull returning the output; the element is
+ * synchronous) median and 99th percentile (nearest rank), CPU time per frame
+ * (the process's CPU time, every thread, over the timed loop / N), and the
+ * copy floors measured in the same run with the CUDA runtime: host-to-device
+ * and device-to-host of one frame (its whole size, one flat copy) from
+ * page-locked (cudaHostAlloc) and pageable (malloc) memory, each the median
+ * of FLOOR_REPETITIONS copies timed with a host clock from the call to the
+ * end of cudaStreamSynchronize (what a synchronous element sees). The floor
+ * of a case is H2D + D2H: pinned for the pool mode, pageable for the pageable
+ * mode (the issue's "pageable copy floor"; the element's output is pinned all
+ * the same where its own pool serves, which the "pageable in, pinned out"
+ * line shows). Then the issue's targets with met / not met, computed from
+ * the figures of this run.
+ *
+ * Usage: cudagaussblur-element-bench [--frames N] [--warmup N]
+ *            [--format F] [--width W [--height H]] [--sigma S]
+ *            [--mode pool|pageable|both] [--device D] [--csv FILE]
+ * Default cases: 1920x1080 RGBA, 3840x2160 RGBA, 1920x1080 GRAY8,
+ * 1920x1080 NV12. --format keeps that format's cases (1920x1080 if it has
+ * none); --width replaces the sizes (height 9/16 of the width unless
+ * --height). The plugin is found through GST_PLUGIN_PATH (if that is unset,
+ * the build tree's gst/ folder). Exits 77 (skip) without the element or
+ * without a CUDA device. --backend cpu (hidden, for checking the plumbing
+ * without a GPU) runs the element on the CPU and measures no floors.
+ */
+#include <gst/gst.h>
+#include <gst/check/gstharness.h>
+#include <gst/video/video.h>
+
+#include <cuda_runtime_api.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "gaussblur.h"
+
+#define ELEMENT "cudagaussblur"
+#define PINNED_MEMORY_TYPE "CudaGaussBlurPinnedMemory"
+#define RING 4                  /* input frames pushed in turn */
+#define FLOOR_WARMUP 3
+#define FLOOR_REPETITIONS 25
+
+/* Issue 5's targets (H100, backend cuda). */
+#define TARGET_1080P_RGBA_FPS 4000.0
+#define TARGET_1080P_RGBA_LATENCY_US 350.0
+#define TARGET_4K_RGBA_FPS 1000.0
+#define TARGET_GRAY8_OVER_RGBA 3.0
+#define TARGET_PAGEABLE_OVER_FLOOR 1.2
+
+#define CSV_HEADER "format,width,height,mode,bytes,frames,in_memory," \
+  "in_from_pool,out_memory,out_pinned_frames,frames_per_s,us_per_frame," \
+  "latency_median_us,latency_p99_us,cpu_us_per_frame,h2d_pinned_us," \
+  "d2h_pinned_us,h2d_pageable_us,d2h_pageable_us,floor_us,ratio_to_floor"
+
+typedef enum
+{
+  MODE_POOL,
+  MODE_PAGEABLE,
+} Mode;
+
+static const gchar *const mode_names[] = { "pool", "pageable" };
+
+typedef struct
+{
+  const gchar *format;
+  gint width, height;
+} Case;
+
+static const Case default_cases[] = {
+  {"RGBA", 1920, 1080},
+  {"RGBA", 3840, 2160},
+  {"GRAY8", 1920, 1080},
+  {"NV12", 1920, 1080},
+};
+
+/* Medians of one frame's copies, in microseconds; valid only where the
+ * CUDA backend runs. */
+typedef struct
+{
+  gsize bytes;
+  gboolean valid;
+  gdouble h2d_pinned, d2h_pinned, h2d_pageable, d2h_pageable;
+} Floors;
+
+typedef struct
+{
+  Case c;
+  Mode mode;
+  gsize bytes;
+  gint frames;
+  gchar in_memory[48], out_memory[48];
+  gboolean in_from_pool;
+  gint out_pinned;              /* timed outputs in pinned memory */
+  gdouble fps, us_per_frame, latency_median, latency_p99, cpu_us;
+  Floors floors;
+  gdouble floor_us;             /* the mode's H2D + D2H; NAN without floors */
+} Result;
+
+static struct
+{
+  gint frames;
+  gint warmup;
+  gchar *format;
+  gint width, height;
+  gdouble sigma;
+  gchar *mode;
+  gint device;
+  gchar *csv;
+  gchar *backend;
+} opt = {
+500, 20, NULL, 0, 0, 3.0, NULL, -1, NULL, NULL};
+
+static gboolean use_cuda;
+
+static gdouble
+now_us (clockid_t clock)
+{
+  struct timespec ts;
+
+  clock_gettime (clock, &ts);
+  return ts.tv_sec * 1e6 + ts.tv_nsec * 1e-3;
+}
+
+static int
+compare_doubles (const void *a, const void *b)
+{
+  const gdouble x = *(const gdouble *) a, y = *(const gdouble *) b;
+  return x < y ? -1 : x > y;
+}
+
+/* Sorts values; the q-quantile by nearest rank. */
+static gdouble
+quantile (gdouble * values, gint n, gdouble q)
+{
+  gint rank = (gint) ceil (q * n);
+
+  qsort (values, n, sizeof *values, compare_doubles);
+  return values[CLAMP (rank, 1, n) - 1];
+}
+
+static void
+fill_pattern (guint8 * data, gsize size)
+{
+  gsize i;
+
+  /* neither zeros nor constant: every byte from its index */
+  for (i = 0; i < size; i++)
+    data[i] = (guint8) ((i * 2654435761u) >> 13) ^ (guint8) (i / 4093) ^ 0x5a;
+}
+
+static gboolean
+cuda_check (cudaError_t err, const gchar * what)
+{
+  if (err == cudaSuccess)
+    return TRUE;
+  g_printerr ("element-bench: %s: %s\n", what, cudaGetErrorString (err));
+  return FALSE;
+}
+
+typedef enum
+{
+  H2D,
+  D2H,
+} Direction;
+
+/* Median time of one copy of bytes between host and device, host clock
+ * from the call to the end of the stream's synchronisation. */
+static gboolean
+time_copy (void *host, void *device, gsize bytes, Direction dir,
+    cudaStream_t stream, gdouble * median)
+{
+  gdouble times[FLOOR_REPETITIONS];
+  gint i;
+
+  for (i = -FLOOR_WARMUP; i < FLOOR_REPETITIONS; i++) {
+    const gdouble t0 = now_us (CLOCK_MONOTONIC);
+    cudaError_t err = dir == H2D
+        ? cudaMemcpyAsync (device, host, bytes, cudaMemcpyHostToDevice, stream)
+        : cudaMemcpyAsync (host, device, bytes, cudaMemcpyDeviceToHost, stream);
+    if (err == cudaSuccess)
+      err = cudaStreamSynchronize (stream);
+    if (!cuda_check (err, dir == H2D ? "host-to-device copy"
+            : "device-to-host copy"))
+      return FALSE;
+    if (i >= 0)
+      times[i] = now_us (CLOCK_MONOTONIC) - t0;
+  }
+  *median = quantile (times, FLOOR_REPETITIONS, 0.5);
+  return TRUE;
+}
+
+static gboolean
+measure_floors (gsize bytes, Floors * floors)
+{
+  void *pinned = NULL, *device = NULL;
+  guint8 *pageable;
+  cudaStream_t stream = NULL;
+  gboolean ok;
+
+  memset (floors, 0, sizeof *floors);
+  floors->bytes = bytes;
+  pageable = malloc (bytes);
+  if (!pageable) {
+    g_printerr ("element-bench: cannot allocate %zu bytes\n", bytes);
+    return FALSE;
+  }
+  fill_pattern (pageable, bytes);       /* faults every page in */
+  ok = cuda_check (cudaStreamCreateWithFlags (&stream,
+          cudaStreamNonBlocking), "cannot create a stream")
+      && cuda_check (cudaHostAlloc (&pinned, bytes, cudaHostAllocDefault),
+      "cannot allocate page-locked memory")
+      && cuda_check (cudaMalloc (&device, bytes),
+      "cannot allocate device memory");
+  if (ok) {
+    fill_pattern (pinned, bytes);
+    ok = time_copy (pinned, device, bytes, H2D, stream, &floors->h2d_pinned)
+        && time_copy (pinned, device, bytes, D2H, stream, &floors->d2h_pinned)
+        && time_copy (pageable, device, bytes, H2D, stream,
+        &floors->h2d_pageable)
+        && time_copy (pageable, device, bytes, D2H, stream,
+        &floors->d2h_pageable);
+  }
+  if (device)
+    cudaFree (device);
+  if (pinned)
+    cudaFreeHost (pinned);
+  if (stream)
+    cudaStreamDestroy (stream);
+  free (pageable);
+  floors->valid = ok;
+  return ok;
+}
+
+/* Short name of a buffer's (first) memory type. */
+static void
+describe_memory (GstBuffer * buffer, gchar * out, gsize out_size)
+{
+  GstMemory *mem = gst_buffer_n_memory (buffer) > 0
+      ? gst_buffer_peek_memory (buffer, 0) : NULL;
+
+  if (!mem || !mem->allocator)
+    g_strlcpy (out, "none", out_size);
+  else if (gst_memory_is_type (mem, PINNED_MEMORY_TYPE))
+    g_strlcpy (out, "pinned", out_size);
+  else if (gst_memory_is_type (mem, GST_ALLOCATOR_SYSMEM))
+    g_strlcpy (out, "system", out_size);
+  else
+    g_strlcpy (out, mem->allocator->mem_type, out_size);
+}
+
+static gboolean
+is_pinned (GstBuffer * buffer)
+{
+  return gst_buffer_n_memory (buffer) > 0
+      && gst_memory_is_type (gst_buffer_peek_memory (buffer, 0),
+      PINNED_MEMORY_TYPE);
+}
+
+/* Prints the element's first error message, if it posted one. */
+static void
+report_bus_error (GstBus * bus)
+{
+  GstMessage *msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
+
+  if (msg) {
+    GError *err = NULL;
+    gchar *debug = NULL;
+
+    gst_message_parse_error (msg, &err, &debug);
+    g_printerr ("element-bench: element error: %s (%s)\n", err->message,
+        debug ? debug : "");
+    g_clear_error (&err);
+    g_free (debug);
+    gst_message_unref (msg);
+  }
+}
+
+static gboolean
+push_pull (GstHarness * h, GstBus * bus, GstBuffer * input,
+    GstBuffer ** output)
+{
+  GstFlowReturn flow = gst_harness_push (h, gst_buffer_ref (input));
+
+  if (flow != GST_FLOW_OK) {
+    g_printerr ("element-bench: push failed: %s\n", gst_flow_get_name (flow));
+    report_bus_error (bus);
+    return FALSE;
+  }
+  *output = gst_harness_pull (h);
+  if (!*output) {
+    g_printerr ("element-bench: no output buffer\n");
+    return FALSE;
+  }
+  return TRUE;
+}
+
+static gboolean
+run_case (const Case * c, Mode mode, const Floors * floors, Result * result)
+{
+  GstHarness *h = gst_harness_new (ELEMENT);
+  GstBus *bus = gst_bus_new ();
+  GstBuffer *ring[RING] = { NULL };
+  GstBuffer *output = NULL;
+  gchar *caps_str;
+  GstCaps *caps;
+  GstVideoInfo info;
+  gdouble *latency, t_start, cpu_start, wall, cpu;
+  gboolean ok = TRUE;
+  gint i;
+
+  memset (result, 0, sizeof *result);
+  result->c = *c;
+  result->mode = mode;
+  result->frames = opt.frames;
+  result->floors = *floors;
+
+  /* GST_ELEMENT_ERROR reaches us only through a bus. */
+  gst_element_set_bus (h->element, bus);
+  g_object_set (h->element, "sigma", opt.sigma, "cuda-device-id", opt.device,
+      NULL);
+  gst_util_set_object_arg (G_OBJECT (h->element), "backend", opt.backend);
+  caps_str = g_strdup_printf ("video/x-raw,format=%s,width=%d,height=%d,"
+      "framerate=30/1", c->format, c->width, c->height);
+  caps = gst_caps_from_string (caps_str);
+  if (!caps || !gst_video_info_from_caps (&info, caps)) {
+    g_printerr ("element-bench: bad caps %s\n", caps_str);
+    ok = FALSE;
+  }
+  if (caps)
+    gst_caps_unref (caps);
+  if (ok)
+    gst_harness_set_src_caps_str (h, caps_str);
+  g_free (caps_str);
+  result->bytes = ok ? GST_VIDEO_INFO_SIZE (&info) : 0;
+
+  /* The ring: from the harness's allocation (the element's proposal) or
+   * plain system memory, filled once. */
+  for (i = 0; ok && i < RING; i++) {
+    GstMapInfo map;
+
+    ring[i] = mode == MODE_POOL
+        ? gst_harness_create_buffer (h, GST_VIDEO_INFO_SIZE (&info))
+        : gst_buffer_new_allocate (NULL, GST_VIDEO_INFO_SIZE (&info), NULL);
+    if (!gst_buffer_map (ring[i], &map, GST_MAP_WRITE)) {
+      g_printerr ("element-bench: cannot map an input buffer\n");
+      ok = FALSE;
+      break;
+    }
+    fill_pattern (map.data, map.size);
+    gst_buffer_unmap (ring[i], &map);
+  }
+  if (ok) {
+    describe_memory (ring[0], result->in_memory, sizeof result->in_memory);
+    result->in_from_pool = ring[0]->pool != NULL;
+  }
+
+  for (i = 0; ok && i < opt.warmup; i++) {
+    ok = push_pull (h, bus, ring[i % RING], &output);
+    if (ok && i == 0)
+      describe_memory (output, result->out_memory,
+          sizeof result->out_memory);
+    if (output)
+      gst_buffer_unref (output);
+    output = NULL;
+  }
+
+  latency = g_new (gdouble, opt.frames);
+  t_start = now_us (CLOCK_MONOTONIC);
+  cpu_start = now_us (CLOCK_PROCESS_CPUTIME_ID);
+  for (i = 0; ok && i < opt.frames; i++) {
+    const gdouble t0 = now_us (CLOCK_MONOTONIC);
+
+    ok = push_pull (h, bus, ring[i % RING], &output);
+    latency[i] = now_us (CLOCK_MONOTONIC) - t0;
+    if (ok) {
+      result->out_pinned += is_pinned (output);
+      if (opt.warmup == 0 && i == 0)
+        describe_memory (output, result->out_memory,
+            sizeof result->out_memory);
+      gst_buffer_unref (output);
+    }
+    output = NULL;
+  }
+  cpu = now_us (CLOCK_PROCESS_CPUTIME_ID) - cpu_start;
+  wall = now_us (CLOCK_MONOTONIC) - t_start;
+
+  if (ok) {
+    result->fps = opt.frames / (wall * 1e-6);
+    result->us_per_frame = wall / opt.frames;
+    result->cpu_us = cpu / opt.frames;
+    result->latency_p99 = quantile (latency, opt.frames, 0.99);
+    result->latency_median = quantile (latency, opt.frames, 0.5);
+    if (floors->valid)
+      result->floor_us = mode == MODE_POOL
+          ? floors->h2d_pinned + floors->d2h_pinned
+          : floors->h2d_pageable + floors->d2h_pageable;
+    else
+      result->floor_us = NAN;
+  }
+  g_free (latency);
+  for (i = 0; i < RING; i++)
+    if (ring[i])
+      gst_buffer_unref (ring[i]);
+  /* queued messages hold the element */
+  gst_bus_set_flushing (bus, TRUE);
+  gst_harness_teardown (h);
+  gst_object_unref (bus);
+  return ok;
+}
+
+/* "12.3" or "-" for a figure not measured. */
+static const gchar *
+fmt (gchar * buf, gsize size, const gchar * format, gdouble value)
+{
+  if (isnan (value))
+    g_strlcpy (buf, "-", size);
+  else
+    g_snprintf (buf, size, format, value);
+  return buf;
+}
+
+static void
+print_result (const Result * r)
+{
+  gchar a[32], b[32], d[32], e[32], f[32];
+  gchar out[64];
+  const gdouble ratio = r->us_per_frame / r->floor_us;
+
+  g_snprintf (out, sizeof out, "%s %d/%d", r->out_memory, r->out_pinned,
+      r->frames);
+  g_print ("%-6s %4dx%-4d %-8s %-7s%-4s %-16s %9.1f %8.1f %8.1f %8.1f %8.1f"
+      "  %7s %7s %8s %6s\n", r->c.format, r->c.width, r->c.height,
+      mode_names[r->mode], r->in_memory, r->in_from_pool ? "(p)" : "", out,
+      r->fps, r->us_per_frame, r->latency_median, r->latency_p99, r->cpu_us,
+      fmt (a, sizeof a, "%.1f", r->mode == MODE_POOL ? r->floors.h2d_pinned
+          : r->floors.h2d_pageable),
+      fmt (b, sizeof b, "%.1f", r->mode == MODE_POOL ? r->floors.d2h_pinned
+          : r->floors.d2h_pageable),
+      fmt (d, sizeof d, "%.1f", r->floor_us),
+      fmt (e, sizeof e, "%.2f", ratio));
+  if (use_cuda && r->mode == MODE_POOL && !g_str_equal (r->in_memory,
+          "pinned"))
+    g_print ("  note: the input buffers are not pinned: the element "
+        "proposed no pinned pool\n");
+  if (use_cuda && r->out_pinned < r->frames)
+    g_print ("  note: %d of %d output buffers not pinned\n",
+        r->frames - r->out_pinned, r->frames);
+  if (r->mode == MODE_PAGEABLE && r->floors.valid && r->out_pinned > 0)
+    g_print ("%-6s %4dx%-4d %-8s   (pageable in, pinned out: floor %s us = "
+        "pageable H2D + pinned D2H)\n", "", r->c.width, r->c.height, "",
+        fmt (f, sizeof f, "%.1f", r->floors.h2d_pageable
+            + r->floors.d2h_pinned));
+}
+
+/* bytes per microsecond / 1000: GB/s */
+static gdouble
+gb_per_s (gsize bytes, gdouble us)
+{
+  return bytes / us * 1e-3;
+}
+
+static void
+print_floors (const Case * c, const Floors * fl)
+{
+  g_print ("floor  %-6s %dx%d, %.2f MB: pinned H2D %.1f us (%.1f GB/s), "
+      "D2H %.1f us (%.1f GB/s); pageable H2D %.1f us (%.1f GB/s), "
+      "D2H %.1f us (%.1f GB/s)\n", c->format, c->width, c->height,
+      fl->bytes / 1e6,
+      fl->h2d_pinned, gb_per_s (fl->bytes, fl->h2d_pinned),
+      fl->d2h_pinned, gb_per_s (fl->bytes, fl->d2h_pinned),
+      fl->h2d_pageable, gb_per_s (fl->bytes, fl->h2d_pageable),
+      fl->d2h_pageable, gb_per_s (fl->bytes, fl->d2h_pageable));
+}
+
+static const Result *
+find_result (const Result * results, gint n, const gchar * format,
+    gint width, gint height, Mode mode)
+{
+  gint i;
+
+  for (i = 0; i < n; i++)
+    if (g_str_equal (results[i].c.format, format)
+        && results[i].c.width == width && results[i].c.height == height
+        && results[i].mode == mode)
+      return &results[i];
+  return NULL;
+}
+
+static gint n_met, n_not_met, n_na;
+
+static void
+print_target (const gchar * target, const gchar * measured, gint verdict)
+{
+  static const gchar *const verdicts[] = { "not met", "met", "n/a" };
+
+  g_print ("  %-58s %-34s %s\n", target, measured, verdicts[verdict]);
+  if (verdict == 0)
+    n_not_met++;
+  else if (verdict == 1)
+    n_met++;
+  else
+    n_na++;
+}
+
+#define NA 2
+
+static void
+print_targets (const Result * results, gint n)
+{
+  const Result *rgba = find_result (results, n, "RGBA", 1920, 1080,
+      MODE_POOL);
+  const Result *rgba4k = find_result (results, n, "RGBA", 3840, 2160,
+      MODE_POOL);
+  gchar measured[64], target[96];
+  gint i;
+
+  g_print ("\nTargets (issue 5; H100, backend cuda)%s\n",
+      use_cuda ? "" : "  [backend is not cuda: for the plumbing only]");
+  g_print ("  %-58s %-34s %s\n", "target", "measured", "verdict");
+
+  if (rgba) {
+    g_snprintf (measured, sizeof measured, "%.0f frames/s", rgba->fps);
+    print_target ("1920x1080 RGBA, pool: >= 4000 frames/s", measured,
+        rgba->fps >= TARGET_1080P_RGBA_FPS);
+    g_snprintf (measured, sizeof measured, "p99 %.1f us (median %.1f)",
+        rgba->latency_p99, rgba->latency_median);
+    print_target ("1920x1080 RGBA, pool: each frame out within 350 us (p99)",
+        measured, rgba->latency_p99 <= TARGET_1080P_RGBA_LATENCY_US);
+  } else {
+    print_target ("1920x1080 RGBA, pool: >= 4000 frames/s", "case not run", NA);
+    print_target ("1920x1080 RGBA, pool: each frame out within 350 us (p99)",
+        "case not run", NA);
+  }
+  if (rgba4k) {
+    g_snprintf (measured, sizeof measured, "%.0f frames/s", rgba4k->fps);
+    print_target ("3840x2160 RGBA, pool: >= 1000 frames/s", measured,
+        rgba4k->fps >= TARGET_4K_RGBA_FPS);
+  } else
+    print_target ("3840x2160 RGBA, pool: >= 1000 frames/s", "case not run", NA);
+
+  /* GRAY8 against RGBA at each size and mode run for both */
+  for (i = 0; i < n; i++) {
+    const Result *gray = &results[i];
+    const Result *base;
+
+    if (!g_str_equal (gray->c.format, "GRAY8"))
+      continue;
+    base = find_result (results, n, "RGBA", gray->c.width, gray->c.height,
+        gray->mode);
+    g_snprintf (target, sizeof target, "%dx%d GRAY8, %s: >= 3x RGBA's "
+        "frames/s", gray->c.width, gray->c.height, mode_names[gray->mode]);
+    if (!base) {
+      print_target (target, "no RGBA case of that size", NA);
+      continue;
+    }
+    g_snprintf (measured, sizeof measured, "%.2fx (%.0f / %.0f)",
+        gray->fps / base->fps, gray->fps, base->fps);
+    print_target (target, measured,
+        gray->fps >= TARGET_GRAY8_OVER_RGBA * base->fps);
+  }
+
+  /* pageable: time per frame (1 / rate) against the pageable floor */
+  for (i = 0; i < n; i++) {
+    const Result *r = &results[i];
+
+    if (r->mode != MODE_PAGEABLE)
+      continue;
+    g_snprintf (target, sizeof target, "%s %dx%d, pageable: <= 1.2x pageable "
+        "floor", r->c.format, r->c.width, r->c.height);
+    if (isnan (r->floor_us)) {
+      print_target (target, "no floor measured", NA);
+      continue;
+    }
+    g_snprintf (measured, sizeof measured, "%.2fx (%.1f / %.1f us)",
+        r->us_per_frame / r->floor_us, r->us_per_frame, r->floor_us);
+    print_target (target, measured,
+        r->us_per_frame <= TARGET_PAGEABLE_OVER_FLOOR * r->floor_us);
+  }
+  g_print ("  %d met, %d not met, %d not applicable\n", n_met, n_not_met,
+      n_na);
+}
+
+static gboolean
+write_csv (const gchar * path, const Result * results, gint n)
+{
+  GString *s = g_string_new (CSV_HEADER "\n");
+  GError *error = NULL;
+  gboolean ok;
+  gint i;
+
+  for (i = 0; i < n; i++) {
+    const Result *r = &results[i];
+    gchar v[8][32];
+
+    g_string_append_printf (s, "%s,%d,%d,%s,%zu,%d,%s,%d,%s,%d,%.1f,%.2f,"
+        "%.2f,%.2f,%.2f,%s,%s,%s,%s,%s,%s\n", r->c.format, r->c.width,
+        r->c.height, mode_names[r->mode], r->bytes, r->frames, r->in_memory,
+        r->in_from_pool, r->out_memory, r->out_pinned, r->fps,
+        r->us_per_frame, r->latency_median, r->latency_p99, r->cpu_us,
+        r->floors.valid ? g_ascii_formatd (v[0], 32, "%.2f",
+            r->floors.h2d_pinned) : "",
+        r->floors.valid ? g_ascii_formatd (v[1], 32, "%.2f",
+            r->floors.d2h_pinned) : "",
+        r->floors.valid ? g_ascii_formatd (v[2], 32, "%.2f",
+            r->floors.h2d_pageable) : "",
+        r->floors.valid ? g_ascii_formatd (v[3], 32, "%.2f",
+            r->floors.d2h_pageable) : "",
+        r->floors.valid ? g_ascii_formatd (v[4], 32, "%.2f", r->floor_us) : "",
+        r->floors.valid ? g_ascii_formatd (v[5], 32, "%.3f",
+            r->us_per_frame / r->floor_us) : "");
+  }
+  ok = g_file_set_contents (path, s->str, s->len, &error);
+  if (!ok) {
+    g_printerr ("element-bench: %s\n", error->message);
+    g_clear_error (&error);
+  }
+  g_string_free (s, TRUE);
+  return ok;
+}
+
+/* The cases to run, from the options. */
+static GArray *
+select_cases (void)
+{
+  GArray *cases = g_array_new (FALSE, FALSE, sizeof (Case));
+  guint i, j;
+
+  for (i = 0; i < G_N_ELEMENTS (default_cases); i++)
+    if (!opt.format || g_str_equal (opt.format, default_cases[i].format))
+      g_array_append_val (cases, default_cases[i]);
+  if (cases->len == 0) {
+    Case c = { opt.format, 1920, 1080 };
+    g_array_append_val (cases, c);
+  }
+  if (opt.width > 0) {
+    /* each format once, at the size asked */
+    GArray *sized = g_array_new (FALSE, FALSE, sizeof (Case));
+
+    for (i = 0; i < cases->len; i++) {
+      Case c = g_array_index (cases, Case, i);
+      gboolean seen = FALSE;
+
+      for (j = 0; j < sized->len; j++)
+        seen |= g_str_equal (g_array_index (sized, Case, j).format, c.format);
+      if (seen)
+        continue;
+      c.width = opt.width;
+      c.height = opt.height > 0 ? opt.height : opt.width * 9 / 16;
+      g_array_append_val (sized, c);
+    }
+    g_array_free (cases, TRUE);
+    cases = sized;
+  }
+  return cases;
+}
+
+int
+main (int argc, char **argv)
+{
+  GOptionEntry entries[] = {
+    {"frames", 'n', 0, G_OPTION_ARG_INT, &opt.frames,
+        "Timed frames per case (default 500)", "N"},
+    {"warmup", 0, 0, G_OPTION_ARG_INT, &opt.warmup,
+        "Untimed frames first (default 20)", "N"},
+    {"format", 0, 0, G_OPTION_ARG_STRING, &opt.format,
+        "Only this format's cases (e.g. RGBA, GRAY8, NV12)", "F"},
+    {"width", 0, 0, G_OPTION_ARG_INT, &opt.width,
+        "Frames of this width (height 9/16 of it unless --height)", "W"},
+    {"height", 0, 0, G_OPTION_ARG_INT, &opt.height,
+        "Frames of this height (with --width)", "H"},
+    {"sigma", 0, 0, G_OPTION_ARG_DOUBLE, &opt.sigma,
+        "Sigma (default 3)", "S"},
+    {"mode", 0, 0, G_OPTION_ARG_STRING, &opt.mode,
+        "Input buffers: pool, pageable or both (default)", "M"},
+    {"device", 0, 0, G_OPTION_ARG_INT, &opt.device,
+        "CUDA device (the element's cuda-device-id; default -1: device 0)",
+        "D"},
+    {"csv", 0, 0, G_OPTION_ARG_FILENAME, &opt.csv,
+        "Also write every case to FILE", "FILE"},
+    {"backend", 0, G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_STRING, &opt.backend,
+        "Element backend (cuda; cpu only to check the plumbing)", "B"},
+    {NULL}
+  };
+  GOptionContext *context;
+  GError *error = NULL;
+  GstElementFactory *factory;
+  GstPlugin *plugin;
+  GArray *cases;
+  Result *results;
+  gint n_results = 0, status = 0;
+  Floors *floors;
+  Mode modes[2];
+  gint n_modes = 0;
+  guint i;
+  gint m;
+
+  /* The build tree's plugin where no path is given. */
+  if (!g_getenv ("GST_PLUGIN_PATH") && !g_getenv ("GST_PLUGIN_PATH_1_0"))
+    g_setenv ("GST_PLUGIN_PATH", GB_BUILD_PLUGIN_DIR, TRUE);
+
+  context = g_option_context_new ("- cudagaussblur with frames in system "
+      "memory against the copy floor");
+  g_option_context_add_main_entries (context, entries, NULL);
+  g_option_context_add_group (context, gst_init_get_option_group ());
+  if (!g_option_context_parse (context, &argc, &argv, &error)) {
+    g_printerr ("element-bench: %s\n", error->message);
+    return 2;
+  }
+  g_option_context_free (context);
+  if (!opt.backend)
+    opt.backend = g_strdup ("cuda");
+  if (!opt.mode)
+    opt.mode = g_strdup ("both");
+  if (opt.frames < 1 || opt.warmup < 0 || opt.width < 0 || opt.height < 0
+      || (opt.height > 0 && opt.width == 0)) {
+    g_printerr ("element-bench: --frames must be >= 1, --warmup >= 0, "
+        "--height needs --width\n");
+    return 2;
+  }
+  if (g_str_equal (opt.mode, "pool") || g_str_equal (opt.mode, "both"))
+    modes[n_modes++] = MODE_POOL;
+  if (g_str_equal (opt.mode, "pageable") || g_str_equal (opt.mode, "both"))
+    modes[n_modes++] = MODE_PAGEABLE;
+  if (n_modes == 0) {
+    g_printerr ("element-bench: --mode is pool, pageable or both\n");
+    return 2;
+  }
+  if (!g_str_equal (opt.backend, "cuda") && !g_str_equal (opt.backend, "cpu")) {
+    g_printerr ("element-bench: --backend is cuda or cpu\n");
+    return 2;
+  }
+  if (opt.format && gst_video_format_from_string (opt.format)
+      == GST_VIDEO_FORMAT_UNKNOWN) {
+    g_printerr ("element-bench: unknown format %s\n", opt.format);
+    return 2;
+  }
+  use_cuda = g_str_equal (opt.backend, "cuda");
+
+  factory = gst_element_factory_find (ELEMENT);
+  if (!factory) {
+    g_print ("element-bench: skipped, no element " ELEMENT " (GST_PLUGIN_PATH"
+        " = %s; point it at the build's gst/ folder, e.g. source "
+        ".gpu/env.sh build)\n", g_getenv ("GST_PLUGIN_PATH")
+        ? g_getenv ("GST_PLUGIN_PATH") : "unset");
+    return 77;
+  }
+  plugin = gst_plugin_feature_get_plugin (GST_PLUGIN_FEATURE (factory));
+
+  if (use_cuda) {
+    GbGeometry geometry = { 1, 1, {{1, 1, 1, 1, 1}} };
+    GbError gb_error = { 0 };
+    GbBlur *probe = NULL;
+    struct cudaDeviceProp prop;
+    const gint device = opt.device >= 0 ? opt.device : 0;
+
+    /* as the element makes its handle: tells "no device" apart */
+    if (gb_blur_create (GB_BACKEND_CUDA, opt.device, &geometry, &probe,
+            &gb_error) != GB_OK) {
+      g_print ("element-bench: skipped, %s\n", gb_error.message);
+      if (plugin)
+        gst_object_unref (plugin);
+      gst_object_unref (factory);
+      return gb_error.status == GB_ERROR_NO_DEVICE ? 77 : 1;
+    }
+    gb_blur_destroy (probe);
+    if (!cuda_check (cudaSetDevice (device), "cannot select the device")
+        || !cuda_check (cudaGetDeviceProperties (&prop, device),
+            "cannot read the device's properties"))
+      return 1;
+    g_print ("device: %s (CUDA device %d)\n", prop.name, device);
+  } else {
+    g_print ("device: none, backend %s: element plumbing only, no copy "
+        "floors\n", opt.backend);
+  }
+  {
+    gchar *version = gst_version_string ();
+    g_print ("element: %s from %s (%s)\n", ELEMENT,
+        plugin ? gst_plugin_get_filename (plugin) : "?", version);
+    g_free (version);
+  }
+  if (plugin)
+    gst_object_unref (plugin);
+  gst_object_unref (factory);
+  g_print ("backend %s, sigma %g, %d frames per case after %d warm-up, "
+      "ring of %d input buffers\n", opt.backend, opt.sigma, opt.frames,
+      opt.warmup, RING);
+
+  cases = select_cases ();
+  results = g_new0 (Result, cases->len * n_modes);
+  floors = g_new0 (Floors, cases->len);
+  g_print ("\n");
+  for (i = 0; i < cases->len; i++) {
+    const Case *c = &g_array_index (cases, Case, i);
+    GstVideoInfo info;
+
+    if (!gst_video_info_set_format (&info, gst_video_format_from_string
+            (c->format), c->width, c->height)) {
+      g_printerr ("element-bench: cannot lay out %s %dx%d\n", c->format,
+          c->width, c->height);
+      status = 1;
+      continue;
+    }
+    floors[i].bytes = GST_VIDEO_INFO_SIZE (&info);
+    floors[i].h2d_pinned = floors[i].d2h_pinned = NAN;
+    floors[i].h2d_pageable = floors[i].d2h_pageable = NAN;
+    if (use_cuda) {
+      if (!measure_floors (GST_VIDEO_INFO_SIZE (&info), &floors[i])) {
+        status = 1;
+        break;
+      }
+      print_floors (c, &floors[i]);
+    }
+  }
+
+  g_print ("\n%-6s %-9s %-8s %-11s %-16s %9s %8s %8s %8s %8s  %7s %7s %8s %6s\n",
+      "format", "size", "mode", "in-mem", "out-mem (pinned)", "frames/s",
+      "us/frame", "lat-med", "lat-p99", "cpu-us", "H2D", "D2H", "floor",
+      "xfloor");
+  for (i = 0; status == 0 && i < cases->len; i++) {
+    for (m = 0; m < n_modes; m++) {
+      Result *r = &results[n_results];
+
+      if (!run_case (&g_array_index (cases, Case, i), modes[m], &floors[i],
+              r)) {
+        g_printerr ("element-bench: %s %dx%d %s failed\n",
+            g_array_index (cases, Case, i).format,
+            g_array_index (cases, Case, i).width,
+            g_array_index (cases, Case, i).height, mode_names[modes[m]]);
+        status = 1;
+        break;
+      }
+      print_result (r);
+      n_results++;
+    }
+  }
+  g_print ("(in-mem (p): the input buffers came from the pool the element "
+      "proposed; us/frame = 1e6 / frames/s; lat: push to pull, us; cpu-us: "
+      "process CPU time per frame; floor = H2D + D2H of one frame, pinned "
+      "for pool, pageable for pageable; xfloor = us/frame / floor)\n");
+
+  if (n_results > 0)
+    print_targets (results, n_results);
+  if (opt.csv && n_results > 0 && !write_csv (opt.csv, results, n_results))
+    status = 1;
+
+  g_free (floors);
+  g_free (results);
+  g_array_free (cases, TRUE);
+  return status;
+}
