@@ -9,6 +9,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Bands a host frame is cut into, at most (process_host_banded). */
+#define GB_CUDA_MAX_BANDS 4
+/* Frames smaller than this are not cut: per-band launches and events cost
+ * more than the overlap saves (1080p GRAY8 is 2 MB). */
+#define GB_CUDA_BAND_MIN_BYTES (1u << 20)
+/* Rows a band has at least. */
+#define GB_CUDA_BAND_MIN_ROWS 64
+
 struct GbCudaPlaneBuffers
 {
   uint8_t *input;
@@ -34,6 +42,15 @@ struct GbCuda
   /* Recorded after a host frame's download; the streaming thread sleeps on
    * it (blocking sync) instead of spinning in cudaStreamSynchronize. */
   cudaEvent_t frame_done;
+  /* Banded host frames (process_host_banded): uploads and downloads on
+   * streams of their own, so that the two copy engines and the SMs work on
+   * different bands at once; the blur stays on `stream`. */
+  cudaStream_t upload_stream;
+  cudaStream_t download_stream;
+  cudaEvent_t frame_start;
+  cudaEvent_t uploaded[GB_CUDA_MAX_BANDS];
+  cudaEvent_t computed[GB_CUDA_MAX_BANDS];
+  cudaEvent_t downloaded[GB_CUDA_MAX_BANDS];
   cudaEvent_t joins[GB_MAX_PLANES];
   GbGeometry geometry;
   GbCudaPlaneBuffers planes[GB_MAX_PLANES];
@@ -169,6 +186,25 @@ gb_cuda_create (int device_id, GbCuda ** out, GbError * error)
   if (err == cudaSuccess)
     err = cudaEventCreateWithFlags (&cuda->frame_done,
         cudaEventDisableTiming | cudaEventBlockingSync);
+  if (err == cudaSuccess)
+    err = cudaStreamCreateWithFlags (&cuda->upload_stream,
+        cudaStreamNonBlocking);
+  if (err == cudaSuccess)
+    err = cudaStreamCreateWithFlags (&cuda->download_stream,
+        cudaStreamNonBlocking);
+  if (err == cudaSuccess)
+    err = cudaEventCreateWithFlags (&cuda->frame_start,
+        cudaEventDisableTiming);
+  for (int b = 0; b < GB_CUDA_MAX_BANDS && err == cudaSuccess; b++) {
+    err = cudaEventCreateWithFlags (&cuda->uploaded[b],
+        cudaEventDisableTiming);
+    if (err == cudaSuccess)
+      err = cudaEventCreateWithFlags (&cuda->computed[b],
+          cudaEventDisableTiming);
+    if (err == cudaSuccess)
+      err = cudaEventCreateWithFlags (&cuda->downloaded[b],
+          cudaEventDisableTiming);
+  }
   for (int p = 1; p < GB_MAX_PLANES && err == cudaSuccess; p++) {
     err = cudaStreamCreateWithFlags (&cuda->plane_streams[p],
         cudaStreamNonBlocking);
@@ -499,16 +535,171 @@ gb_cuda_enqueue (GbCuda * cuda, const GbImage * device_src,
       error);
 }
 
+/* How many bands a host frame is cut into: 1 (not cut) unless it is one
+ * plane, large, blurred over its whole area without sharpening, by a
+ * convolution (whose output rows depend on the radius' rows around them
+ * only, so that a band computed from its rows and an apron of radius rows
+ * is exactly the whole frame's), and tall enough for bands of at least
+ * twice the apron. */
+static int
+band_count (const GbCuda * cuda, GbAlgorithm algorithm)
+{
+  const GbPlaneGeometry *plane = &cuda->geometry.planes[0];
+  const GbPlaneFilter *filter = &cuda->filters[0];
+  const size_t bytes = (size_t) plane->width * plane->height
+      * plane->channels * cuda->geometry.bytes_per_sample;
+  int rows, bands;
+
+  if (cuda->geometry.n_planes != 1 || !filter->whole
+      || filter->sharpen > 0.0f || bytes < GB_CUDA_BAND_MIN_BYTES)
+    return 1;
+  if (algorithm != GB_ALGORITHM_NAIVE && algorithm != GB_ALGORITHM_SHARED
+      && algorithm != GB_ALGORITHM_SEPARABLE
+      && algorithm != GB_ALGORITHM_FUSED)
+    return 1;
+  rows = 2 * filter->y.radius > GB_CUDA_BAND_MIN_ROWS ? 2 * filter->y.radius
+      : GB_CUDA_BAND_MIN_ROWS;
+  bands = plane->height / rows;
+  return bands > GB_CUDA_MAX_BANDS ? GB_CUDA_MAX_BANDS : bands;
+}
+
+/* Waits for every stream of a banded frame (after a failure: nothing may
+ * still use the buffers when the caller goes on). */
+static void
+band_streams_drain (GbCuda * cuda)
+{
+  cudaStreamSynchronize (cuda->upload_stream);
+  cudaStreamSynchronize (cuda->stream);
+  cudaStreamSynchronize (cuda->download_stream);
+}
+
+#define BAND_TRY(call, what) \
+  do { \
+    cudaError_t band_err_ = (call); \
+    if (band_err_ != cudaSuccess) { \
+      band_streams_drain (cuda); \
+      return cuda_fail (error, band_err_, what); \
+    } \
+  } while (0)
+
+/* One plane in `bands` horizontal bands of h rows: band k's upload, blur and
+ * download overlap those of its neighbours (issue 5), on three streams:
+ *   upload:   rows of band 0, 1, 2 ... (uploaded[j] after band j);
+ *   blur:     band k over its rows and an apron of the y radius above and
+ *             below (waits for the upload of the last band it reads, and
+ *             for the download of band k - 1, whose last rows its apron
+ *             overwrites in the device output);
+ *   download: band k's rows (waits for computed[k]).
+ * The blur of band k sees its window as a whole frame: the rows of its
+ * apron come out wrong, but they belong to bands already downloaded or
+ * still to be blurred, and only band k's own rows are downloaded. */
+static GbStatus
+process_host_banded (GbCuda * cuda, const GbImage * src, const GbImage * dst,
+    GbAlgorithm algorithm, GbBorder border, int bands, GbError * error)
+{
+  const GbPlaneGeometry *geometry = &cuda->geometry.planes[0];
+  const GbPlaneFilter *filter = &cuda->filters[0];
+  const GbCudaPlaneBuffers *buffers = &cuda->planes[0];
+  const size_t row_bytes = (size_t) geometry->width * geometry->channels
+      * cuda->geometry.bytes_per_sample;
+  const int height = geometry->height;
+  const int band_rows = (height + bands - 1) / bands;
+  const int apron = filter->y.radius;
+  const float *weights = cuda->device_weights;
+  const GbTaps taps = {
+    {weights, filter->x.weights, filter->x.radius, &filter->x.recursive},
+    {weights + WEIGHTS_STRIDE, filter->y.weights, filter->y.radius,
+        &filter->y.recursive},
+    &filter->multiscale, cuda->device_multiscale
+  };
+
+  /* The uploads follow whatever the blur stream holds (weights). */
+  BAND_TRY (cudaEventRecord (cuda->frame_start, cuda->stream),
+      "cannot start the frame");
+  BAND_TRY (cudaStreamWaitEvent (cuda->upload_stream, cuda->frame_start, 0),
+      "cannot start the frame");
+  for (int j = 0; j < bands; j++) {
+    const int first = j * band_rows;
+    const int rows = first + band_rows < height ? band_rows : height - first;
+    BAND_TRY (cudaMemcpy2DAsync (buffers->input + first * buffers->input_pitch,
+            buffers->input_pitch,
+            (const char *) src->data[0] + first * src->stride[0],
+            src->stride[0], row_bytes, rows, cudaMemcpyHostToDevice,
+            cuda->upload_stream), "cannot upload the frame");
+    BAND_TRY (cudaEventRecord (cuda->uploaded[j], cuda->upload_stream),
+        "cannot upload the frame");
+  }
+
+  for (int k = 0; k < bands; k++) {
+    const int first = k * band_rows;
+    const int end = first + band_rows < height ? first + band_rows : height;
+    const int top = first - apron > 0 ? first - apron : 0;
+    const int bottom = end + apron < height ? end + apron : height;
+    const int last_read = (bottom - 1) / band_rows;
+    GbDevicePlane plane;
+
+    plane.src = buffers->input + top * buffers->input_pitch;
+    plane.src_pitch = buffers->input_pitch;
+    plane.dst = buffers->output + top * buffers->output_pitch;
+    plane.dst_pitch = buffers->output_pitch;
+    plane.intermediate = buffers->intermediate;
+    plane.intermediate_pitch = buffers->intermediate_pitch;
+    plane.transposed = buffers->intermediate;
+    plane.transposed_pitch = buffers->transposed_pitch;
+    plane.recursive_states = buffers->recursive_states;
+    plane.multiscale_scratch = buffers->intermediate;
+    plane.width = geometry->width;
+    plane.height = bottom - top;
+    plane.channels = geometry->channels;
+    plane.bytes_per_sample = cuda->geometry.bytes_per_sample;
+
+    BAND_TRY (cudaStreamWaitEvent (cuda->stream, cuda->uploaded[last_read], 0),
+        "cannot order the bands");
+    if (k > 0)
+      BAND_TRY (cudaStreamWaitEvent (cuda->stream, cuda->downloaded[k - 1],
+              0), "cannot order the bands");
+    BAND_TRY (launch_blur (cuda, plane, taps, filter, algorithm, border,
+            cuda->stream), "cannot launch the blur kernel");
+    BAND_TRY (cudaEventRecord (cuda->computed[k], cuda->stream),
+        "cannot order the bands");
+    BAND_TRY (cudaStreamWaitEvent (cuda->download_stream, cuda->computed[k],
+            0), "cannot order the bands");
+    BAND_TRY (cudaMemcpy2DAsync ((char *) dst->data[0]
+            + first * dst->stride[0], dst->stride[0],
+            buffers->output + first * buffers->output_pitch,
+            buffers->output_pitch, row_bytes, end - first,
+            cudaMemcpyDeviceToHost, cuda->download_stream),
+        "cannot download the frame");
+    BAND_TRY (cudaEventRecord (cuda->downloaded[k], cuda->download_stream),
+        "cannot order the bands");
+  }
+  /* The last download follows every blur and upload: its end is the
+   * frame's. Kernel faults surface here. */
+  BAND_TRY (cudaEventRecord (cuda->frame_done, cuda->download_stream),
+      "cannot record the end of the frame");
+  BAND_TRY (cudaEventSynchronize (cuda->frame_done),
+      "blur on the GPU failed");
+  return GB_OK;
+}
+
 GbStatus
 gb_cuda_process_host (GbCuda * cuda, const GbImage * src, const GbImage * dst,
     GbAlgorithm algorithm, GbBorder border, GbError * error)
 {
   GbImage device_src, device_dst;
   GbStatus status;
+  int bands;
 
   memset (&device_src, 0, sizeof device_src);
   memset (&device_dst, 0, sizeof device_dst);
   CUDA_TRY (cudaSetDevice (cuda->device), "cannot select the CUDA device");
+  if (algorithm <= GB_ALGORITHM_AUTO || algorithm > GB_ALGORITHM_LAST)
+    return gb_error_set (error, GB_ERROR_INVALID_ARGUMENT,
+        "algorithm %s is not a kernel", gb_algorithm_name (algorithm));
+  bands = band_count (cuda, algorithm);
+  if (bands > 1)
+    return process_host_banded (cuda, src, dst, algorithm, border, bands,
+        error);
   for (int p = 0; p < cuda->geometry.n_planes; p++) {
     const GbPlaneGeometry *plane = &cuda->geometry.planes[p];
     const size_t row_bytes = (size_t) plane->width * plane->channels
@@ -616,6 +807,20 @@ gb_cuda_destroy (GbCuda * cuda)
     cudaEventDestroy (cuda->fork);
   if (cuda->frame_done)
     cudaEventDestroy (cuda->frame_done);
+  for (int b = 0; b < GB_CUDA_MAX_BANDS; b++) {
+    if (cuda->uploaded[b])
+      cudaEventDestroy (cuda->uploaded[b]);
+    if (cuda->computed[b])
+      cudaEventDestroy (cuda->computed[b]);
+    if (cuda->downloaded[b])
+      cudaEventDestroy (cuda->downloaded[b]);
+  }
+  if (cuda->frame_start)
+    cudaEventDestroy (cuda->frame_start);
+  if (cuda->upload_stream)
+    cudaStreamDestroy (cuda->upload_stream);
+  if (cuda->download_stream)
+    cudaStreamDestroy (cuda->download_stream);
   if (cuda->stream)
     cudaStreamDestroy (cuda->stream);
   free (cuda);
