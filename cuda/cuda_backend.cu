@@ -12,8 +12,10 @@
 /* Bands a host frame is cut into, at most (process_host_banded). */
 #define GB_CUDA_MAX_BANDS 4
 /* Frames smaller than this are not cut: per-band launches and events cost
- * more than the overlap saves (1080p GRAY8 is 2 MB). */
-#define GB_CUDA_BAND_MIN_BYTES (1u << 20)
+ * more than the overlap saves (measured on the H100 with a 1 MB threshold:
+ * 1080p GRAY8, 2 MB, went from 5348 to 4400 frames/s in bands, while 1080p
+ * RGBA, 8 MB, went from 2084 to 2330; docs/performance.md). */
+#define GB_CUDA_BAND_MIN_BYTES (4u << 20)
 /* Rows a band has at least. */
 #define GB_CUDA_BAND_MIN_ROWS 64
 
