@@ -413,6 +413,51 @@ launch_blur (GbCuda * cuda, const GbDevicePlane & plane, const GbTaps & taps,
   }
 }
 
+/* The rectangle rect of plane p of the device images src and dst, with the
+ * plane's buffers, for a kernel that sees it as its whole frame. */
+static GbDevicePlane
+device_plane (const GbCuda * cuda, int p, const GbImage * src,
+    const GbImage * dst, const GbRect & rect)
+{
+  const GbPlaneGeometry *geometry = &cuda->geometry.planes[p];
+  const size_t pixel = (size_t) geometry->channels
+      * cuda->geometry.bytes_per_sample;
+  GbDevicePlane plane;
+
+  plane.src = offset_in (src, p, rect, pixel);
+  plane.src_pitch = src->stride[p];
+  plane.dst = (void *) offset_in (dst, p, rect, pixel);
+  plane.dst_pitch = dst->stride[p];
+  plane.intermediate = cuda->planes[p].intermediate;
+  plane.intermediate_pitch = cuda->planes[p].intermediate_pitch;
+  plane.transposed = cuda->planes[p].intermediate;
+  plane.transposed_pitch = cuda->planes[p].transposed_pitch;
+  plane.recursive_states = cuda->planes[p].recursive_states;
+  plane.multiscale_scratch = cuda->planes[p].intermediate;
+  plane.width = rect.width;
+  plane.height = rect.height;
+  plane.channels = geometry->channels;
+  plane.bytes_per_sample = cuda->geometry.bytes_per_sample;
+  return plane;
+}
+
+/* Plane p's filter as the launchers take it. */
+static GbTaps
+plane_taps (const GbCuda * cuda, int p)
+{
+  const GbPlaneFilter *filter = &cuda->filters[p];
+  const float *weights = cuda->device_weights
+      + (size_t) 2 * p * WEIGHTS_STRIDE;
+  const GbTaps taps = {
+    {weights, filter->x.weights, filter->x.radius, &filter->x.recursive},
+    {weights + WEIGHTS_STRIDE, filter->y.weights, filter->y.radius,
+        &filter->y.recursive},
+    &filter->multiscale,
+    cuda->device_multiscale + (size_t) p * GB_MULTISCALE_TABLE
+  };
+  return taps;
+}
+
 /* Everything one plane needs, on `stream`. */
 static GbStatus
 enqueue_plane (GbCuda * cuda, int p, const GbImage * src, const GbImage * dst,
@@ -421,34 +466,11 @@ enqueue_plane (GbCuda * cuda, int p, const GbImage * src, const GbImage * dst,
 {
   const GbPlaneGeometry *geometry = &cuda->geometry.planes[p];
   const GbPlaneFilter *filter = &cuda->filters[p];
-  const float *weights = cuda->device_weights
-      + (size_t) 2 * p * WEIGHTS_STRIDE;
   const size_t pixel = (size_t) geometry->channels
       * cuda->geometry.bytes_per_sample;
-  GbDevicePlane plane;
+  const GbTaps taps = plane_taps (cuda, p);
+  GbDevicePlane plane = device_plane (cuda, p, src, dst, filter->window);
   cudaError_t err;
-
-  plane.src = offset_in (src, p, filter->window, pixel);
-  plane.src_pitch = src->stride[p];
-  plane.dst = (void *) offset_in (dst, p, filter->window, pixel);
-  plane.dst_pitch = dst->stride[p];
-  plane.intermediate = cuda->planes[p].intermediate;
-  plane.intermediate_pitch = cuda->planes[p].intermediate_pitch;
-  plane.transposed = cuda->planes[p].intermediate;
-  plane.transposed_pitch = cuda->planes[p].transposed_pitch;
-  plane.recursive_states = cuda->planes[p].recursive_states;
-  plane.multiscale_scratch = cuda->planes[p].intermediate;
-  plane.width = filter->window.width;
-  plane.height = filter->window.height;
-  plane.channels = geometry->channels;
-  plane.bytes_per_sample = cuda->geometry.bytes_per_sample;
-  const GbTaps taps = {
-    {weights, filter->x.weights, filter->x.radius, &filter->x.recursive},
-    {weights + WEIGHTS_STRIDE, filter->y.weights, filter->y.radius,
-        &filter->y.recursive},
-    &filter->multiscale,
-    cuda->device_multiscale + (size_t) p * GB_MULTISCALE_TABLE
-  };
 
   if (plane.width > 0 && plane.height > 0) {
     err = launch_blur (cuda, plane, taps, filter, algorithm, border, stream);
@@ -457,10 +479,7 @@ enqueue_plane (GbCuda * cuda, int p, const GbImage * src, const GbImage * dst,
   }
   if (filter->sharpen > 0.0f && filter->region.width > 0
       && filter->region.height > 0) {
-    plane.src = offset_in (src, p, filter->region, pixel);
-    plane.dst = (void *) offset_in (dst, p, filter->region, pixel);
-    plane.width = filter->region.width;
-    plane.height = filter->region.height;
+    plane = device_plane (cuda, p, src, dst, filter->region);
     err = gb_launch_sharpen (plane, filter->sharpen, stream);
     if (err != cudaSuccess)
       return cuda_fail (error, err, "cannot launch the sharpen kernel");
@@ -607,13 +626,15 @@ process_host_banded (GbCuda * cuda, const GbImage * src, const GbImage * dst,
   const int height = geometry->height;
   const int band_rows = (height + bands - 1) / bands;
   const int apron = filter->y.radius;
-  const float *weights = cuda->device_weights;
-  const GbTaps taps = {
-    {weights, filter->x.weights, filter->x.radius, &filter->x.recursive},
-    {weights + WEIGHTS_STRIDE, filter->y.weights, filter->y.radius,
-        &filter->y.recursive},
-    &filter->multiscale, cuda->device_multiscale
-  };
+  const GbTaps taps = plane_taps (cuda, 0);
+  GbImage device_src, device_dst;
+
+  memset (&device_src, 0, sizeof device_src);
+  memset (&device_dst, 0, sizeof device_dst);
+  device_src.data[0] = buffers->input;
+  device_src.stride[0] = buffers->input_pitch;
+  device_dst.data[0] = buffers->output;
+  device_dst.stride[0] = buffers->output_pitch;
 
   /* The uploads follow whatever the blur stream holds (weights). */
   BAND_TRY (cudaEventRecord (cuda->frame_start, cuda->stream),
@@ -638,22 +659,9 @@ process_host_banded (GbCuda * cuda, const GbImage * src, const GbImage * dst,
     const int top = first - apron > 0 ? first - apron : 0;
     const int bottom = end + apron < height ? end + apron : height;
     const int last_read = (bottom - 1) / band_rows;
-    GbDevicePlane plane;
-
-    plane.src = buffers->input + top * buffers->input_pitch;
-    plane.src_pitch = buffers->input_pitch;
-    plane.dst = buffers->output + top * buffers->output_pitch;
-    plane.dst_pitch = buffers->output_pitch;
-    plane.intermediate = buffers->intermediate;
-    plane.intermediate_pitch = buffers->intermediate_pitch;
-    plane.transposed = buffers->intermediate;
-    plane.transposed_pitch = buffers->transposed_pitch;
-    plane.recursive_states = buffers->recursive_states;
-    plane.multiscale_scratch = buffers->intermediate;
-    plane.width = geometry->width;
-    plane.height = bottom - top;
-    plane.channels = geometry->channels;
-    plane.bytes_per_sample = cuda->geometry.bytes_per_sample;
+    const GbRect window = { 0, top, geometry->width, bottom - top };
+    const GbDevicePlane plane = device_plane (cuda, 0, &device_src,
+        &device_dst, window);
 
     BAND_TRY (cudaStreamWaitEvent (cuda->stream, cuda->uploaded[last_read], 0),
         "cannot order the bands");
