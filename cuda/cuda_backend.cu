@@ -29,6 +29,11 @@ struct GbCudaPlaneBuffers
   void *recursive_states;
   uint8_t *output;
   size_t output_pitch;
+  /* Banded frames only (one plane of GB_CUDA_BAND_MIN_BYTES or more): the
+   * odd bands' output, so that a band's apron rows never land on rows of
+   * the band before it that are still being downloaded. */
+  uint8_t *output_odd;
+  size_t output_odd_pitch;
 };
 
 struct GbCuda
@@ -52,7 +57,6 @@ struct GbCuda
   cudaEvent_t frame_start;
   cudaEvent_t uploaded[GB_CUDA_MAX_BANDS];
   cudaEvent_t computed[GB_CUDA_MAX_BANDS];
-  cudaEvent_t downloaded[GB_CUDA_MAX_BANDS];
   cudaEvent_t joins[GB_MAX_PLANES];
   GbGeometry geometry;
   GbCudaPlaneBuffers planes[GB_MAX_PLANES];
@@ -203,9 +207,6 @@ gb_cuda_create (int device_id, GbCuda ** out, GbError * error)
     if (err == cudaSuccess)
       err = cudaEventCreateWithFlags (&cuda->computed[b],
           cudaEventDisableTiming);
-    if (err == cudaSuccess)
-      err = cudaEventCreateWithFlags (&cuda->downloaded[b],
-          cudaEventDisableTiming);
   }
   for (int p = 1; p < GB_MAX_PLANES && err == cudaSuccess; p++) {
     err = cudaStreamCreateWithFlags (&cuda->plane_streams[p],
@@ -243,6 +244,7 @@ free_planes (GbCuda * cuda)
     cudaFree (cuda->planes[p].intermediate);
     cudaFree (cuda->planes[p].recursive_states);
     cudaFree (cuda->planes[p].output);
+    cudaFree (cuda->planes[p].output_odd);
   }
   memset (cuda->planes, 0, sizeof cuda->planes);
   memset (&cuda->geometry, 0, sizeof cuda->geometry);
@@ -297,6 +299,12 @@ gb_cuda_configure (GbCuda * cuda, const GbGeometry * geometry, GbError * error)
     if (err == cudaSuccess) {
       err = cudaMallocPitch ((void **) &buffers->output,
           &buffers->output_pitch, row_bytes, plane->height);
+      cuda->allocations += err == cudaSuccess;
+    }
+    if (err == cudaSuccess && geometry->n_planes == 1
+        && row_bytes * plane->height >= GB_CUDA_BAND_MIN_BYTES) {
+      err = cudaMallocPitch ((void **) &buffers->output_odd,
+          &buffers->output_odd_pitch, row_bytes, plane->height);
       cuda->allocations += err == cudaSuccess;
     }
     if (err != cudaSuccess) {
@@ -572,7 +580,8 @@ band_count (const GbCuda * cuda, GbAlgorithm algorithm)
   int rows, bands;
 
   if (cuda->geometry.n_planes != 1 || !filter->whole
-      || filter->sharpen > 0.0f || bytes < GB_CUDA_BAND_MIN_BYTES)
+      || filter->sharpen > 0.0f || bytes < GB_CUDA_BAND_MIN_BYTES
+      || !cuda->planes[0].output_odd)
     return 1;
   if (algorithm != GB_ALGORITHM_NAIVE && algorithm != GB_ALGORITHM_SHARED
       && algorithm != GB_ALGORITHM_SEPARABLE
@@ -603,17 +612,18 @@ band_streams_drain (GbCuda * cuda)
     } \
   } while (0)
 
-/* One plane in `bands` horizontal bands of h rows: band k's upload, blur and
- * download overlap those of its neighbours (issue 5), on three streams:
+/* One plane in `bands` horizontal bands of h >= 2 R rows: band k's upload,
+ * blur and download overlap those of its neighbours (issue 5), on three
+ * streams:
  *   upload:   rows of band 0, 1, 2 ... (uploaded[j] after band j);
- *   blur:     band k over its rows and an apron of the y radius above and
- *             below (waits for the upload of the last band it reads, and
- *             for the download of band k - 1, whose last rows its apron
- *             overwrites in the device output);
+ *   blur:     band k over its rows and an apron of the y radius R above
+ *             and below (waits for the upload of the last band it reads);
  *   download: band k's rows (waits for computed[k]).
- * The blur of band k sees its window as a whole frame: the rows of its
- * apron come out wrong, but they belong to bands already downloaded or
- * still to be blurred, and only band k's own rows are downloaded. */
+ * The blur of band k sees its window as a whole frame: its apron rows come
+ * out wrong, and only band k's own rows are downloaded. Even bands write
+ * the output buffer, odd ones `output_odd`: the apron rows of band k fall on
+ * rows of bands k - 1 and k + 1 only (h >= 2 R), which use the other
+ * buffer, so no blur waits for a download. */
 static GbStatus
 process_host_banded (GbCuda * cuda, const GbImage * src, const GbImage * dst,
     GbAlgorithm algorithm, GbBorder border, int bands, GbError * error)
@@ -627,14 +637,16 @@ process_host_banded (GbCuda * cuda, const GbImage * src, const GbImage * dst,
   const int band_rows = (height + bands - 1) / bands;
   const int apron = filter->y.radius;
   const GbTaps taps = plane_taps (cuda, 0);
-  GbImage device_src, device_dst;
+  GbImage device_src, device_dst[2];
 
   memset (&device_src, 0, sizeof device_src);
-  memset (&device_dst, 0, sizeof device_dst);
+  memset (device_dst, 0, sizeof device_dst);
   device_src.data[0] = buffers->input;
   device_src.stride[0] = buffers->input_pitch;
-  device_dst.data[0] = buffers->output;
-  device_dst.stride[0] = buffers->output_pitch;
+  device_dst[0].data[0] = buffers->output;
+  device_dst[0].stride[0] = buffers->output_pitch;
+  device_dst[1].data[0] = buffers->output_odd;
+  device_dst[1].stride[0] = buffers->output_odd_pitch;
 
   /* The uploads follow whatever the blur stream holds (weights). */
   BAND_TRY (cudaEventRecord (cuda->frame_start, cuda->stream),
@@ -660,14 +672,12 @@ process_host_banded (GbCuda * cuda, const GbImage * src, const GbImage * dst,
     const int bottom = end + apron < height ? end + apron : height;
     const int last_read = (bottom - 1) / band_rows;
     const GbRect window = { 0, top, geometry->width, bottom - top };
-    const GbDevicePlane plane = device_plane (cuda, 0, &device_src,
-        &device_dst, window);
+    const GbImage *out = &device_dst[k & 1];
+    const GbDevicePlane plane = device_plane (cuda, 0, &device_src, out,
+        window);
 
     BAND_TRY (cudaStreamWaitEvent (cuda->stream, cuda->uploaded[last_read], 0),
         "cannot order the bands");
-    if (k > 0)
-      BAND_TRY (cudaStreamWaitEvent (cuda->stream, cuda->downloaded[k - 1],
-              0), "cannot order the bands");
     BAND_TRY (launch_blur (cuda, plane, taps, filter, algorithm, border,
             cuda->stream), "cannot launch the blur kernel");
     BAND_TRY (cudaEventRecord (cuda->computed[k], cuda->stream),
@@ -676,12 +686,9 @@ process_host_banded (GbCuda * cuda, const GbImage * src, const GbImage * dst,
             0), "cannot order the bands");
     BAND_TRY (cudaMemcpy2DAsync ((char *) dst->data[0]
             + first * dst->stride[0], dst->stride[0],
-            buffers->output + first * buffers->output_pitch,
-            buffers->output_pitch, row_bytes, end - first,
-            cudaMemcpyDeviceToHost, cuda->download_stream),
-        "cannot download the frame");
-    BAND_TRY (cudaEventRecord (cuda->downloaded[k], cuda->download_stream),
-        "cannot order the bands");
+            (const char *) out->data[0] + first * out->stride[0],
+            out->stride[0], row_bytes, end - first, cudaMemcpyDeviceToHost,
+            cuda->download_stream), "cannot download the frame");
   }
   /* The last download follows every blur and upload: its end is the
    * frame's. Kernel faults surface here. */
@@ -822,8 +829,6 @@ gb_cuda_destroy (GbCuda * cuda)
       cudaEventDestroy (cuda->uploaded[b]);
     if (cuda->computed[b])
       cudaEventDestroy (cuda->computed[b]);
-    if (cuda->downloaded[b])
-      cudaEventDestroy (cuda->downloaded[b]);
   }
   if (cuda->frame_start)
     cudaEventDestroy (cuda->frame_start);
