@@ -5,7 +5,8 @@
 # among its architectures; .gpu/ comes from ../shared/gpu/prepare.sh. Logs go
 # to LOG_DIR (default $OUT, else gpu-logs). Prints a summary last. The bench
 # step also writes LOG_DIR/bench.csv (and bench.png where python3 has
-# matplotlib), and times NPP beside ours where this machine has NPP.
+# matplotlib), and times NPP beside ours where this machine has NPP; the
+# element-bench step writes LOG_DIR/element-bench.csv.
 set -u
 build=${1:-build}
 logs=${2:-${OUT:-gpu-logs}}
@@ -85,6 +86,9 @@ if [ "$what" = bench ] || [ "$what" = all ]; then
     mv "$logs/bench.csv" "$logs/bench-npp-failed.csv" 2> /dev/null
     step bench-without-npp 400 "$build/bench/cudagaussblur-bench" --no-cpu --csv "$logs/bench.csv"
   fi
+  # Frames in system memory through the element (issue 5): frames/s,
+  # latency and CPU time against the pinned and pageable copy floors.
+  step element-bench 200 "$build/bench/cudagaussblur-element-bench" --frames 1000 --csv "$logs/element-bench.csv"
   if python3 -c 'import matplotlib' 2> /dev/null; then
     step plot 60 python3 docs/plot_performance.py "$logs/bench.csv" "$logs/bench.png"
   else
