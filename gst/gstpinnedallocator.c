@@ -198,13 +198,6 @@ gst_cuda_gauss_blur_pinned_allocator_get (void)
   return gst_object_ref (allocator);
 }
 
-gboolean
-gst_cuda_gauss_blur_is_pinned_memory (GstMemory * mem)
-{
-  return mem && gst_memory_is_type (mem,
-      GST_CUDA_GAUSS_BLUR_PINNED_MEMORY_TYPE);
-}
-
 GstBufferPool *
 gst_cuda_gauss_blur_pinned_pool_new (const GstCaps * caps,
     const GstVideoInfo * info, guint min_buffers, guint max_buffers,

@@ -37,9 +37,6 @@ G_DECLARE_FINAL_TYPE (GstCudaGaussBlurPinnedAllocator,
  * can pin memory. */
 GstAllocator *gst_cuda_gauss_blur_pinned_allocator_get (void);
 
-/* Whether mem (or the memory it shares) is pinned by this allocator. */
-gboolean gst_cuda_gauss_blur_is_pinned_memory (GstMemory * mem);
-
 /* A video buffer pool of pinned memory for info's frames, configured with
  * min and max buffers (inactive: its user activates it). with_video_meta:
  * buffers carry GstVideoMeta and their rows are padded to 64 bytes (only
