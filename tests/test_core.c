@@ -19,6 +19,7 @@
  * Plain C, no GStreamer. Prints one line per group of checks; exits 0 when
  * all pass. Images stay small: the test also runs under valgrind.
  */
+#include "check_groups.h"
 #include "gaussblur.h"
 #include "multiscale.h"
 #include "recursive.h"
@@ -37,7 +38,6 @@
 #define SRC_PADDING 3
 #define DST_PADDING 5
 /* Failures printed per group; the rest are only counted. */
-#define MAX_REPORTED 5
 
 /* The algorithms that compute the truncated sampled Gaussian of section 1
  * of docs/algorithms.md (FUSED: SEPARABLE's filter; on the CPU its code). */
@@ -57,73 +57,6 @@ static const GbBorder all_borders[] = {
 };
 
 #define N_ELEMENTS(array) ((int) (sizeof (array) / sizeof ((array)[0])))
-
-/* --- check bookkeeping --- */
-
-static const char *group_name;
-static int group_checks;
-static int group_failures;
-static int total_failures;
-
-static void
-group_begin (const char *name)
-{
-  group_name = name;
-  group_checks = 0;
-  group_failures = 0;
-}
-
-static void
-group_end (void)
-{
-  if (group_failures == 0)
-    printf ("ok   %-28s %6d checks\n", group_name, group_checks);
-  else
-    printf ("FAIL %-28s %6d of %d checks failed\n", group_name,
-        group_failures, group_checks);
-  fflush (stdout);
-  total_failures += group_failures;
-}
-
-static int check (int ok, const char *format, ...)
-    __attribute__((format (printf, 2, 3)));
-
-static int
-check (int ok, const char *format, ...)
-{
-  group_checks++;
-  if (!ok) {
-    group_failures++;
-    if (group_failures <= MAX_REPORTED) {
-      va_list args;
-      printf ("  %s: ", group_name);
-      va_start (args, format);
-      vprintf (format, args);
-      va_end (args);
-      printf ("\n");
-    }
-  }
-  return ok;
-}
-
-/* --- random data from a fixed seed (xorshift64*) --- */
-
-static uint64_t random_state;
-
-static void
-random_seed (uint64_t seed)
-{
-  random_state = seed * 0x9E3779B97F4A7C15ull + 1;
-}
-
-static uint8_t
-random_byte (void)
-{
-  random_state ^= random_state >> 12;
-  random_state ^= random_state << 25;
-  random_state ^= random_state >> 27;
-  return (uint8_t) ((random_state * 0x2545F4914F6CDD1Dull) >> 56);
-}
 
 /* --- test frames: one buffer per plane, rows padded --- */
 
@@ -3385,8 +3318,8 @@ main (void)
   test_issue4_validation ();
   test_region_past_odd_frame ();
 
-  if (total_failures) {
-    printf ("%d checks failed\n", total_failures);
+  if (check_total_failures ()) {
+    printf ("%d checks failed\n", check_total_failures ());
     return 1;
   }
   printf ("all checks passed\n");
