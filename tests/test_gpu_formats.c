@@ -15,6 +15,7 @@
  * algorithm with a handful of parameter sets, on odd sizes so that chroma
  * planes round up, with odd row paddings so that rows start unaligned.
  */
+#include "blur_once.h"
 #include "gaussblur.h"
 
 #include <stdint.h>
@@ -211,22 +212,6 @@ padding_intact (const Frame * frame, const GbGeometry * geometry)
 }
 
 static int failures, cases;
-
-static GbStatus
-blur_once (GbBackend backend, const GbGeometry * geometry,
-    const GbParams * params, const GbImage * src, const GbImage * dst,
-    GbError * error)
-{
-  GbBlur *blur;
-  GbStatus status = gb_blur_create (backend, -1, geometry, &blur, error);
-  if (status != GB_OK)
-    return status;
-  status = gb_blur_set_params (blur, params, error);
-  if (status == GB_OK)
-    status = gb_blur_process (blur, src, dst, error);
-  gb_blur_destroy (blur);
-  return status;
-}
 
 static void
 run_layout (const Layout * layout, Size size, int sanitizer)

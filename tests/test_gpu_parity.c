@@ -20,6 +20,7 @@
  * per axis for every border mode (docs/algorithms.md); the CPU 2D code itself
  * is checked against the independent reference of test-core.
  */
+#include "blur_once.h"
 #include "gaussblur.h"
 
 #include <stdint.h>
@@ -123,22 +124,6 @@ check (int ok, const char *what)
     failures++;
     printf ("FAIL: %s\n", what);
   }
-}
-
-static GbStatus
-blur_once (GbBackend backend, const GbGeometry * geometry,
-    const GbParams * params, const GbImage * src, const GbImage * dst,
-    GbError * error)
-{
-  GbBlur *blur;
-  GbStatus status = gb_blur_create (backend, -1, geometry, &blur, error);
-  if (status != GB_OK)
-    return status;
-  status = gb_blur_set_params (blur, params, error);
-  if (status == GB_OK)
-    status = gb_blur_process (blur, src, dst, error);
-  gb_blur_destroy (blur);
-  return status;
 }
 
 /* One size and channel count: every algorithm, border and sigma through one
