@@ -769,7 +769,7 @@ main (int argc, char **argv)
   plugin = gst_plugin_feature_get_plugin (GST_PLUGIN_FEATURE (factory));
 
   if (use_cuda) {
-    GbGeometry geometry = { 1, 1, {{1, 1, 1, 1, 1}} };
+    GbGeometry geometry = { 1, 1, {{1, 1, 1, 1, 1, 0}} };
     GbError gb_error = { 0 };
     GbBlur *probe = NULL;
     struct cudaDeviceProp prop;

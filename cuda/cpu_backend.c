@@ -21,6 +21,7 @@
  * which (a switch on bytes_per_sample, hoisted out of the loops).
  */
 #include "cpu_backend.h"
+#include "edge_aware.h"
 #include "sampling.h"
 
 #include <pthread.h>
@@ -1409,6 +1410,26 @@ process_plane (GbCpu * cpu, const GbPlaneJob * job, GbAlgorithm algorithm)
   }
 }
 
+/* The edge-aware filter of the window: always exact (Algorithm A; the
+ * GPU's kappa only cuts its lines into segments), single-threaded. */
+static GbStatus
+edge_aware_window (const GbPlaneJob * job, const GbPlaneGeometry * plane,
+    GbError * error)
+{
+  const GbPlaneFilter *filter = job->filter;
+  const GbEdgeAwareParams params = { job->x->sigma, job->y->sigma,
+    filter->sigma_range, filter->iterations
+  };
+  GbPlaneGeometry window = *plane;
+
+  window.width = job->width;
+  window.height = job->height;
+  window.alpha_mask = 0;
+  return gb_edge_aware_cpu (&params, &window, job->bytes_per_sample,
+      filter->distance_mask, filter->range_scale, job->border, job->src,
+      job->src_stride, job->dst, job->dst_stride, error);
+}
+
 /* --- finishing: sharpen the region, copy the rest of the plane --- */
 
 /* out = in + amount (in - out) over n samples, out holding the rounded blur:
@@ -1542,7 +1563,8 @@ gb_cpu_process (GbCpu * cpu, const GbImage * src, const GbImage * dst,
       && algorithm != GB_ALGORITHM_SEPARABLE
       && algorithm != GB_ALGORITHM_FUSED
       && algorithm != GB_ALGORITHM_RECURSIVE
-      && algorithm != GB_ALGORITHM_MULTISCALE)
+      && algorithm != GB_ALGORITHM_MULTISCALE
+      && algorithm != GB_ALGORITHM_EDGE_AWARE)
     return gb_error_set (error, GB_ERROR_INVALID_ARGUMENT,
         "algorithm %d is not one the CPU backend runs (auto is resolved "
         "by the caller)", (int) algorithm);
@@ -1603,7 +1625,11 @@ gb_cpu_process (GbCpu * cpu, const GbImage * src, const GbImage * dst,
     /* An empty region: nothing to blur, the plane is a copy. Below
      * GB_MULTISCALE_MIN_SIGMA (no plan) multiscale is the separable
      * convolution, as on the GPU. */
-    if (blur)
+    if (blur && algorithm == GB_ALGORITHM_EDGE_AWARE) {
+      status = edge_aware_window (&job, plane, error);
+      if (status != GB_OK)
+        return status;
+    } else if (blur)
       process_plane (cpu, &job, algorithm == GB_ALGORITHM_MULTISCALE
           && !filter->multiscale.factor_x ? GB_ALGORITHM_SEPARABLE
           : algorithm);

@@ -102,7 +102,7 @@ typedef struct
 {
   const GbEdgeAwarePass *pass;
   int channels;
-  double ratio2;                /* (sigma_s / sigma_r)^2 */
+  double ratio2;                /* (sigma_s / sigma_r)^2, the pass's axis' */
   double weight[GB_MAX_CHANNELS];       /* range_scale^2 if the channel steers, else 0 */
   GbBorder border;
   /* scratch, for the longest line plus its start-up on both sides */
@@ -192,9 +192,12 @@ validate (const GbEdgeAwareParams * params, const GbPlaneGeometry * plane,
 
   if (!params)
     return gb_error_set (error, GB_ERROR_INVALID_ARGUMENT, "no parameters");
-  if (!(params->sigma_s > 0.0) || params->sigma_s > GB_MAX_SIGMA)
+  if (!(params->sigma_x >= 0.0) || params->sigma_x > GB_MAX_SIGMA
+      || !(params->sigma_y >= 0.0) || params->sigma_y > GB_MAX_SIGMA
+      || (params->sigma_x == 0.0 && params->sigma_y == 0.0))
     return gb_error_set (error, GB_ERROR_INVALID_ARGUMENT,
-        "sigma %g is outside (0, %g]", params->sigma_s, GB_MAX_SIGMA);
+        "sigma %g x %g is outside [0, %g] or 0 on both axes",
+        params->sigma_x, params->sigma_y, GB_MAX_SIGMA);
   if (!(params->sigma_r > 0.0))
     return gb_error_set (error, GB_ERROR_INVALID_ARGUMENT,
         "range sigma %g is not positive", params->sigma_r);
@@ -254,8 +257,8 @@ gb_edge_aware_cpu (const GbEdgeAwareParams * params,
   row = (size_t) width * channels;
 
   /* The first iteration's sigma is the largest: so is its warm-up. */
-  gb_edge_aware_pass (gb_edge_aware_sigma (params->sigma_s,
-          params->iterations, 1), &pass);
+  gb_edge_aware_pass (gb_edge_aware_sigma (params->sigma_x > params->sigma_y
+          ? params->sigma_x : params->sigma_y, params->iterations, 1), &pass);
   widest = border == GB_BORDER_MIRROR ? pass.warmup : 1;
   longest = (size_t) (width > height ? width : height);
   count = longest + 2 * (size_t) widest;
@@ -282,19 +285,30 @@ gb_edge_aware_cpu (const GbEdgeAwareParams * params,
 
   line.pass = &pass;
   line.channels = channels;
-  line.ratio2 = (params->sigma_s / params->sigma_r)
-      * (params->sigma_s / params->sigma_r);
   for (c = 0; c < GB_MAX_CHANNELS; c++)
     line.weight[c] = (distance_mask >> c) & 1 ? range_scale * range_scale : 0.0;
   line.border = border;
 
   for (iteration = 1; iteration <= params->iterations; iteration++) {
-    gb_edge_aware_pass (gb_edge_aware_sigma (params->sigma_s,
-            params->iterations, iteration), &pass);
-    for (y = 0; y < height; y++)
-      filter_line (&line, plane_samples + y * row, width, channels);
-    for (x = 0; x < width; x++)
-      filter_line (&line, plane_samples + (size_t) x * channels, height, row);
+    /* Each axis its own sigma_s (the seed's one sigma when they are
+     * equal), in the spacings and the schedule alike. */
+    if (params->sigma_x > 0.0) {
+      line.ratio2 = (params->sigma_x / params->sigma_r)
+          * (params->sigma_x / params->sigma_r);
+      gb_edge_aware_pass (gb_edge_aware_sigma (params->sigma_x,
+              params->iterations, iteration), &pass);
+      for (y = 0; y < height; y++)
+        filter_line (&line, plane_samples + y * row, width, channels);
+    }
+    if (params->sigma_y > 0.0) {
+      line.ratio2 = (params->sigma_y / params->sigma_r)
+          * (params->sigma_y / params->sigma_r);
+      gb_edge_aware_pass (gb_edge_aware_sigma (params->sigma_y,
+              params->iterations, iteration), &pass);
+      for (x = 0; x < width; x++)
+        filter_line (&line, plane_samples + (size_t) x * channels, height,
+            row);
+    }
   }
 
   for (y = 0; y < height; y++) {

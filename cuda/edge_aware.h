@@ -49,12 +49,15 @@
 extern "C" {
 #endif
 
-#define GB_EDGE_AWARE_MAX_ITERATIONS 8
+#define GB_EDGE_AWARE_MAX_ITERATIONS GB_MAX_ITERATIONS
 /* distance_mask of the first n channels (RGB of RGBA: 3; gray: 1). */
 #define GB_EDGE_AWARE_LEADING(n) ((1u << (n)) - 1u)
 
 typedef struct {
-  double sigma_s;               /* spatial sigma, plane pixels, (0, GB_MAX_SIGMA] */
+  double sigma_x;               /* spatial sigma of the rows, plane pixels, */
+  double sigma_y;               /* and of the columns: [0, GB_MAX_SIGMA] each,
+                                 * not both 0; 0 leaves that axis as it is.
+                                 * sigma_s of the seed when they are equal */
   double sigma_r;               /* range sigma, 8-bit levels, > 0 (INFINITY:
                                  * no edge stops the blur) */
   int iterations;               /* N, 1 .. GB_EDGE_AWARE_MAX_ITERATIONS */

@@ -114,6 +114,13 @@ gb_plane_filters_resolve (const GbParams * params, const GbGeometry * geometry,
       gb_multiscale_plan (filter->x.sigma, filter->y.sigma,
           filter->window.width, filter->window.height, &filter->multiscale);
     filter->sharpen = (float) params->sharpen;
+    filter->sigma_range = params->sigma_range;
+    filter->iterations = params->iterations;
+    filter->kappa = params->kappa;
+    filter->distance_mask = ((1u << plane->channels) - 1u)
+        & ~plane->alpha_mask;
+    filter->range_scale = geometry->bytes_per_sample == 2 ? 1.0 / 257.0
+        : 1.0;
   }
 }
 

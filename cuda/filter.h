@@ -43,6 +43,14 @@ typedef struct {
   GbRect region;
   int whole;                    /* region is the whole plane: nothing to copy */
   float sharpen;                /* GbParams.sharpen */
+  /* GB_ALGORITHM_EDGE_AWARE (edge_aware.h), whose spatial sigmas are
+   * x.sigma and y.sigma: GbParams' range sigma, iterations and kappa, and
+   * what the plane's format adds. */
+  double sigma_range;
+  int iterations;
+  double kappa;
+  unsigned distance_mask;       /* the channels that steer (not alpha) */
+  double range_scale;           /* samples to 8-bit levels: 1 or 1/257 */
 } GbPlaneFilter;
 
 /* Fills filters[0 .. geometry->n_planes - 1] for valid parameters and

@@ -81,6 +81,8 @@ gb_algorithm_name (GbAlgorithm algorithm)
       return "recursive";
     case GB_ALGORITHM_MULTISCALE:
       return "multiscale";
+    case GB_ALGORITHM_EDGE_AWARE:
+      return "edge-aware";
   }
   return "unknown";
 }
@@ -107,6 +109,9 @@ gb_params_init (GbParams * params, double sigma)
   params->sigma_y = sigma;
   params->algorithm = GB_ALGORITHM_AUTO;
   params->border = GB_BORDER_CLAMP;
+  params->sigma_range = GB_DEFAULT_SIGMA_RANGE;
+  params->iterations = GB_DEFAULT_ITERATIONS;
+  params->kappa = GB_DEFAULT_KAPPA;
 }
 
 GbParams
@@ -204,6 +209,10 @@ gb_geometry_validate (const GbGeometry * geometry, GbError * error)
       return gb_error_set (error, GB_ERROR_INVALID_ARGUMENT,
           "plane %d has %d channels (1 to %d supported)", p, plane->channels,
           GB_MAX_CHANNELS);
+    if (plane->alpha_mask >> plane->channels)
+      return gb_error_set (error, GB_ERROR_INVALID_ARGUMENT,
+          "plane %d: alpha mask 0x%x names channels its %d lack", p,
+          plane->alpha_mask, plane->channels);
     if (plane->subsampling_x < 0 || plane->subsampling_x > 4
         || plane->subsampling_x == 3 || plane->subsampling_y < 0
         || plane->subsampling_y > 4 || plane->subsampling_y == 3)
@@ -247,6 +256,16 @@ gb_params_validate (const GbParams * params, GbError * error)
   if (params->border < GB_BORDER_CLAMP || params->border > GB_BORDER_ZERO)
     return gb_error_set (error, GB_ERROR_INVALID_ARGUMENT,
         "unknown border %d", (int) params->border);
+  if (!(params->sigma_range > 0.0))
+    return gb_error_set (error, GB_ERROR_INVALID_ARGUMENT,
+        "range sigma %g is not positive", params->sigma_range);
+  if (params->iterations < 1 || params->iterations > GB_MAX_ITERATIONS)
+    return gb_error_set (error, GB_ERROR_INVALID_ARGUMENT,
+        "%d iterations (1 to %d supported)", params->iterations,
+        GB_MAX_ITERATIONS);
+  if (!(params->kappa >= 0.0) || params->kappa > GB_MAX_KAPPA)
+    return gb_error_set (error, GB_ERROR_INVALID_ARGUMENT,
+        "kappa %g is outside [0, %g]", params->kappa, GB_MAX_KAPPA);
   return GB_OK;
 }
 
@@ -348,7 +367,8 @@ geometry_equal (const GbGeometry * a, const GbGeometry * b)
         || a->planes[p].height != b->planes[p].height
         || a->planes[p].channels != b->planes[p].channels
         || a->planes[p].subsampling_x != b->planes[p].subsampling_x
-        || a->planes[p].subsampling_y != b->planes[p].subsampling_y)
+        || a->planes[p].subsampling_y != b->planes[p].subsampling_y
+        || a->planes[p].alpha_mask != b->planes[p].alpha_mask)
       return 0;
   return 1;
 }
@@ -391,6 +411,9 @@ gb_blur_set_params (GbBlur * blur, const GbParams * params, GbError * error)
       || params->sigma_y != blur->params.sigma_y
       || params->radius != blur->params.radius
       || params->sharpen != blur->params.sharpen
+      || params->sigma_range != blur->params.sigma_range
+      || params->iterations != blur->params.iterations
+      || params->kappa != blur->params.kappa
       || memcmp (&params->region, &blur->params.region,
       sizeof params->region) != 0 || blur->weights_stale;
   blur->params = *params;

@@ -35,6 +35,9 @@ extern "C" {
 /* Largest sigma; its automatic radius, ceil(3.5 * sigma), stays within GB_MAX_RADIUS. */
 #define GB_MAX_SIGMA 250.0
 #define GB_MAX_DIMENSION 16384
+/* Edge-aware blur: most iterations, largest warm-up (kappa, in sigmas). */
+#define GB_MAX_ITERATIONS 8
+#define GB_MAX_KAPPA 16.0
 
 typedef enum {
   GB_OK = 0,
@@ -67,9 +70,13 @@ typedef enum {
   GB_ALGORITHM_MULTISCALE,      /* sigma >= 12.8: prefilter and decimate, blur
                                  * the small image, interpolate; radius is not
                                  * used (multiscale.h) */
+  GB_ALGORITHM_EDGE_AWARE,      /* edge-preserving: the domain transform and
+                                 * recursive Gaussian of seed 004
+                                 * (edge_aware.h); radius is not used, auto
+                                 * never picks it */
 } GbAlgorithm;
 
-#define GB_ALGORITHM_LAST GB_ALGORITHM_MULTISCALE
+#define GB_ALGORITHM_LAST GB_ALGORITHM_EDGE_AWARE
 
 typedef enum {
   GB_BORDER_CLAMP = 0,          /* replicate the edge sample: aaa|abcd|ddd */
@@ -87,6 +94,9 @@ typedef struct {
   int channels;                 /* 1 (gray) .. 4 (RGBA); every channel is blurred */
   int subsampling_x;            /* 1, 2 or 4 frame pixels per plane pixel; */
   int subsampling_y;            /* 0 means 1 */
+  unsigned alpha_mask;          /* bit c: channel c is alpha, blurred like
+                                 * the others but not steering the edge-aware
+                                 * filter's edges; 0: no alpha */
 } GbPlaneGeometry;
 
 typedef struct {
@@ -125,10 +135,25 @@ typedef struct {
   GbRect region;                /* width or height 0: the whole frame. Else only
                                  * the region's pixels (clipped to the frame)
                                  * change; their apron is read from around it */
+  /* GB_ALGORITHM_EDGE_AWARE only (edge_aware.h); sigma_x, sigma_y are its
+   * spatial sigmas. */
+  double sigma_range;           /* > 0, in 8-bit levels (16-bit samples are
+                                 * scaled by 1/257); INFINITY: no edge stops
+                                 * the blur */
+  int iterations;               /* 1 .. GB_MAX_ITERATIONS */
+  double kappa;                 /* 0 .. GB_MAX_KAPPA: the GPU cuts lines into
+                                 * segments that start kappa * sigma early
+                                 * (seed 004's Algorithm C); 0: whole lines,
+                                 * exact (Algorithm A). The CPU is always exact */
 } GbParams;
 
+/* Defaults of the edge-aware parameters (gb_params_init). */
+#define GB_DEFAULT_SIGMA_RANGE 50.0
+#define GB_DEFAULT_ITERATIONS 2
+#define GB_DEFAULT_KAPPA 2.0
+
 /* Isotropic blur of the whole frame with sigma: automatic radius and
- * algorithm, clamp border, no sharpening. */
+ * algorithm, clamp border, no sharpening; the edge-aware defaults above. */
 void gb_params_init (GbParams * params, double sigma);
 
 /* The same with the radius, algorithm and border given. */

@@ -942,11 +942,11 @@ test_planes (void)
 {
   static const GbGeometry geometries[] = {
     /* I420-like: full-size luma, two quarter-size chroma planes. */
-    {3, 1, {{40, 30, 1, 1, 1}, {20, 15, 1, 1, 1}, {20, 15, 1, 1, 1}}},
+    {3, 1, {{40, 30, 1, 1, 1, 0}, {20, 15, 1, 1, 1, 0}, {20, 15, 1, 1, 1, 0}}},
     /* NV12-like: luma and interleaved chroma. */
-    {2, 1, {{40, 30, 1, 1, 1}, {20, 15, 2, 1, 1}}},
-    {4, 1, {{17, 9, 4, 1, 1}, {9, 17, 3, 1, 1}, {5, 5, 2, 1, 1},
-            {1, 3, 1, 1, 1}}},
+    {2, 1, {{40, 30, 1, 1, 1, 0}, {20, 15, 2, 1, 1, 0}}},
+    {4, 1, {{17, 9, 4, 1, 1, 0}, {9, 17, 3, 1, 1, 0}, {5, 5, 2, 1, 1, 0},
+            {1, 3, 1, 1, 1, 0}}},
   };
   int g, b;
 
@@ -1540,8 +1540,8 @@ test_recursive_reference (void)
   static const int channel_counts[] = { 1, 3, 4 };
   static const double sigmas[] = { 0.5, 1.0, 2.5, 7.0, 20.0, 60.0 };
   static const GbPlaneGeometry planes[][4] = {
-    {{40, 30, 1, 1, 1}, {20, 15, 1, 1, 1}, {20, 15, 1, 1, 1}},
-    {{17, 9, 4, 1, 1}, {9, 17, 3, 1, 1}, {5, 5, 2, 1, 1}, {1, 3, 1, 1, 1}},
+    {{40, 30, 1, 1, 1, 0}, {20, 15, 1, 1, 1, 0}, {20, 15, 1, 1, 1, 0}},
+    {{17, 9, 4, 1, 1, 0}, {9, 17, 3, 1, 1, 0}, {5, 5, 2, 1, 1, 0}, {1, 3, 1, 1, 1, 0}},
   };
   static const int n_planes[] = { 3, 4 };
   Deviation all;
@@ -2466,12 +2466,12 @@ test_subsampled (void)
     int bytes_per_sample;
     GbPlaneGeometry planes[3];
   } layouts[] = {
-    {"I420", 3, 1, {{W, H, 1, 1, 1}, {CW, CH, 1, 2, 2}, {CW, CH, 1, 2, 2}}},
-    {"NV12", 2, 1, {{W, H, 1, 1, 1}, {CW, CH, 2, 2, 2}}},
-    {"Y42B", 3, 1, {{W, H, 1, 1, 1}, {CW, H, 1, 2, 1}, {CW, H, 1, 2, 1}}},
-    {"Y41B", 3, 1, {{W, H, 1, 1, 1}, {(W + 3) / 4, H, 1, 4, 1},
-            {(W + 3) / 4, H, 1, 4, 1}}},
-    {"P016", 2, 2, {{W, H, 1, 1, 1}, {CW, CH, 2, 2, 2}}},
+    {"I420", 3, 1, {{W, H, 1, 1, 1, 0}, {CW, CH, 1, 2, 2, 0}, {CW, CH, 1, 2, 2, 0}}},
+    {"NV12", 2, 1, {{W, H, 1, 1, 1, 0}, {CW, CH, 2, 2, 2, 0}}},
+    {"Y42B", 3, 1, {{W, H, 1, 1, 1, 0}, {CW, H, 1, 2, 1, 0}, {CW, H, 1, 2, 1, 0}}},
+    {"Y41B", 3, 1, {{W, H, 1, 1, 1, 0}, {(W + 3) / 4, H, 1, 4, 1, 0},
+            {(W + 3) / 4, H, 1, 4, 1, 0}}},
+    {"P016", 2, 2, {{W, H, 1, 1, 1, 0}, {CW, CH, 2, 2, 2, 0}}},
   };
   static const AxisCase cases[] = {
     {3.0, 3.0, 0}, {2.0, 2.0, 7}, {1.0, 4.0, 0}, {1.5, 0.0, 5},
@@ -2912,13 +2912,13 @@ test_region_subsampled (void)
 {
   enum { W = 37, H = 29, CW = 19, CH = 15 };
   static const GbGeometry i420 = {
-    3, 1, {{W, H, 1, 1, 1}, {CW, CH, 1, 2, 2}, {CW, CH, 1, 2, 2}}
+    3, 1, {{W, H, 1, 1, 1, 0}, {CW, CH, 1, 2, 2, 0}, {CW, CH, 1, 2, 2, 0}}
   };
   static const GbGeometry nv12 = {
-    2, 1, {{W, H, 1, 1, 1}, {CW, CH, 2, 2, 2}}
+    2, 1, {{W, H, 1, 1, 1, 0}, {CW, CH, 2, 2, 2, 0}}
   };
   static const GbGeometry y42b = {
-    3, 1, {{W, H, 1, 1, 1}, {CW, H, 1, 2, 1}, {CW, H, 1, 2, 1}}
+    3, 1, {{W, H, 1, 1, 1, 0}, {CW, H, 1, 2, 1, 0}, {CW, H, 1, 2, 1, 0}}
   };
   /* Expected rectangles, widened to the chroma grid and clipped: 4:2:0
    * (even x and y), 4:2:2 (even x). */
@@ -3201,7 +3201,7 @@ test_issue4_validation (void)
   }
   /* 16-bit rows must be 2-byte aligned (the kernels read whole samples). */
   {
-    GbGeometry sixteen = { 1, 2, {{5, 3, 1, 1, 1}} };
+    GbGeometry sixteen = { 1, 2, {{5, 3, 1, 1, 1, 0}} };
     GbBlur *wide = create_blur (&sixteen);
     uint16_t samples[3 * 8 + 1] = { 0 };
     GbImage in = { {0}, {0} }, out = { {0}, {0} };
@@ -3239,7 +3239,7 @@ test_region_past_odd_frame (void)
   static const GbRect regions[] = {
     {7, 0, 5, 5}, {0, 5, 7, 5}, {7, 5, 1, 1}, {8, 0, 2, 2}, {0, 6, 3, 3},
   };
-  GbGeometry nv12 = { 2, 1, {{7, 5, 1, 1, 1}, {4, 3, 2, 2, 2}} };
+  GbGeometry nv12 = { 2, 1, {{7, 5, 1, 1, 1, 0}, {4, 3, 2, 2, 2, 0}} };
   GbBlur *blur = create_blur (&nv12);
   uint8_t luma[5][7], chroma[3][8], out_luma[5][7], out_chroma[3][8];
   GbImage src = { {luma, chroma}, {7, 8} };

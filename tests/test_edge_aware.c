@@ -139,7 +139,7 @@ static GbStatus
 edge_aware (const Image * src, Image * dst, double sigma_s, double sigma_r,
     int iterations, unsigned mask, GbBorder border)
 {
-  GbEdgeAwareParams params = { sigma_s, sigma_r, iterations };
+  GbEdgeAwareParams params = { sigma_s, sigma_s, sigma_r, iterations };
   GbPlaneGeometry plane = { src->width, src->height, src->channels, 1, 1 };
   GbError error;
   GbStatus status;
@@ -908,7 +908,7 @@ test_invalid_arguments (void)
 {
   uint8_t pixels[4 * 4 * 4] = { 0 };
   GbPlaneGeometry plane = { 4, 4, 4, 1, 1 };
-  GbEdgeAwareParams good = { 3.0, 20.0, 2 };
+  GbEdgeAwareParams good = { 3.0, 3.0, 20.0, 2 };
   const struct
   {
     GbEdgeAwareParams params;
@@ -919,19 +919,20 @@ test_invalid_arguments (void)
     size_t stride;
     const char *what;
   } cases[] = {
-    {{0.0, 20.0, 2}, 1, 7, 1.0, 0, 16, "sigma 0"},
-    {{NAN, 20.0, 2}, 1, 7, 1.0, 0, 16, "sigma NaN"},
-    {{GB_MAX_SIGMA * 2, 20.0, 2}, 1, 7, 1.0, 0, 16, "sigma too large"},
-    {{3.0, 0.0, 2}, 1, 7, 1.0, 0, 16, "sigma_r 0"},
-    {{3.0, NAN, 2}, 1, 7, 1.0, 0, 16, "sigma_r NaN"},
-    {{3.0, 20.0, 0}, 1, 7, 1.0, 0, 16, "0 iterations"},
-    {{3.0, 20.0, GB_EDGE_AWARE_MAX_ITERATIONS + 1}, 1, 7, 1.0, 0, 16,
+    {{0.0, 0.0, 20.0, 2}, 1, 7, 1.0, 0, 16, "sigma 0 on both axes"},
+    {{-1.0, 3.0, 20.0, 2}, 1, 7, 1.0, 0, 16, "negative sigma-x"},
+    {{3.0, NAN, 20.0, 2}, 1, 7, 1.0, 0, 16, "sigma-y NaN"},
+    {{GB_MAX_SIGMA * 2, 3.0, 20.0, 2}, 1, 7, 1.0, 0, 16, "sigma too large"},
+    {{3.0, 3.0, 0.0, 2}, 1, 7, 1.0, 0, 16, "sigma_r 0"},
+    {{3.0, 3.0, NAN, 2}, 1, 7, 1.0, 0, 16, "sigma_r NaN"},
+    {{3.0, 3.0, 20.0, 0}, 1, 7, 1.0, 0, 16, "0 iterations"},
+    {{3.0, 3.0, 20.0, GB_EDGE_AWARE_MAX_ITERATIONS + 1}, 1, 7, 1.0, 0, 16,
         "too many iterations"},
-    {{3.0, 20.0, 2}, 3, 7, 1.0, 0, 16, "3 bytes per sample"},
-    {{3.0, 20.0, 2}, 1, 0x10, 1.0, 0, 16, "mask beyond the channels"},
-    {{3.0, 20.0, 2}, 1, 7, 0.0, 0, 16, "range scale 0"},
-    {{3.0, 20.0, 2}, 1, 7, 1.0, 3, 16, "border 3"},
-    {{3.0, 20.0, 2}, 1, 7, 1.0, 0, 15, "short stride"},
+    {{3.0, 3.0, 20.0, 2}, 3, 7, 1.0, 0, 16, "3 bytes per sample"},
+    {{3.0, 3.0, 20.0, 2}, 1, 0x10, 1.0, 0, 16, "mask beyond the channels"},
+    {{3.0, 3.0, 20.0, 2}, 1, 7, 0.0, 0, 16, "range scale 0"},
+    {{3.0, 3.0, 20.0, 2}, 1, 7, 1.0, 3, 16, "border 3"},
+    {{3.0, 3.0, 20.0, 2}, 1, 7, 1.0, 0, 15, "short stride"},
   };
   GbError error;
   int t;
@@ -954,7 +955,7 @@ test_invalid_arguments (void)
           16, pixels, 16, &error) == GB_OK, "mask 0 refused: %s",
       error.message);
   {
-    GbEdgeAwareParams unbounded = { 3.0, INFINITY, 2 };
+    GbEdgeAwareParams unbounded = { 3.0, 3.0, INFINITY, 2 };
     check (gb_edge_aware_cpu (&unbounded, &plane, 1, 7, 1.0, GB_BORDER_CLAMP,
             pixels, 16, pixels, 16, &error) == GB_OK,
         "sigma_r infinity refused: %s", error.message);

@@ -107,7 +107,7 @@ push_unchanged (GstHarness * h, GstBuffer * input, const GstVideoInfo * info,
 static gboolean
 cuda_device_usable (void)
 {
-  GbGeometry geometry = { 1, 1, {{1, 1, 1, 1, 1}} };
+  GbGeometry geometry = { 1, 1, {{1, 1, 1, 1, 1, 0}} };
   GbBlur *blur = NULL;
   GbError error = { 0 };
   GbStatus status;

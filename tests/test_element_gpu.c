@@ -684,7 +684,7 @@ cudagaussblur_gpu_suite (void)
 int
 main (int argc, char **argv)
 {
-  GbGeometry geometry = { 1, 1, {{1, 1, 1, 1, 1}} };
+  GbGeometry geometry = { 1, 1, {{1, 1, 1, 1, 1, 0}} };
   GbError error = { 0 };
   int result;
 

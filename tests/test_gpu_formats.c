@@ -339,7 +339,7 @@ main (int argc, char **argv)
   const int quick = argc > 1 && strcmp (argv[1], "--quick") == 0;
   const Size *sizes = quick ? quick_sizes : full_sizes;
   const int n_sizes = quick ? 4 : 5;
-  GbGeometry probe = { 1, 1, {{1, 1, 1, 1, 1}} };
+  GbGeometry probe = { 1, 1, {{1, 1, 1, 1, 1, 0}} };
   GbBlur *blur;
   GbError error;
 

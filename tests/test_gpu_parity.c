@@ -139,7 +139,7 @@ run_size (Size size, int channels, const double *sigmas, int n_sigmas,
     int first_algorithm, int last_algorithm, int race, int sanitizer)
 {
   const int row_bytes = size.width * channels;
-  GbGeometry geometry = { 1, 1, {{size.width, size.height, channels, 1, 1}} };
+  GbGeometry geometry = { 1, 1, {{size.width, size.height, channels, 1, 1, 0}} };
   Frame src, gpu_out, cpu_out;
   GbBlur *gpu;
   GbError error;
@@ -227,8 +227,8 @@ out:
 static void
 check_handle_behaviour (void)
 {
-  GbGeometry small = { 1, 1, {{16, 8, 4, 1, 1}} };
-  GbGeometry large = { 1, 1, {{64, 32, 4, 1, 1}} };
+  GbGeometry small = { 1, 1, {{16, 8, 4, 1, 1, 0}} };
+  GbGeometry large = { 1, 1, {{64, 32, 4, 1, 1, 0}} };
   GbBlur *blur;
   GbError error;
   unsigned allocations;
@@ -293,7 +293,7 @@ main (int argc, char **argv)
   int n_sizes = race ? 2 : quick ? 5 : 4;
   int n_sigmas = race ? 3 : quick ? 4 : 6;
   int first_algorithm = race ? GB_ALGORITHM_SHARED : GB_ALGORITHM_AUTO;
-  GbGeometry probe = { 1, 1, {{1, 1, 1, 1, 1}} };
+  GbGeometry probe = { 1, 1, {{1, 1, 1, 1, 1, 0}} };
   GbBlur *blur;
   GbError error;
 

@@ -85,7 +85,7 @@ run_case (GbCuda * cuda, int width, int height, int channels,
     GbAlgorithm algorithm, GbBorder border, double sigma, int misaligned)
 {
   const int row_bytes = width * channels;
-  GbGeometry geometry = { 1, 1, {{width, height, channels, 1, 1}} };
+  GbGeometry geometry = { 1, 1, {{width, height, channels, 1, 1, 0}} };
   GbParams params = gb_params_make (sigma, 0, algorithm, border);
   GbPlaneFilter *filter = (GbPlaneFilter *) malloc (sizeof *filter);
   uint8_t *host_src = (uint8_t *) malloc ((size_t) row_bytes * height);
