@@ -34,6 +34,10 @@ struct GbCudaPlaneBuffers
    * the band before it that are still being downloaded. */
   uint8_t *output_odd;
   size_t output_odd_pitch;
+  /* Edge-aware only: a second float plane (intermediate_pitch x height),
+   * allocated with the plane's first edge-aware frame and kept until the
+   * geometry changes, so that other algorithms cost no memory for it. */
+  float *edge_aware_scratch;
 };
 
 struct GbCuda
@@ -245,6 +249,7 @@ free_planes (GbCuda * cuda)
     cudaFree (cuda->planes[p].recursive_states);
     cudaFree (cuda->planes[p].output);
     cudaFree (cuda->planes[p].output_odd);
+    cudaFree (cuda->planes[p].edge_aware_scratch);
   }
   memset (cuda->planes, 0, sizeof cuda->planes);
   memset (&cuda->geometry, 0, sizeof cuda->geometry);
@@ -416,6 +421,8 @@ launch_blur (GbCuda * cuda, const GbDevicePlane & plane, const GbTaps & taps,
       return filter->multiscale.factor_x
           ? gb_launch_multiscale (plane, taps, border, stream)
           : gb_launch_separable (plane, taps, border, stream);
+    case GB_ALGORITHM_EDGE_AWARE:
+      return gb_launch_edge_aware (plane, filter, border, stream);
     default:
       return cudaErrorInvalidValue;
   }
@@ -442,6 +449,7 @@ device_plane (const GbCuda * cuda, int p, const GbImage * src,
   plane.transposed_pitch = cuda->planes[p].transposed_pitch;
   plane.recursive_states = cuda->planes[p].recursive_states;
   plane.multiscale_scratch = cuda->planes[p].intermediate;
+  plane.edge_aware_scratch = cuda->planes[p].edge_aware_scratch;
   plane.width = rect.width;
   plane.height = rect.height;
   plane.channels = geometry->channels;
@@ -480,6 +488,18 @@ enqueue_plane (GbCuda * cuda, int p, const GbImage * src, const GbImage * dst,
   GbDevicePlane plane = device_plane (cuda, p, src, dst, filter->window);
   cudaError_t err;
 
+  if (plane.width > 0 && plane.height > 0
+      && algorithm == GB_ALGORITHM_EDGE_AWARE
+      && !cuda->planes[p].edge_aware_scratch) {
+    GbCudaPlaneBuffers *buffers = &cuda->planes[p];
+    err = cudaMalloc ((void **) &buffers->edge_aware_scratch,
+        buffers->intermediate_pitch * geometry->height);
+    if (err != cudaSuccess)
+      return cuda_fail (error, err,
+          "cannot allocate the edge-aware filter's buffer on the GPU");
+    cuda->allocations++;
+    plane.edge_aware_scratch = buffers->edge_aware_scratch;
+  }
   if (plane.width > 0 && plane.height > 0) {
     err = launch_blur (cuda, plane, taps, filter, algorithm, border, stream);
     if (err != cudaSuccess)

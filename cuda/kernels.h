@@ -13,6 +13,7 @@
 #include <cuda_runtime.h>
 #include <stdint.h>
 
+#include "filter.h"
 #include "gaussblur.h"
 #include "multiscale.h"
 #include "recursive.h"
@@ -37,6 +38,8 @@ struct GbDevicePlane
   void *recursive_states;       /* recursive only: gb_recursive_state_bytes() */
   float *multiscale_scratch;    /* multiscale only (the intermediate's memory):
                                  * gb_multiscale_scratch_floats() x channels */
+  float *edge_aware_scratch;    /* edge-aware only: a second float plane,
+                                 * intermediate_pitch x height bytes */
   int width;
   int height;
   int channels;
@@ -105,6 +108,10 @@ cudaError_t gb_launch_recursive (const GbDevicePlane & plane,
     const GbTaps & taps, GbBorder border, cudaStream_t stream);
 cudaError_t gb_launch_multiscale (const GbDevicePlane & plane,
     const GbTaps & taps, GbBorder border, cudaStream_t stream);
+/* The edge-aware filter (edge_aware.h) of the filter's parameters,
+ * Algorithm C with its kappa (kernels_edge_aware.cu). */
+cudaError_t gb_launch_edge_aware (const GbDevicePlane & plane,
+    const GbPlaneFilter * filter, GbBorder border, cudaStream_t stream);
 /* Tensor-core kernel for 8-bit planes with the same radius 1 ..
  * GB_FUSED_MAX_RADIUS and weights on both axes; runs only where
  * gb_fused_available() (sm_80 or later code for the current device). */
