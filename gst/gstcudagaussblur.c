@@ -37,6 +37,25 @@
  * clean. All properties may change while playing and apply from the next
  * frame; they can be driven by a #GstControlSource.
  *
+ * ## Edge-aware blur
+ *
+ * #GstCudaGaussBlur:algorithm edge-aware smooths within regions of similar
+ * colour and stops at edges (skin smoothing, a cartoon or painted look): the
+ * domain transform with a recursive Gaussian (seed 004; docs/algorithms.md,
+ * section 11). sigma-x and sigma-y are its spatial sigmas;
+ * #GstCudaGaussBlur:sigma-range says how large a difference of intensity
+ * is an edge (in 8-bit levels; 16-bit samples are scaled to 8-bit levels
+ * first), #GstCudaGaussBlur:iterations how many times the rows and columns
+ * are filtered and #GstCudaGaussBlur:kappa how the GPU cuts lines into
+ * segments (0: whole lines, exact and slower). Each plane is filtered on
+ * its own and its edges come from its own channels: RGB by the distance
+ * over R, G and B together, alpha (and RGBx's padding byte) filtered along
+ * but not steering; gray by its one channel; YUV planes by what they hold:
+ * the luma plane by Y, an interleaved chroma plane (NV12's UV) by U and V
+ * together, I420's U and V planes each by itself, and packed 4:4:4
+ * (AYUV, VUYA, v308) by Y, U and V together. The CPU fallback computes the
+ * exact filter on one thread: about a second per 1080p frame.
+ *
  * ## Example launch line
  * |[
  * gst-launch-1.0 videotestsrc ! video/x-raw,format=RGBA ! cudagaussblur sigma=4 ! videoconvert ! autovideosink
@@ -50,6 +69,9 @@
  * |[
  * gst-launch-1.0 videotestsrc ! video/x-raw,format=NV12 ! cudagaussblur sigma=-1.5 amount=0.8 ! autovideosink
  * ]| Sharpens (unsharp mask).
+ * |[
+ * gst-launch-1.0 videotestsrc ! video/x-raw,format=RGBA ! cudagaussblur algorithm=edge-aware sigma=12 sigma-range=30 ! videoconvert ! autovideosink
+ * ]| Smooths the picture while keeping its edges (edge-aware blur).
  */
 
 #include "gstcudagaussblur.h"
@@ -79,6 +101,9 @@ G_STATIC_ASSERT ((int) GST_CUDA_GAUSS_BLUR_ALGORITHM_RECURSIVE ==
     GB_ALGORITHM_RECURSIVE);
 G_STATIC_ASSERT ((int) GST_CUDA_GAUSS_BLUR_ALGORITHM_MULTISCALE ==
     GB_ALGORITHM_MULTISCALE);
+G_STATIC_ASSERT ((int) GST_CUDA_GAUSS_BLUR_ALGORITHM_EDGE_AWARE ==
+    GB_ALGORITHM_EDGE_AWARE);
+G_STATIC_ASSERT (GB_ALGORITHM_LAST == GB_ALGORITHM_EDGE_AWARE);
 G_STATIC_ASSERT ((int) GST_CUDA_GAUSS_BLUR_BORDER_CLAMP == GB_BORDER_CLAMP);
 G_STATIC_ASSERT ((int) GST_CUDA_GAUSS_BLUR_BORDER_MIRROR == GB_BORDER_MIRROR);
 G_STATIC_ASSERT ((int) GST_CUDA_GAUSS_BLUR_BORDER_ZERO == GB_BORDER_ZERO);
@@ -99,6 +124,9 @@ enum
   PROP_REGION_Y,
   PROP_REGION_WIDTH,
   PROP_REGION_HEIGHT,
+  PROP_SIGMA_RANGE,
+  PROP_ITERATIONS,
+  PROP_KAPPA,
 };
 
 #define DEFAULT_SIGMA 2.0
@@ -110,6 +138,14 @@ enum
 #define DEFAULT_BORDER GST_CUDA_GAUSS_BLUR_BORDER_CLAMP
 #define DEFAULT_BACKEND GST_CUDA_GAUSS_BLUR_BACKEND_AUTO
 #define DEFAULT_CUDA_DEVICE_ID -1
+/* Edge-aware: sigma-range in 8-bit levels. At 0.1 a step of one level is
+ * an edge; at 100000 the largest colour step (441 levels) stretches a
+ * pixel by under 1 % up to sigma 20: hardly an edge. */
+#define DEFAULT_SIGMA_RANGE GB_DEFAULT_SIGMA_RANGE
+#define MIN_SIGMA_RANGE 0.1
+#define MAX_SIGMA_RANGE 100000.0
+#define DEFAULT_ITERATIONS GB_DEFAULT_ITERATIONS
+#define DEFAULT_KAPPA GB_DEFAULT_KAPPA
 
 #define MAX_DIMENSION 8192
 
@@ -151,6 +187,9 @@ struct _GstCudaGaussBlur
   gdouble amount;
   GbRect region;
   gint radius;
+  gdouble sigma_range;          /* edge-aware only */
+  gint iterations;
+  gdouble kappa;
   GstCudaGaussBlurAlgorithm algorithm;
   GstCudaGaussBlurBorder border;
   GstCudaGaussBlurBackend backend;
@@ -193,6 +232,9 @@ gst_cuda_gauss_blur_algorithm_get_type (void)
     {GST_CUDA_GAUSS_BLUR_ALGORITHM_MULTISCALE,
         "Large sigma (>= 12.8): blur a smaller image and interpolate, "
         "radius unused", "multiscale"},
+    {GST_CUDA_GAUSS_BLUR_ALGORITHM_EDGE_AWARE,
+        "Edge-preserving (domain transform, recursive Gaussian): see "
+        "sigma-range, iterations, kappa; radius unused", "edge-aware"},
     {0, NULL, NULL},
   };
 
@@ -407,12 +449,62 @@ gst_cuda_gauss_blur_class_init (GstCudaGaussBlurClass * klass)
    * How the blur is computed. The convolutions (naive, shared, separable,
    * fused) give the same output within one level per sample; recursive
    * approximates the untruncated Gaussian within one level and ignores
-   * radius. They differ in speed (docs/performance.md).
+   * radius. They differ in speed (docs/performance.md). edge-aware is
+   * another filter, which keeps edges sharp (#GstCudaGaussBlur:sigma-range,
+   * #GstCudaGaussBlur:iterations, #GstCudaGaussBlur:kappa); auto never
+   * picks it. Without a GPU it runs the exact filter on one CPU thread,
+   * about a second per 1080p frame.
    */
   g_object_class_install_property (gobject_class, PROP_ALGORITHM,
       g_param_spec_enum ("algorithm", "Algorithm",
           "How the convolution is computed",
           GST_TYPE_CUDA_GAUSS_BLUR_ALGORITHM, DEFAULT_ALGORITHM, flags));
+
+  /**
+   * GstCudaGaussBlur:sigma-range:
+   *
+   * Edge-aware blur only: the range sigma, how large a difference between
+   * neighbouring pixels counts as an edge, in 8-bit intensity levels (0 to
+   * 255; 16-bit formats are scaled by 1/257 first, so one value suits
+   * both). Each pixel step is stretched to sqrt(1 + (sigma / sigma-range)^2
+   * d^2) pixels, d the step's distance over the plane's colour channels:
+   * small values keep more edges (a cartoon look at large sigma), large
+   * ones blur across them, approaching the plain Gaussian.
+   */
+  g_object_class_install_property (gobject_class, PROP_SIGMA_RANGE,
+      g_param_spec_double ("sigma-range", "Range sigma",
+          "Edge-aware: intensity difference that counts as an edge, in 8-bit "
+          "levels (16-bit samples scaled by 1/257); smaller keeps more edges",
+          MIN_SIGMA_RANGE, MAX_SIGMA_RANGE, DEFAULT_SIGMA_RANGE, flags));
+
+  /**
+   * GstCudaGaussBlur:iterations:
+   *
+   * Edge-aware blur only: how many times the rows, then the columns, are
+   * filtered, each time with half the previous sigma (their variances sum
+   * to sigma squared). More iterations leave fewer streaks along edges; the
+   * cost grows in proportion.
+   */
+  g_object_class_install_property (gobject_class, PROP_ITERATIONS,
+      g_param_spec_int ("iterations", "Iterations",
+          "Edge-aware: row and column passes, each with half the previous "
+          "sigma", 1, GB_MAX_ITERATIONS, DEFAULT_ITERATIONS, flags));
+
+  /**
+   * GstCudaGaussBlur:kappa:
+   *
+   * Edge-aware blur on the GPU only: lines are cut into segments, each
+   * started kappa * sigma pixels early from an estimated state, so that
+   * more of the GPU works at once (seed 004's Algorithm C). Larger values
+   * are closer to the exact filter and slower (seed 004 finds 2 free of
+   * visible artefacts); 0 filters whole lines, exact and slowest. The CPU
+   * always computes the exact filter.
+   */
+  g_object_class_install_property (gobject_class, PROP_KAPPA,
+      g_param_spec_double ("kappa", "Kappa",
+          "Edge-aware on the GPU: warm-up of each line segment, in sigmas "
+          "(0 = whole lines: exact, slower)", 0.0, GB_MAX_KAPPA,
+          DEFAULT_KAPPA, flags));
 
   /**
    * GstCudaGaussBlur:border:
@@ -482,6 +574,9 @@ gst_cuda_gauss_blur_init (GstCudaGaussBlur * self)
   self->sigma_y = DEFAULT_SIGMA;
   self->amount = DEFAULT_AMOUNT;
   self->radius = DEFAULT_RADIUS;
+  self->sigma_range = DEFAULT_SIGMA_RANGE;
+  self->iterations = DEFAULT_ITERATIONS;
+  self->kappa = DEFAULT_KAPPA;
   self->algorithm = DEFAULT_ALGORITHM;
   self->border = DEFAULT_BORDER;
   self->backend = DEFAULT_BACKEND;
@@ -569,6 +664,15 @@ gst_cuda_gauss_blur_set_property (GObject * object, guint prop_id,
     case PROP_RADIUS:
       self->radius = g_value_get_int (value);
       break;
+    case PROP_SIGMA_RANGE:
+      self->sigma_range = g_value_get_double (value);
+      break;
+    case PROP_ITERATIONS:
+      self->iterations = g_value_get_int (value);
+      break;
+    case PROP_KAPPA:
+      self->kappa = g_value_get_double (value);
+      break;
     case PROP_ALGORITHM:
       self->algorithm = g_value_get_enum (value);
       break;
@@ -625,6 +729,15 @@ gst_cuda_gauss_blur_get_property (GObject * object, guint prop_id,
       break;
     case PROP_RADIUS:
       g_value_set_int (value, self->radius);
+      break;
+    case PROP_SIGMA_RANGE:
+      g_value_set_double (value, self->sigma_range);
+      break;
+    case PROP_ITERATIONS:
+      g_value_set_int (value, self->iterations);
+      break;
+    case PROP_KAPPA:
+      g_value_set_double (value, self->kappa);
       break;
     case PROP_ALGORITHM:
       g_value_set_enum (value, self->algorithm);
@@ -729,9 +842,41 @@ gst_cuda_gauss_blur_ensure_blur (GstCudaGaussBlur * self)
   return TRUE;
 }
 
+/* The channels of plane `plane` (of channels samples a pixel) that do not
+ * steer the edge-aware filter: alpha (RGBA's 3, ARGB's and AYUV's 0) and
+ * padding (RGBx's x, which no component occupies). A component's channel
+ * is its byte offset in the pixel over the sample size. Padding only where
+ * the plane has more channels than components: GStreamer 1.22 places
+ * P016's V at byte 1, inside U's 16-bit sample, so offsets alone would
+ * make its second channel padding. */
+static guint
+gst_cuda_gauss_blur_alpha_mask (const GstVideoFormatInfo * finfo, guint plane,
+    gint channels, gint bytes_per_sample)
+{
+  guint alpha = 0, colour = 0, n_components = 0, comp;
+
+  for (comp = 0; comp < GST_VIDEO_FORMAT_INFO_N_COMPONENTS (finfo); comp++) {
+    guint channel;
+
+    if (GST_VIDEO_FORMAT_INFO_PLANE (finfo, comp) != plane)
+      continue;
+    n_components++;
+    channel = 1u << (GST_VIDEO_FORMAT_INFO_POFFSET (finfo, comp)
+        / bytes_per_sample);
+    if (GST_VIDEO_FORMAT_INFO_HAS_ALPHA (finfo) && comp == GST_VIDEO_COMP_A)
+      alpha |= channel;
+    else
+      colour |= channel;
+  }
+  if (n_components >= (guint) channels)
+    return alpha;
+  return ((1u << channels) - 1u) & ~colour;
+}
+
 /* Each plane of the format is one image for the core: the first component
  * in it gives its size and subsampling, and its pixel stride the
- * interleaved samples (NV12's UV plane: 2 channels). */
+ * interleaved samples (NV12's UV plane: 2 channels); its alpha and padding
+ * channels are marked as such for the edge-aware filter. */
 static void
 gst_cuda_gauss_blur_geometry_from_info (const GstVideoInfo * info,
     GbGeometry * geometry)
@@ -756,6 +901,9 @@ gst_cuda_gauss_blur_geometry_from_info (const GstVideoInfo * info,
         1 << GST_VIDEO_FORMAT_INFO_W_SUB (info->finfo, comp);
     geometry->planes[plane].subsampling_y =
         1 << GST_VIDEO_FORMAT_INFO_H_SUB (info->finfo, comp);
+    geometry->planes[plane].alpha_mask =
+        gst_cuda_gauss_blur_alpha_mask (info->finfo, plane,
+        geometry->planes[plane].channels, geometry->bytes_per_sample);
   }
 }
 
@@ -1017,6 +1165,9 @@ gst_cuda_gauss_blur_transform (GstBaseTransform * trans, GstBuffer * inbuf,
     params.sharpen = self->amount;
   params.region = self->region;
   params.radius = self->radius;
+  params.sigma_range = self->sigma_range;
+  params.iterations = self->iterations;
+  params.kappa = self->kappa;
   params.algorithm = (GbAlgorithm) self->algorithm;
   params.border = (GbBorder) self->border;
   identity = gst_cuda_gauss_blur_is_identity (self);

@@ -37,6 +37,10 @@ G_BEGIN_DECLS
  * @GST_CUDA_GAUSS_BLUR_ALGORITHM_MULTISCALE: for sigma >= 12.8, blur an image
  *   4 to 64 times smaller and interpolate (otherwise as separable); radius is
  *   not used
+ * @GST_CUDA_GAUSS_BLUR_ALGORITHM_EDGE_AWARE: edge-preserving: the domain
+ *   transform and recursive Gaussian of seed 004, steered by
+ *   #GstCudaGaussBlur:sigma-range, #GstCudaGaussBlur:iterations and
+ *   #GstCudaGaussBlur:kappa; radius is not used, auto never picks it
  */
 typedef enum
 {
@@ -47,6 +51,7 @@ typedef enum
   GST_CUDA_GAUSS_BLUR_ALGORITHM_FUSED = 4,
   GST_CUDA_GAUSS_BLUR_ALGORITHM_RECURSIVE = 5,
   GST_CUDA_GAUSS_BLUR_ALGORITHM_MULTISCALE = 6,
+  GST_CUDA_GAUSS_BLUR_ALGORITHM_EDGE_AWARE = 7,
 } GstCudaGaussBlurAlgorithm;
 
 /**

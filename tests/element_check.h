@@ -33,7 +33,9 @@ GstBuffer *random_frame (const GstVideoInfo * info, guint32 seed);
 
 /* The core's view of a frame of info: one image per plane, sized, with the
  * channels and subsampling of the plane's first component (as the element
- * makes it); 16-bit formats have 2 bytes a sample. */
+ * makes it); 16-bit formats have 2 bytes a sample. A plane's alpha_mask
+ * marks its channels that hold no colour component: alpha, and padding
+ * (RGBx's x). */
 GbGeometry geometry_for (const GstVideoInfo * info);
 
 /* The CPU core's blur of input with params, in a new buffer laid out as info
@@ -81,7 +83,33 @@ gint exact_tolerance (const GbParams * params);
 gboolean exact_blur_applies (const GstVideoInfo * info,
     const GbParams * params);
 
-/* Sets all of params on the element. */
+/* GbParams in tables (static, so no gb_params_init), with designated
+ * initializers: fields left out are 0, which is the default of all but
+ * those of PARAMS_DEFAULTS. A field added to GbParams whose default
+ * (gb_params_init) is not 0 goes there too: test_params_tables in
+ * test_element.c checks that PARAMS_STEP matches gb_params_make. */
+#define PARAMS_DEFAULTS \
+  .sigma_range = GB_DEFAULT_SIGMA_RANGE, .iterations = GB_DEFAULT_ITERATIONS, \
+  .kappa = GB_DEFAULT_KAPPA
+
+/* Sigma x and y, radius, algorithm and border (the enums' suffixes), sharpen
+ * and region x, y, width, height; the edge-aware settings at their
+ * defaults. */
+#define PARAMS_STEP(sx, sy, taps, alg, bord, amount, rx, ry, rw, rh) \
+  { .sigma_x = (sx), .sigma_y = (sy), .radius = (taps), \
+    .algorithm = GB_ALGORITHM_ ## alg, .border = GB_BORDER_ ## bord, \
+    .sharpen = (amount), .region = { (rx), (ry), (rw), (rh) }, \
+    PARAMS_DEFAULTS }
+
+/* The edge-aware blur with sigma x and y, radius (unused by the filter,
+ * but what the element holds), border, sigma-range, iterations and kappa;
+ * no sharpening, no region. */
+#define PARAMS_EDGE_AWARE(sx, sy, taps, bord, range, n, k) \
+  { .sigma_x = (sx), .sigma_y = (sy), .radius = (taps), \
+    .algorithm = GB_ALGORITHM_EDGE_AWARE, .border = GB_BORDER_ ## bord, \
+    .sigma_range = (range), .iterations = (n), .kappa = (k) }
+
+/* Sets all of params on the element (the edge-aware ones included). */
 void element_set_params (GstElement * element, const GbParams * params);
 
 /* A harness of the element on backend ("cpu", "cuda", "auto"), its source

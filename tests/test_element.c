@@ -20,6 +20,7 @@
 #include <gst/controller/controller.h>
 #include <gst/video/video.h>
 
+#include "edge_aware.h"
 #include "element_check.h"
 
 /* The formats of issue 4: planar, semi-planar and packed YUV, 16-bit. */
@@ -107,7 +108,9 @@ push_unchanged (GstHarness * h, GstBuffer * input, const GstVideoInfo * info,
 static gboolean
 cuda_device_usable (void)
 {
-  GbGeometry geometry = { 1, 1, {{1, 1, 1, 1, 1, 0}} };
+  GbGeometry geometry = {.n_planes = 1,.bytes_per_sample = 1,
+    .planes = {{.width = 1,.height = 1,.channels = 1}}
+  };
   GbBlur *blur = NULL;
   GbError error = { 0 };
   GbStatus status;
@@ -188,11 +191,12 @@ GST_START_TEST (test_properties)
 {
   static const gchar *const algorithms[] =
       { "auto", "naive", "shared", "separable", "fused", "recursive",
-    "multiscale", NULL
+    "multiscale", "edge-aware", NULL
   };
   static const gint algorithm_values[] = { GB_ALGORITHM_AUTO,
     GB_ALGORITHM_NAIVE, GB_ALGORITHM_SHARED, GB_ALGORITHM_SEPARABLE,
-    GB_ALGORITHM_FUSED, GB_ALGORITHM_RECURSIVE, GB_ALGORITHM_MULTISCALE
+    GB_ALGORITHM_FUSED, GB_ALGORITHM_RECURSIVE, GB_ALGORITHM_MULTISCALE,
+    GB_ALGORITHM_EDGE_AWARE
   };
   static const gchar *const borders[] = { "clamp", "mirror", "zero", NULL };
   static const gint border_values[] = { GB_BORDER_CLAMP, GB_BORDER_MIRROR,
@@ -201,7 +205,8 @@ GST_START_TEST (test_properties)
   static const gchar *const backends[] = { "auto", "cuda", "cpu", NULL };
   static const gchar *const names[] = { "sigma", "sigma-x", "sigma-y",
     "amount", "region-x", "region-y", "region-width", "region-height",
-    "radius", "algorithm", "border", "backend", "cuda-device-id", NULL
+    "radius", "algorithm", "border", "backend", "cuda-device-id",
+    "sigma-range", "iterations", "kappa", NULL
   };
   static const gchar *const region_names[] = { "region-x", "region-y",
     "region-width", "region-height", NULL
@@ -212,8 +217,8 @@ GST_START_TEST (test_properties)
   GObjectClass *klass = G_OBJECT_GET_CLASS (element);
   GParamSpec *pspec;
   GParamSpecInt *spec_int;
-  gdouble sigma_value, sigma_x, sigma_y, amount;
-  gint radius, device_id, algorithm, border, backend, region[4];
+  gdouble sigma_value, sigma_x, sigma_y, amount, sigma_range, kappa;
+  gint radius, device_id, algorithm, border, backend, region[4], iterations;
   guint i;
 
   fail_unless (element != NULL);
@@ -232,6 +237,15 @@ GST_START_TEST (test_properties)
   for (i = 0; region_names[i]; i++)
     check_int_property (klass, region_names[i], 0, G_MAXINT, 0);
   check_int_property (klass, "radius", 0, GB_MAX_RADIUS, 0);
+  /* edge-aware: the core's defaults and limits */
+  check_double_property (klass, "sigma-range", 0.1, 100000.0,
+      GB_DEFAULT_SIGMA_RANGE);
+  check_int_property (klass, "iterations", 1, GB_MAX_ITERATIONS,
+      GB_DEFAULT_ITERATIONS);
+  check_double_property (klass, "kappa", 0.0, GB_MAX_KAPPA, GB_DEFAULT_KAPPA);
+  fail_unless_equals_float (GB_DEFAULT_SIGMA_RANGE, 50.0);
+  fail_unless_equals_int (GB_DEFAULT_ITERATIONS, 2);
+  fail_unless_equals_float (GB_DEFAULT_KAPPA, 2.0);
 
   pspec = g_object_class_find_property (klass, "cuda-device-id");
   fail_unless (G_IS_PARAM_SPEC_INT (pspec));
@@ -250,7 +264,9 @@ GST_START_TEST (test_properties)
       "sigma-y", &sigma_y, "amount", &amount, "region-x", &region[0],
       "region-y", &region[1], "region-width", &region[2], "region-height",
       &region[3], "radius", &radius, "algorithm", &algorithm, "border",
-      &border, "backend", &backend, "cuda-device-id", &device_id, NULL);
+      &border, "backend", &backend, "cuda-device-id", &device_id,
+      "sigma-range", &sigma_range, "iterations", &iterations, "kappa", &kappa,
+      NULL);
   fail_unless_equals_float (sigma_value, 2.0);
   fail_unless_equals_float (sigma_x, 2.0);
   fail_unless_equals_float (sigma_y, 2.0);
@@ -261,6 +277,9 @@ GST_START_TEST (test_properties)
   fail_unless_equals_int (algorithm, GB_ALGORITHM_AUTO);
   fail_unless_equals_int (border, GB_BORDER_CLAMP);
   fail_unless_equals_int (device_id, -1);
+  fail_unless_equals_float (sigma_range, 50.0);
+  fail_unless_equals_int (iterations, 2);
+  fail_unless_equals_float (kappa, 2.0);
 
   /* and keeps what it is given, up to the limits */
   gst_util_set_object_arg (G_OBJECT (element), "algorithm", "shared");
@@ -285,6 +304,25 @@ GST_START_TEST (test_properties)
   fail_unless_equals_int (algorithm, GB_ALGORITHM_SHARED);
   fail_unless_equals_int (border, GB_BORDER_MIRROR);
   fail_unless_equals_int (device_id, 3);
+
+  /* the edge-aware settings at either end of their ranges */
+  gst_util_set_object_arg (G_OBJECT (element), "algorithm", "edge-aware");
+  g_object_get (element, "algorithm", &algorithm, NULL);
+  fail_unless_equals_int (algorithm, GB_ALGORITHM_EDGE_AWARE);
+  g_object_set (element, "sigma-range", 100000.0, "iterations",
+      GB_MAX_ITERATIONS, "kappa", GB_MAX_KAPPA, NULL);
+  g_object_get (element, "sigma-range", &sigma_range, "iterations",
+      &iterations, "kappa", &kappa, NULL);
+  fail_unless_equals_float (sigma_range, 100000.0);
+  fail_unless_equals_int (iterations, GB_MAX_ITERATIONS);
+  fail_unless_equals_float (kappa, GB_MAX_KAPPA);
+  g_object_set (element, "sigma-range", 0.1, "iterations", 1, "kappa", 0.0,
+      NULL);
+  g_object_get (element, "sigma-range", &sigma_range, "iterations",
+      &iterations, "kappa", &kappa, NULL);
+  fail_unless_equals_float (sigma_range, 0.1);
+  fail_unless_equals_int (iterations, 1);
+  fail_unless_equals_float (kappa, 0.0);
 
   /* sigma sets both axes and reads back sigma-x */
   g_object_set (element, "sigma", -GB_MAX_SIGMA, NULL);
@@ -322,17 +360,21 @@ GST_START_TEST (test_invalid_values_refused)
     {"sigma-x", -GB_MAX_SIGMA - 0.5}, {"sigma-x", GB_MAX_SIGMA + 0.5},
     {"sigma-y", -1000.0}, {"sigma-y", 1000.0},
     {"amount", -0.1}, {"amount", 20.5},
+    {"sigma-range", 0.0}, {"sigma-range", -5.0}, {"sigma-range", 0.05},
+    {"sigma-range", 100001.0}, {"sigma-range", NAN},
+    {"kappa", -0.1}, {"kappa", GB_MAX_KAPPA + 0.5}, {"kappa", NAN},
   };
   static const gchar *const region_names[] = { "region-x", "region-y",
     "region-width", "region-height"
   };
   GstElement *element = gst_element_factory_make (ELEMENT, NULL);
-  gdouble sigma, sigma_x, sigma_y, amount;
-  gint radius, device_id, algorithm, region;
+  gdouble sigma, sigma_x, sigma_y, amount, sigma_range, kappa;
+  gint radius, device_id, algorithm, region, iterations;
   guint i;
 
   g_object_set (element, "sigma", 3.0, "radius", 5, "cuda-device-id", 0,
-      "sigma-y", -1.5, "amount", 0.7, NULL);
+      "sigma-y", -1.5, "amount", 0.7, "sigma-range", 12.5, "iterations", 3,
+      "kappa", 0.5, NULL);
   gst_util_set_object_arg (G_OBJECT (element), "algorithm", "naive");
   for (i = 0; i < G_N_ELEMENTS (region_names); i++)
     g_object_set (element, region_names[i], (gint) (i + 1), NULL);
@@ -349,10 +391,17 @@ GST_START_TEST (test_invalid_values_refused)
   ASSERT_WARNING (g_object_set (element, "radius", -1, NULL));
   ASSERT_WARNING (g_object_set (element, "cuda-device-id", -2, NULL));
   ASSERT_WARNING (g_object_set (element, "algorithm", 17, NULL));
+  ASSERT_WARNING (g_object_set (element, "algorithm", GB_ALGORITHM_LAST + 1,
+          NULL));
+  ASSERT_WARNING (g_object_set (element, "iterations", 0, NULL));
+  ASSERT_WARNING (g_object_set (element, "iterations", GB_MAX_ITERATIONS + 1,
+          NULL));
+  ASSERT_WARNING (g_object_set (element, "iterations", -1, NULL));
 
   g_object_get (element, "sigma", &sigma, "sigma-x", &sigma_x, "sigma-y",
       &sigma_y, "amount", &amount, "radius", &radius, "cuda-device-id",
-      &device_id, "algorithm", &algorithm, NULL);
+      &device_id, "algorithm", &algorithm, "sigma-range", &sigma_range,
+      "iterations", &iterations, "kappa", &kappa, NULL);
   fail_unless_equals_float (sigma, 3.0);
   fail_unless_equals_float (sigma_x, 3.0);
   fail_unless_equals_float (sigma_y, -1.5);
@@ -360,6 +409,9 @@ GST_START_TEST (test_invalid_values_refused)
   fail_unless_equals_int (radius, 5);
   fail_unless_equals_int (device_id, 0);
   fail_unless_equals_int (algorithm, GB_ALGORITHM_NAIVE);
+  fail_unless_equals_float (sigma_range, 12.5);
+  fail_unless_equals_int (iterations, 3);
+  fail_unless_equals_float (kappa, 0.5);
   for (i = 0; i < G_N_ELEMENTS (region_names); i++) {
     g_object_get (element, region_names[i], &region, NULL);
     fail_unless_equals_int (region, (gint) (i + 1));
@@ -961,10 +1013,39 @@ GST_END_TEST;
 
 GST_START_TEST (test_property_change_while_playing)
 {
-  /* after the common steps: a small sigma with an explicit radius */
+  /* after the common steps: a small sigma with an explicit radius, then
+   * the edge-aware blur and its settings (kappa changes nothing on the
+   * CPU, which is always exact), which other algorithms do not use */
   static const PropertyStep cpu_steps[] = {
-    {"sigma", "0.7", {0.7, 0.7, 2, GB_ALGORITHM_SEPARABLE, GB_BORDER_MIRROR,
-              0.0, {0, 0, 0, 0}}, TRUE},
+    {"sigma", "0.7",
+        PARAMS_STEP (0.7, 0.7, 2, SEPARABLE, MIRROR, 0.0, 0, 0, 0, 0), TRUE},
+    {"algorithm", "edge-aware",
+        PARAMS_EDGE_AWARE (0.7, 0.7, 2, MIRROR, 50.0, 2, 2.0), TRUE},
+    {"sigma", "3", PARAMS_EDGE_AWARE (3.0, 3.0, 2, MIRROR, 50.0, 2, 2.0),
+        TRUE},
+    {"sigma-range", "10",
+        PARAMS_EDGE_AWARE (3.0, 3.0, 2, MIRROR, 10.0, 2, 2.0), TRUE},
+    {"iterations", "3",
+        PARAMS_EDGE_AWARE (3.0, 3.0, 2, MIRROR, 10.0, 3, 2.0), TRUE},
+    {"kappa", "0", PARAMS_EDGE_AWARE (3.0, 3.0, 2, MIRROR, 10.0, 3, 0.0),
+        FALSE},
+    {"sigma-y", "1.5",
+        PARAMS_EDGE_AWARE (3.0, 1.5, 2, MIRROR, 10.0, 3, 0.0), TRUE},
+    {"border", "zero",
+        PARAMS_EDGE_AWARE (3.0, 1.5, 2, ZERO, 10.0, 3, 0.0), TRUE},
+    {"algorithm", "recursive", {.sigma_x = 3.0,.sigma_y = 1.5,.radius = 2,
+              .algorithm = GB_ALGORITHM_RECURSIVE,.border = GB_BORDER_ZERO,
+              .sigma_range = 10.0,.iterations = 3,.kappa = 0.0}, TRUE},
+    {"sigma-range", "5", {.sigma_x = 3.0,.sigma_y = 1.5,.radius = 2,
+              .algorithm = GB_ALGORITHM_RECURSIVE,.border = GB_BORDER_ZERO,
+              .sigma_range = 5.0,.iterations = 3,.kappa = 0.0}, FALSE},
+    {"iterations", "1", {.sigma_x = 3.0,.sigma_y = 1.5,.radius = 2,
+              .algorithm = GB_ALGORITHM_RECURSIVE,.border = GB_BORDER_ZERO,
+              .sigma_range = 5.0,.iterations = 1,.kappa = 0.0}, FALSE},
+    {"algorithm", "edge-aware",
+        PARAMS_EDGE_AWARE (3.0, 1.5, 2, ZERO, 5.0, 1, 0.0), TRUE},
+    {"sigma-range", "100000",
+        PARAMS_EDGE_AWARE (3.0, 1.5, 2, ZERO, 100000.0, 1, 0.0), TRUE},
   };
   /* packed, semi-planar and planar subsampled chroma, 16-bit */
   static const gchar *const formats[] = { "RGBA", "NV12", "Y41B",
@@ -1191,6 +1272,484 @@ GST_START_TEST (test_controller_sharpen_region)
 
   gst_object_unref (region_x);
   gst_object_unref (amount);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+/* --- the edge-aware blur (issue 7) --- */
+
+/* PARAMS_STEP and PARAMS_EDGE_AWARE, the tables' GbParams, are what
+ * gb_params_init makes (padding included: static data and the memset of
+ * gb_params_init are zero there): a field added to GbParams with a default
+ * other than 0 fails here, not in a distant pixel check. */
+GST_START_TEST (test_params_tables)
+{
+  static const GbParams step =
+      PARAMS_STEP (2.5, 1.5, 3, SEPARABLE, MIRROR, 0.5, 1, 2, 3, 4);
+  static const GbParams edge_aware =
+      PARAMS_EDGE_AWARE (2.5, 1.5, 3, ZERO, 12.0, 4, 0.5);
+  GbParams expected;
+
+  gb_params_init (&expected, 2.5);
+  expected.sigma_y = 1.5;
+  expected.radius = 3;
+  expected.algorithm = GB_ALGORITHM_SEPARABLE;
+  expected.border = GB_BORDER_MIRROR;
+  expected.sharpen = 0.5;
+  expected.region = (GbRect) {
+  1, 2, 3, 4};
+  fail_unless (memcmp (&step, &expected, sizeof expected) == 0,
+      "PARAMS_STEP differs from gb_params_init's GbParams");
+
+  gb_params_init (&expected, 2.5);
+  expected.sigma_y = 1.5;
+  expected.radius = 3;
+  expected.algorithm = GB_ALGORITHM_EDGE_AWARE;
+  expected.border = GB_BORDER_ZERO;
+  expected.sigma_range = 12.0;
+  expected.iterations = 4;
+  expected.kappa = 0.5;
+  fail_unless (memcmp (&edge_aware, &expected, sizeof expected) == 0,
+      "PARAMS_EDGE_AWARE differs from gb_params_init's GbParams");
+}
+
+GST_END_TEST;
+
+/* A frame of three slanted bands, each with its own level in each channel,
+ * and a little noise: edges for the edge-aware blur to keep, flat
+ * stretches for it to smooth. Row padding stays random. */
+static GstBuffer *
+banded_frame (const GstVideoInfo * info, guint32 seed)
+{
+  static const gint levels[] = { 30, 210, 120 };
+  GstBuffer *buffer = random_frame (info, seed);
+  GbGeometry geometry = geometry_for (info);
+  GRand *rand = g_rand_new_with_seed (seed);
+  GstVideoFrame frame;
+  gint p, x, y, c;
+
+  fail_unless (gst_video_frame_map (&frame, info, buffer, GST_MAP_WRITE));
+  for (p = 0; p < geometry.n_planes; p++) {
+    const GbPlaneGeometry *plane = &geometry.planes[p];
+
+    for (y = 0; y < plane->height; y++) {
+      guint8 *row = (guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&frame, p)
+          + y * GST_VIDEO_FRAME_PLANE_STRIDE (&frame, p);
+      for (x = 0; x < plane->width; x++) {
+        const gint band = (3 * x + y) * 3 / (3 * plane->width + plane->height);
+        for (c = 0; c < plane->channels; c++) {
+          const gint i = x * plane->channels + c;
+          const gint level = CLAMP ((levels[band] + 50 * c) % 256
+              + g_rand_int_range (rand, -6, 7), 0, 255);
+          if (geometry.bytes_per_sample == 1)
+            row[i] = level;
+          else
+            ((guint16 *) row)[i] = MIN (level * 257
+                + g_rand_int_range (rand, 0, 257), 65535);
+        }
+      }
+    }
+  }
+  gst_video_frame_unmap (&frame);
+  g_rand_free (rand);
+  return buffer;
+}
+
+/* The edge-aware blur of input with params as documented, one plane at a
+ * time through the core's reference filter (gb_edge_aware_cpu): sigma
+ * divided by the plane's subsampling, the channels of distance_masks[p]
+ * steering its edges, 16-bit differences scaled by 1/257. */
+static GstBuffer *
+edge_aware_by_plane (GstBuffer * input, const GstVideoInfo * info,
+    const GbParams * params, const guint * distance_masks,
+    const gint * subsampling)
+{
+  GbGeometry geometry = geometry_for (info);
+  GstBuffer *output = gst_buffer_new_allocate (NULL, info->size, NULL);
+  GstVideoFrame in_frame, out_frame;
+  gint p;
+
+  fail_unless (gst_video_frame_map (&in_frame, info, input, GST_MAP_READ));
+  fail_unless (gst_video_frame_map (&out_frame, info, output,
+          GST_MAP_WRITE));
+  for (p = 0; p < geometry.n_planes; p++) {
+    GbPlaneGeometry plane = geometry.planes[p];
+    const GbEdgeAwareParams edge_aware = {
+      params->sigma_x / subsampling[p], params->sigma_y / subsampling[p],
+      params->sigma_range, params->iterations
+    };
+    GbError error = { 0 };
+
+    /* distance_masks[p] says which channels steer */
+    plane.alpha_mask = 0;
+    fail_unless (gb_edge_aware_cpu (&edge_aware, &plane,
+            geometry.bytes_per_sample, distance_masks[p],
+            geometry.bytes_per_sample == 2 ? 1.0 / 257.0 : 1.0,
+            params->border, GST_VIDEO_FRAME_PLANE_DATA (&in_frame, p),
+            GST_VIDEO_FRAME_PLANE_STRIDE (&in_frame, p),
+            GST_VIDEO_FRAME_PLANE_DATA (&out_frame, p),
+            GST_VIDEO_FRAME_PLANE_STRIDE (&out_frame, p), &error) == GB_OK,
+        "%s", error.message);
+  }
+  gst_video_frame_unmap (&out_frame);
+  gst_video_frame_unmap (&in_frame);
+  return output;
+}
+
+/* algorithm=edge-aware on the CPU backend is, bit for bit, the reference
+ * filter applied to each plane on its own: RGBA steered by R, G and B (not
+ * alpha), gray by its channel, NV12's luma by Y and its UV plane by U and V
+ * together, I420's three planes each by itself, chroma with half the
+ * sigma; 16-bit samples in 8-bit levels. Every setting (sigmas per axis,
+ * sigma-range, iterations, border) reaches the filter; the edges matter
+ * (the filter without steering, a plain recursive Gaussian, differs) and
+ * for RGBA so does leaving alpha out. Odd sizes: odd chroma planes. */
+GST_START_TEST (test_edge_aware_planes)
+{
+  static const struct
+  {
+    const gchar *format;
+    gint n_planes;
+    guint distance_masks[3];
+    gint subsampling[3];
+  } formats[] = {
+    {"RGBA", 1, {0x7}, {1}},
+    {"GRAY8", 1, {0x1}, {1}},
+    {"NV12", 2, {0x1, 0x3}, {1, 2}},
+    {"I420", 3, {0x1, 0x1, 0x1}, {1, 2, 2}},
+    {"GRAY16_LE", 1, {0x1}, {1}},
+  };
+  static const GbParams cases[] = {
+    PARAMS_EDGE_AWARE (3.0, 3.0, 0, CLAMP, 20.0, 2, 2.0),
+    PARAMS_EDGE_AWARE (2.5, 4.0, 0, MIRROR, 8.0, 3, 0.0),
+    PARAMS_EDGE_AWARE (4.0, 1.5, 5, ZERO, 60.0, 1, GB_MAX_KAPPA),
+  };
+  static const guint no_steering[3] = { 0, 0, 0 };
+  static const guint alpha_steering[3] = { 0xf };
+  guint f, c;
+  gint p;
+
+  for (f = 0; f < G_N_ELEMENTS (formats); f++) {
+    GstVideoInfo info = video_info (formats[f].format, 19, 11);
+    GstHarness *h = element_harness_new ("cpu", formats[f].format, 19, 11);
+    GstBuffer *input = banded_frame (&info, 1300 + f);
+
+    fail_unless_equals_int (GST_VIDEO_INFO_N_PLANES (&info),
+        formats[f].n_planes);
+    for (c = 0; c < G_N_ELEMENTS (cases); c++) {
+      gint differences[GST_VIDEO_MAX_PLANES];
+      GstBuffer *output, *expected, *plain;
+
+      element_set_params (h->element, &cases[c]);
+      /* the core's blur too (and outside no region: the whole frame) */
+      output = push_and_check (h, input, &info, &cases[c]);
+      expected = edge_aware_by_plane (input, &info, &cases[c],
+          formats[f].distance_masks, formats[f].subsampling);
+      max_plane_differences (output, expected, &info, differences);
+      for (p = 0; p < formats[f].n_planes; p++)
+        fail_unless (differences[p] == 0, "%s, case %u: plane %d is %d "
+            "levels from the reference filter", formats[f].format, c, p,
+            differences[p]);
+
+      plain = edge_aware_by_plane (input, &info, &cases[c], no_steering,
+          formats[f].subsampling);
+      fail_unless (max_difference (output, plain, &info) > 0,
+          "%s, case %u: no edge steered the blur", formats[f].format, c);
+      gst_buffer_unref (plain);
+      if (g_str_equal (formats[f].format, "RGBA")) {
+        plain = edge_aware_by_plane (input, &info, &cases[c],
+            alpha_steering, formats[f].subsampling);
+        fail_unless (max_difference (output, plain, &info) > 0,
+            "case %u: alpha steering would change nothing", c);
+        gst_buffer_unref (plain);
+      }
+
+      gst_buffer_unref (expected);
+      gst_buffer_unref (output);
+    }
+    gst_buffer_unref (input);
+    gst_harness_teardown (h);
+  }
+}
+
+GST_END_TEST;
+
+/* Largest difference between a's and b's samples of plane 0 in the channels
+ * of mask (bit c: channel c). */
+static gint
+max_channel_difference (GstBuffer * a, GstBuffer * b,
+    const GstVideoInfo * info, guint mask)
+{
+  const GbGeometry geometry = geometry_for (info);
+  const GbPlaneGeometry *plane = &geometry.planes[0];
+  GstVideoFrame frame_a, frame_b;
+  gint x, y, c, max = 0;
+
+  fail_unless (gst_video_frame_map (&frame_a, info, a, GST_MAP_READ));
+  fail_unless (gst_video_frame_map (&frame_b, info, b, GST_MAP_READ));
+  for (y = 0; y < plane->height; y++) {
+    const guint8 *row_a = (const guint8 *)
+        GST_VIDEO_FRAME_PLANE_DATA (&frame_a, 0)
+        + y * GST_VIDEO_FRAME_PLANE_STRIDE (&frame_a, 0);
+    const guint8 *row_b = (const guint8 *)
+        GST_VIDEO_FRAME_PLANE_DATA (&frame_b, 0)
+        + y * GST_VIDEO_FRAME_PLANE_STRIDE (&frame_b, 0);
+    for (x = 0; x < plane->width; x++)
+      for (c = 0; c < plane->channels; c++) {
+        const gint i = x * plane->channels + c;
+        gint difference;
+
+        if (!(mask & (1u << c)))
+          continue;
+        if (geometry.bytes_per_sample == 1)
+          difference = ABS (row_a[i] - row_b[i]);
+        else
+          difference = ABS (((const guint16 *) row_a)[i]
+              - ((const guint16 *) row_b)[i]);
+        max = MAX (max, difference);
+      }
+  }
+  gst_video_frame_unmap (&frame_b);
+  gst_video_frame_unmap (&frame_a);
+  return max;
+}
+
+/* A copy of input whose plane-0 channels in mask hold other random bytes. */
+static GstBuffer *
+with_other_channels (GstBuffer * input, const GstVideoInfo * info,
+    guint mask, guint32 seed)
+{
+  const GbGeometry geometry = geometry_for (info);
+  const GbPlaneGeometry *plane = &geometry.planes[0];
+  const gint bytes = geometry.bytes_per_sample;
+  GstBuffer *copy = gst_buffer_copy_deep (input);
+  GRand *rand = g_rand_new_with_seed (seed);
+  GstVideoFrame frame;
+  gint x, y, c, byte;
+
+  fail_unless (gst_video_frame_map (&frame, info, copy, GST_MAP_WRITE));
+  for (y = 0; y < plane->height; y++) {
+    guint8 *row = (guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&frame, 0)
+        + y * GST_VIDEO_FRAME_PLANE_STRIDE (&frame, 0);
+    for (x = 0; x < plane->width; x++)
+      for (c = 0; c < plane->channels; c++)
+        if (mask & (1u << c))
+          for (byte = 0; byte < bytes; byte++)
+            row[(x * plane->channels + c) * bytes + byte] =
+                g_rand_int_range (rand, 0, 256);
+  }
+  gst_video_frame_unmap (&frame);
+  g_rand_free (rand);
+  return copy;
+}
+
+/* Alpha and padding channels are blurred along but do not steer the edges:
+ * two frames that differ only there come out with the same colour
+ * channels, bit for bit, and different alpha. Which channel is alpha (or
+ * padding) is written out here for each format that has one, not derived;
+ * every other format of the template has none (geometry_for, with which
+ * the other tests' references are made, agrees). */
+GST_START_TEST (test_edge_aware_alpha)
+{
+  static const struct
+  {
+    const gchar *format;
+    guint alpha_mask;
+  } formats[] = {
+    {"RGBA", 0x8}, {"BGRA", 0x8}, {"ARGB", 0x1}, {"ABGR", 0x1},
+    {"RGBx", 0x8}, {"BGRx", 0x8}, {"xRGB", 0x1}, {"xBGR", 0x1},
+    {"AYUV", 0x1}, {"VUYA", 0x8}, {"RGBA64_LE", 0x8}, {"BGRA64_LE", 0x8},
+  };
+  static const GbParams params =
+      PARAMS_EDGE_AWARE (3.0, 2.0, 0, MIRROR, 15.0, 2, 2.0);
+  GstCaps *template = gst_caps_from_string (TEMPLATE_CAPS);
+  const GValue *list =
+      gst_structure_get_value (gst_caps_get_structure (template, 0), "format");
+  guint f, i, n_with_alpha = 0;
+  gint p;
+
+  for (f = 0; f < G_N_ELEMENTS (formats); f++) {
+    GstVideoInfo info = video_info (formats[f].format, 17, 9);
+    const GbGeometry geometry = geometry_for (&info);
+    const guint colour = ((1u << geometry.planes[0].channels) - 1u)
+        & ~formats[f].alpha_mask;
+    GstHarness *h = element_harness_new ("cpu", formats[f].format, 17, 9);
+    GstBuffer *input = banded_frame (&info, 1400 + f);
+    GstBuffer *other = with_other_channels (input, &info,
+        formats[f].alpha_mask, 1450 + f);
+    GstBuffer *output, *other_output;
+
+    fail_unless_equals_int (geometry.n_planes, 1);
+    fail_unless_equals_int (geometry.planes[0].alpha_mask,
+        formats[f].alpha_mask);
+    fail_unless (max_channel_difference (input, other, &info,
+            formats[f].alpha_mask) > 0);
+
+    element_set_params (h->element, &params);
+    output = push_and_check (h, input, &info, &params);
+    other_output = push_and_check (h, other, &info, &params);
+    fail_unless_equals_int (max_channel_difference (output, other_output,
+            &info, colour), 0);
+    fail_unless (max_channel_difference (output, other_output, &info,
+            formats[f].alpha_mask) > 0, "%s: alpha not blurred along",
+        formats[f].format);
+
+    gst_buffer_unref (other_output);
+    gst_buffer_unref (output);
+    gst_buffer_unref (other);
+    gst_buffer_unref (input);
+    gst_harness_teardown (h);
+  }
+
+  for (i = 0; i < gst_value_list_get_size (list); i++) {
+    const gchar *format =
+        g_value_get_string (gst_value_list_get_value (list, i));
+    GstVideoInfo info = video_info (format, 17, 9);
+    const GbGeometry geometry = geometry_for (&info);
+    guint expected = 0;
+
+    for (f = 0; f < G_N_ELEMENTS (formats); f++)
+      if (g_str_equal (format, formats[f].format)) {
+        expected = formats[f].alpha_mask;
+        n_with_alpha++;
+      }
+    fail_unless_equals_int (geometry.planes[0].alpha_mask, expected);
+    for (p = 1; p < geometry.n_planes; p++)
+      fail_unless_equals_int (geometry.planes[p].alpha_mask, 0);
+  }
+  fail_unless_equals_int (n_with_alpha, G_N_ELEMENTS (formats));
+  gst_caps_unref (template);
+}
+
+GST_END_TEST;
+
+/* The edge-aware blur of a region: exactly the core's, the pixels outside
+ * it unchanged (push_and_check), every plane changed inside; sharpening
+ * with it too; and a flat frame stays flat (the filter keeps constants to
+ * the last bit). */
+GST_START_TEST (test_edge_aware_region)
+{
+  static const GbRect regions[] = {
+    {5, 3, 11, 7}, {0, 0, 10, 6}, {25, 12, 20, 20}, {0, 5, 33, 1},
+  };
+  static const gchar *const formats[] = { "RGBA", "NV12", "I420",
+    "GRAY16_LE"
+  };
+  guint f, r;
+
+  for (f = 0; f < G_N_ELEMENTS (formats); f++) {
+    GstVideoInfo info = video_info (formats[f], 33, 17);
+    GstHarness *h = element_harness_new ("cpu", formats[f], 33, 17);
+    GstBuffer *input = banded_frame (&info, 1500 + f);
+    GstBuffer *flat = gst_buffer_new_allocate (NULL, info.size, NULL);
+    GbParams params = PARAMS_EDGE_AWARE (3.0, 3.0, 0, CLAMP, 20.0, 2, 2.0);
+
+    for (r = 0; r < G_N_ELEMENTS (regions); r++) {
+      gint differences[GST_VIDEO_MAX_PLANES];
+      GstBuffer *output;
+      guint p;
+
+      params.region = regions[r];
+      params.border = (GbBorder) (r % 3);
+      element_set_params (h->element, &params);
+      output = push_and_check (h, input, &info, &params);
+      fail_unless_equals_int (max_difference_outside (output, input, &info,
+              &params), 0);
+      max_plane_differences (output, input, &info, differences);
+      for (p = 0; p < GST_VIDEO_INFO_N_PLANES (&info); p++)
+        fail_unless (differences[p] > 0, "%s, region %u: plane %u "
+            "unchanged", formats[f], r, p);
+      gst_buffer_unref (output);
+    }
+
+    /* a negative sigma sharpens with the edge-aware blur */
+    params.sharpen = 0.8;
+    element_set_params (h->element, &params);
+    gst_buffer_unref (push_and_check (h, input, &info, &params));
+    params.sharpen = 0.0;
+
+    gst_buffer_memset (flat, 0, 0x80, info.size);
+    params.border = GB_BORDER_CLAMP;
+    element_set_params (h->element, &params);
+    push_unchanged (h, flat, &info, FALSE, "flat frame, edge-aware region");
+    params.region.width = 0;
+    element_set_params (h->element, &params);
+    push_unchanged (h, flat, &info, FALSE, "flat frame, edge-aware");
+
+    gst_buffer_unref (flat);
+    gst_buffer_unref (input);
+    gst_harness_teardown (h);
+  }
+}
+
+GST_END_TEST;
+
+/* sigma-range and iterations are controllable: each frame has the values
+ * of its timestamp. */
+GST_START_TEST (test_controller_edge_aware)
+{
+  static const struct
+  {
+    GstClockTime pts;
+    gdouble sigma_range;
+    gint iterations;
+  } keys[] = {
+    {0, 50.0, 2}, {GST_SECOND, 5.0, 1}, {2 * GST_SECOND, 400.0, 3},
+    {3 * GST_SECOND, 0.5, GB_MAX_ITERATIONS},
+  };
+  GstVideoInfo info = video_info ("RGBA", 21, 13);
+  GstHarness *h = element_harness_new ("cpu", "RGBA", 21, 13);
+  GstControlSource *sigma_range = gst_interpolation_control_source_new ();
+  GstControlSource *iterations = gst_interpolation_control_source_new ();
+  GstBuffer *input = banded_frame (&info, 1600);
+  GstBuffer *last = NULL;
+  guint i;
+
+  gst_util_set_object_arg (G_OBJECT (h->element), "algorithm", "edge-aware");
+  g_object_set (h->element, "sigma", 4.0, NULL);
+  g_object_set (sigma_range, "mode", GST_INTERPOLATION_MODE_NONE, NULL);
+  g_object_set (iterations, "mode", GST_INTERPOLATION_MODE_NONE, NULL);
+  fail_unless (gst_object_add_control_binding (GST_OBJECT (h->element),
+          gst_direct_control_binding_new_absolute (GST_OBJECT (h->element),
+              "sigma-range", sigma_range)));
+  fail_unless (gst_object_add_control_binding (GST_OBJECT (h->element),
+          gst_direct_control_binding_new_absolute (GST_OBJECT (h->element),
+              "iterations", iterations)));
+  for (i = 0; i < G_N_ELEMENTS (keys); i++) {
+    fail_unless (gst_timed_value_control_source_set
+        (GST_TIMED_VALUE_CONTROL_SOURCE (sigma_range), keys[i].pts,
+            keys[i].sigma_range));
+    fail_unless (gst_timed_value_control_source_set
+        (GST_TIMED_VALUE_CONTROL_SOURCE (iterations), keys[i].pts,
+            keys[i].iterations));
+  }
+
+  for (i = 0; i < G_N_ELEMENTS (keys); i++) {
+    GbParams params = PARAMS_EDGE_AWARE (4.0, 4.0, 0, CLAMP,
+        keys[i].sigma_range, keys[i].iterations, GB_DEFAULT_KAPPA);
+    GstBuffer *output;
+    gdouble range;
+    gint n;
+
+    GST_BUFFER_PTS (input) = keys[i].pts;
+    GST_BUFFER_DURATION (input) = GST_SECOND;
+    output = push_and_check (h, input, &info, &params);
+    g_object_get (h->element, "sigma-range", &range, "iterations", &n, NULL);
+    fail_unless_equals_float (range, keys[i].sigma_range);
+    fail_unless_equals_int (n, keys[i].iterations);
+    if (last) {
+      fail_unless (max_difference (output, last, &info) > 0,
+          "key %u changed nothing", i);
+      gst_buffer_unref (last);
+    }
+    last = output;
+  }
+
+  gst_buffer_unref (last);
+  gst_buffer_unref (input);
+  gst_object_unref (iterations);
+  gst_object_unref (sigma_range);
   gst_harness_teardown (h);
 }
 
@@ -1463,6 +2022,11 @@ cudagaussblur_suite (void)
   tcase_add_test (tc, test_state_cycles);
   tcase_add_test (tc, test_controller);
   tcase_add_test (tc, test_controller_sharpen_region);
+  tcase_add_test (tc, test_params_tables);
+  tcase_add_test (tc, test_edge_aware_planes);
+  tcase_add_test (tc, test_edge_aware_alpha);
+  tcase_add_test (tc, test_edge_aware_region);
+  tcase_add_test (tc, test_controller_edge_aware);
   tcase_add_test (tc, test_cuda_missing_device);
   tcase_add_test (tc, test_backend_change_while_playing);
   tcase_add_test (tc, test_auto_backend);

@@ -167,8 +167,10 @@ GST_START_TEST (test_property_changes_while_playing)
 {
   /* after the common steps: the radius from sigma again, then a large one */
   static const PropertyStep gpu_steps[] = {
-    {"radius", "0", {4.0, 4.0, 0, GB_ALGORITHM_SEPARABLE, GB_BORDER_MIRROR, 0.0, {0, 0, 0, 0}}, TRUE},
-    {"sigma", "12", {12.0, 12.0, 0, GB_ALGORITHM_SEPARABLE, GB_BORDER_MIRROR, 0.0, {0, 0, 0, 0}}, TRUE},
+    {"radius", "0",
+        PARAMS_STEP (4.0, 4.0, 0, SEPARABLE, MIRROR, 0.0, 0, 0, 0, 0), TRUE},
+    {"sigma", "12",
+        PARAMS_STEP (12.0, 12.0, 0, SEPARABLE, MIRROR, 0.0, 0, 0, 0, 0), TRUE},
   };
   GstVideoInfo info = video_info ("RGBA", 640, 480);
   GbParams params = gb_params_make (2.0, 0, GB_ALGORITHM_AUTO, GB_BORDER_CLAMP);
