@@ -34,10 +34,10 @@ struct GbCudaPlaneBuffers
    * the band before it that are still being downloaded. */
   uint8_t *output_odd;
   size_t output_odd_pitch;
-  /* Edge-aware only: a second float plane (intermediate_pitch x height),
-   * allocated with the plane's first edge-aware frame and kept until the
-   * geometry changes, so that other algorithms cost no memory for it. */
-  float *edge_aware_scratch;
+  /* Edge-aware only (gb_edge_aware_scratch_bytes), allocated with the
+   * plane's first edge-aware frame and kept until the geometry changes, so
+   * that other algorithms cost no memory for it. */
+  void *edge_aware_scratch;
 };
 
 struct GbCuda
@@ -492,8 +492,9 @@ enqueue_plane (GbCuda * cuda, int p, const GbImage * src, const GbImage * dst,
       && algorithm == GB_ALGORITHM_EDGE_AWARE
       && !cuda->planes[p].edge_aware_scratch) {
     GbCudaPlaneBuffers *buffers = &cuda->planes[p];
-    err = cudaMalloc ((void **) &buffers->edge_aware_scratch,
-        buffers->intermediate_pitch * geometry->height);
+    err = cudaMalloc (&buffers->edge_aware_scratch,
+        gb_edge_aware_scratch_bytes (geometry->width, geometry->height,
+            geometry->channels));
     if (err != cudaSuccess)
       return cuda_fail (error, err,
           "cannot allocate the edge-aware filter's buffer on the GPU");

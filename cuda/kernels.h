@@ -38,8 +38,8 @@ struct GbDevicePlane
   void *recursive_states;       /* recursive only: gb_recursive_state_bytes() */
   float *multiscale_scratch;    /* multiscale only (the intermediate's memory):
                                  * gb_multiscale_scratch_floats() x channels */
-  float *edge_aware_scratch;    /* edge-aware only: a second float plane,
-                                 * intermediate_pitch x height bytes */
+  void *edge_aware_scratch;     /* edge-aware only:
+                                 * gb_edge_aware_scratch_bytes() */
   int width;
   int height;
   int channels;
@@ -112,6 +112,8 @@ cudaError_t gb_launch_multiscale (const GbDevicePlane & plane,
  * Algorithm C with its kappa (kernels_edge_aware.cu). */
 cudaError_t gb_launch_edge_aware (const GbDevicePlane & plane,
     const GbPlaneFilter * filter, GbBorder border, cudaStream_t stream);
+/* Bytes of GbDevicePlane.edge_aware_scratch for a plane of that size. */
+size_t gb_edge_aware_scratch_bytes (int width, int height, int channels);
 /* Tensor-core kernel for 8-bit planes with the same radius 1 ..
  * GB_FUSED_MAX_RADIUS and weights on both axes; runs only where
  * gb_fused_available() (sm_80 or later code for the current device). */

@@ -8,52 +8,186 @@
  * then one along the columns, each a causal and an anticausal run of the
  * complex-pole recursion on the spacings dt of its own input.
  *
- * One thread filters one segment of one line (a row or a column: the same
- * kernel walks either, through a line stride and a position stride). As
- * in the seed's Algorithm C, a line of n samples is cut into segments of
- * `segment` samples, and each segment's runs start kappa * sigma samples
- * before it (after it, for the anticausal run) from the zero state, the
- * steady state of the constant signal: the warm-up estimates the state the
- * whole-line run would have at the segment's edge (Algorithm B). A segment
- * that reaches the line's end starts at the border's own start-up instead,
- * as the CPU does, so kappa = 0 (one segment per line) is Algorithm A.
+ * One thread filters one segment of one line. As in the seed's Algorithm
+ * C, a line of n samples is cut into segments of `segment` samples, and
+ * each segment's runs start kappa * sigma samples before it (after it, for
+ * the anticausal run) from the zero state, the steady state of the
+ * constant signal: the warm-up estimates the state the whole-line run would
+ * have at the segment's edge (Algorithm B). A segment that reaches the
+ * line's end starts at the border's own start-up instead, as the CPU does,
+ * so kappa = 0 (one segment per line) is Algorithm A.
  *
- * Neighbouring threads take neighbouring lines: a column pass reads whole
- * rows at a time (coalesced); a row pass reads one pixel of 32 rows, and
- * the next pixels from the same cache lines (L1).
- *
- * Passes read and write float planes (the plane's intermediate buffer and
- * a second one of the same size, GbDevicePlane.edge_aware_scratch), except
- * the first, which reads the samples, and the last, which rounds into them.
- * The causal run stores x + Re{u} (in the output when it is float, else in
- * the free float plane), and the anticausal run adds Re{v} to it: the same
- * thread writes and then reads each sample, so no synchronisation is
- * needed.
+ * Memory, not arithmetic, bounds it (on an H100, 2048x2048 RGBA: about
+ * 60 M steps of 10 special-function and 80 other operations, 0.17 ms of
+ * the SMs, against 0.45 GB moved per pass in float). So:
+ *  - neighbouring threads take neighbouring lines, and every pass walks
+ *    lines whose pixels are neighbours in memory: the column passes walk
+ *    the frame as it is, the row passes a transposed copy (tiled
+ *    transposes through shared memory, coalesced both ways). A row pass
+ *    walking the frame itself reads one pixel from each of 32 rows per
+ *    load and measured 2.9 times slower than a column pass;
+ *  - between passes, the planes of 8-bit frames are 16-bit fixed point
+ *    (8.8: a 256th of a level, far below the float filter's own error),
+ *    and the causal run's partial result is half precision (it is summed
+ *    once, not differenced); 16-bit frames keep float for both.
+ * The causal run stores x + Re{u}, the anticausal run adds Re{v} to it:
+ * the same thread writes and then reads each partial sample, so no
+ * synchronisation is needed.
  */
 #include "edge_aware.h"
 #include "filter.h"
 #include "kernels.h"
 
+#include <cuda_fp16.h>
 #include <math.h>
 #include <stdlib.h>
 
 namespace {
 
-/* The sample types a pass reads or writes, chosen at run time (uniformly
- * for the whole launch), so that only the channel count is a template
- * parameter. */
-enum SampleKind { KIND_U8, KIND_U16, KIND_F32 };
+/* What a surface holds, chosen at run time (uniformly for the whole
+ * launch), so that only the channel count is a template parameter. */
+enum SampleKind
+{
+  KIND_U8,                      /* the frame's samples */
+  KIND_U16,
+  KIND_FIXED,                   /* 8.8 unsigned fixed point: planes between
+                                 * the passes of 8-bit frames */
+  KIND_F32,                     /* ... of 16-bit frames */
+  KIND_HALF,                    /* the causal partial of 8-bit frames */
+};
+
+__host__ __device__ __forceinline__ int
+kind_bytes (SampleKind kind)
+{
+  return kind == KIND_U8 ? 1 : kind == KIND_F32 ? 4 : 2;
+}
+
+/* Pixel (line, position) of a plane at data + line * line_stride +
+ * position * position_stride (bytes). */
+struct Surface
+{
+  char *data;
+  size_t line_stride;
+  size_t position_stride;
+  SampleKind kind;
+};
+
+__device__ __forceinline__ const char *
+pixel_at (const Surface & s, int line, int position)
+{
+  return s.data + (size_t) line * s.line_stride
+      + (size_t) position * s.position_stride;
+}
+
+/* Reads a pixel as floats. kReadOnly: memory that the kernel never writes
+ * (ld.global.nc, which the compiler may move above the loop's stores). */
+template < int C, bool kReadOnly > __device__ __forceinline__ void
+load_pixel (const Surface & s, int line, int position, float (&x)[C])
+{
+  const char *p = pixel_at (s, line, position);
+  switch (s.kind) {
+    case KIND_U8:
+#pragma unroll
+      for (int c = 0; c < C; c++)
+        x[c] = (float) __ldg ((const unsigned char *) p + c);
+      break;
+    case KIND_U16:
+#pragma unroll
+      for (int c = 0; c < C; c++)
+        x[c] = (float) __ldg ((const unsigned short *) p + c);
+      break;
+    case KIND_FIXED:
+      if (C == 4) {             /* internal planes: pixels aligned to their size */
+        const ushort4 v = __ldg ((const ushort4 *) p);
+        x[0] = v.x * (1.0f / 256.0f);
+        x[1 % C] = v.y * (1.0f / 256.0f);
+        x[2 % C] = v.z * (1.0f / 256.0f);
+        x[3 % C] = v.w * (1.0f / 256.0f);
+      } else {
+#pragma unroll
+        for (int c = 0; c < C; c++)
+          x[c] = __ldg ((const unsigned short *) p + c) * (1.0f / 256.0f);
+      }
+      break;
+    case KIND_HALF:{
+      const __half *h = (const __half *) p;
+#pragma unroll
+      for (int c = 0; c < C; c++)
+        x[c] = __half2float (kReadOnly ? __ldg (h + c) : h[c]);
+      break;
+    }
+    default:
+      if (C == 4) {
+        const float4 v = kReadOnly ? __ldg ((const float4 *) p)
+            : *(const float4 *) p;
+        x[0] = v.x;
+        x[1 % C] = v.y;
+        x[2 % C] = v.z;
+        x[3 % C] = v.w;
+      } else {
+#pragma unroll
+        for (int c = 0; c < C; c++)
+          x[c] = kReadOnly ? __ldg ((const float *) p + c)
+              : ((const float *) p)[c];
+      }
+      break;
+  }
+}
+
+__device__ __forceinline__ unsigned short
+to_fixed (float value)
+{
+  return (unsigned short) __float2uint_rn (fminf (fmaxf (value * 256.0f,
+              0.0f), 65535.0f));
+}
+
+template < int C > __device__ __forceinline__ void
+store_pixel (const Surface & s, int line, int position, const float (&y)[C])
+{
+  char *p = (char *) pixel_at (s, line, position);
+  switch (s.kind) {
+    case KIND_U8:
+#pragma unroll
+      for (int c = 0; c < C; c++)
+        ((uint8_t *) p)[c] = gb_round_u8 (y[c]);
+      break;
+    case KIND_U16:
+#pragma unroll
+      for (int c = 0; c < C; c++)
+        ((uint16_t *) p)[c] = gb_round_u16 (y[c]);
+      break;
+    case KIND_FIXED:
+      if (C == 4) {
+        *(ushort4 *) p = make_ushort4 (to_fixed (y[0]), to_fixed (y[1 % C]),
+            to_fixed (y[2 % C]), to_fixed (y[3 % C]));
+      } else {
+#pragma unroll
+        for (int c = 0; c < C; c++)
+          ((unsigned short *) p)[c] = to_fixed (y[c]);
+      }
+      break;
+    case KIND_HALF:
+#pragma unroll
+      for (int c = 0; c < C; c++)
+        ((__half *) p)[c] = __float2half_rn (y[c]);
+      break;
+    default:
+      if (C == 4) {
+        *(float4 *) p = make_float4 (y[0], y[1 % C], y[2 % C], y[3 % C]);
+      } else {
+#pragma unroll
+        for (int c = 0; c < C; c++)
+          ((float *) p)[c] = y[c];
+      }
+      break;
+  }
+}
 
 struct PassArgs
 {
-  const char *in;
-  size_t in_line, in_position;  /* byte strides: next line, next sample */
-  SampleKind in_kind;
-  char *out;
-  size_t out_line, out_position;
-  SampleKind out_kind;
-  float *causal;                /* x + Re{u}, float, between the runs */
-  size_t causal_line, causal_position;
+  Surface in;
+  Surface out;
+  Surface causal;               /* x + Re{u}, between the runs */
   int n;                        /* samples per line */
   int lines;
   int segment;                  /* samples per segment (n: one segment) */
@@ -69,8 +203,9 @@ struct PassArgs
   float weight[GB_MAX_CHANNELS];        /* range_scale^2 where the channel steers */
 };
 
+/* A sample of the line extended by the border rule. */
 template < int C > __device__ __forceinline__ void
-load_pixel (const PassArgs & a, int line, int q, float (&x)[C])
+load_extended (const PassArgs & a, int line, int q, float (&x)[C])
 {
   if (q < 0 || q >= a.n) {
     q = gb_border_index (q, a.n, a.border);
@@ -81,70 +216,10 @@ load_pixel (const PassArgs & a, int line, int q, float (&x)[C])
       return;
     }
   }
-  const char *p = a.in + (size_t) line * a.in_line
-      + (size_t) q * a.in_position;
-  switch (a.in_kind) {
-    case KIND_U8:
-#pragma unroll
-      for (int c = 0; c < C; c++)
-        x[c] = (float) ((const uint8_t *) p)[c];
-      break;
-    case KIND_U16:
-#pragma unroll
-      for (int c = 0; c < C; c++)
-        x[c] = (float) ((const uint16_t *) p)[c];
-      break;
-    default:
-      if (C == 4) {             /* float planes are 16-byte aligned per pixel */
-        const float4 v = *(const float4 *) p;
-        x[0] = v.x;
-        x[1 % C] = v.y;
-        x[2 % C] = v.z;
-        x[3 % C] = v.w;
-      } else {
-#pragma unroll
-        for (int c = 0; c < C; c++)
-          x[c] = ((const float *) p)[c];
-      }
-      break;
-  }
+  load_pixel < C, true > (a.in, line, q, x);
 }
 
-template < int C > __device__ __forceinline__ void
-store_pixel (const PassArgs & a, int line, int q, const float (&y)[C])
-{
-  char *p = a.out + (size_t) line * a.out_line + (size_t) q * a.out_position;
-  switch (a.out_kind) {
-    case KIND_U8:
-#pragma unroll
-      for (int c = 0; c < C; c++)
-        ((uint8_t *) p)[c] = gb_round_u8 (y[c]);
-      break;
-    case KIND_U16:
-#pragma unroll
-      for (int c = 0; c < C; c++)
-        ((uint16_t *) p)[c] = gb_round_u16 (y[c]);
-      break;
-    default:
-      if (C == 4) {
-        *(float4 *) p = make_float4 (y[0], y[1 % C], y[2 % C], y[3 % C]);
-      } else {
-#pragma unroll
-        for (int c = 0; c < C; c++)
-          ((float *) p)[c] = y[c];
-      }
-      break;
-  }
-}
-
-template < int C > __device__ __forceinline__ float *
-causal_at (const PassArgs & a, int line, int q)
-{
-  return (float *) ((char *) a.causal + (size_t) line * a.causal_line
-      + (size_t) q * a.causal_position);
-}
-
-/* E_s (dt), Q_s (dt) between two neighbouring pixels a and b. */
+/* E_s (dt), Q_s (dt) between two neighbouring pixels. */
 struct Step
 {
   float e_re[2], e_im[2], q_re[2], q_im[2];
@@ -170,16 +245,23 @@ step_between (const PassArgs & a, const float (&x)[C], const float (&y)[C])
     }
     return st;
   }
-  const float dt = sqrtf (1.0f + a.ratio2 * sum);
-  const float inverse = 1.0f / dt;
+  /* dt and 1 / dt from one reciprocal square root (2 ulp). */
+  const float squared = 1.0f + a.ratio2 * sum;
+  const float inverse = rsqrtf (squared);
+  const float dt = squared * inverse;
 #pragma unroll
   for (int s = 0; s < 2; s++) {
-    /* exp (-p dt): magnitude and angle apart (as on the CPU). */
-    const float magnitude = expf (-a.pole_re[s] * dt);
+    /* exp (-p dt): magnitude and angle apart (as on the CPU), with the
+     * special-function unit's exp2, sin and cos. Their error grows with
+     * the angle, but the angle is at most 1.2 times the magnitude's
+     * exponent (Im p / Re p <= 1.997 / 1.723): where sin is coarse,
+     * exp (-Re p dt) has already shrunk it below a thousandth of a level
+     * (docs/algorithms.md, section 11). */
+    const float magnitude = __expf (-a.pole_re[s] * dt);
     float e_re = 0.0f, e_im = 0.0f;
     if (magnitude > 0.0f) {     /* dt = infinity would give sin (inf) */
       float sine, cosine;
-      sincosf (a.pole_im[s] * dt, &sine, &cosine);
+      __sincosf (a.pole_im[s] * dt, &sine, &cosine);
       e_re = magnitude * cosine;
       e_im = -magnitude * sine;
     }
@@ -223,48 +305,64 @@ edge_aware_pass (const PassArgs a)
     return;
   const int s0 = segment * a.segment;
   const int s1 = min (s0 + a.segment, a.n);
-  float previous[C], x[C], re[2][C], im[2][C];
+  float previous[C], x[C], next[C], re[2][C], im[2][C];
 
-  /* Causal run, from the warm-up's start (or the border's start-up). */
+  /* Causal run, from the warm-up's start (or the border's start-up). Each
+   * pixel is loaded a step ahead, so that its load is in flight while the
+   * step before it computes (four steps ahead measured no faster). */
   int q = s0 - a.warmup;
   if (segment == 0 || q <= -a.border_warmup)
     q = -a.border_warmup;
 #pragma unroll
   for (int c = 0; c < C; c++)
     re[0][c] = re[1][c] = im[0][c] = im[1][c] = 0.0f;
-  load_pixel < C > (a, line, q, previous);
+  load_extended < C > (a, line, q, previous);
+  if (q + 1 < s1)
+    load_extended < C > (a, line, q + 1, next);
   for (q++; q < s1; q++) {
-    load_pixel < C > (a, line, q, x);
+#pragma unroll
+    for (int c = 0; c < C; c++)
+      x[c] = next[c];
+    if (q + 1 < s1)
+      load_extended < C > (a, line, q + 1, next);
     advance < C > (step_between < C > (a, previous, x), x, previous, re, im);
     if (q >= s0) {
-      float *out = causal_at < C > (a, line, q);
+      float y[C];
 #pragma unroll
       for (int c = 0; c < C; c++)
-        out[c] = x[c] + (re[0][c] + re[1][c]);
+        y[c] = x[c] + (re[0][c] + re[1][c]);
+      store_pixel < C > (a.causal, line, q, y);
     }
 #pragma unroll
     for (int c = 0; c < C; c++)
       previous[c] = x[c];
   }
 
-  /* Anticausal run, from past the segment's end. */
+  /* Anticausal run, from past the segment's end; it reads back what the
+   * causal run stored (this thread's own writes). */
   q = s1 - 1 + a.warmup;
   if (segment == a.segments - 1 || q >= a.n - 1 + a.border_warmup)
     q = a.n - 1 + a.border_warmup;
 #pragma unroll
   for (int c = 0; c < C; c++)
     re[0][c] = re[1][c] = im[0][c] = im[1][c] = 0.0f;
-  load_pixel < C > (a, line, q, previous);
+  load_extended < C > (a, line, q, previous);
+  if (q - 1 >= s0)
+    load_extended < C > (a, line, q - 1, next);
   for (q--; q >= s0; q--) {
-    load_pixel < C > (a, line, q, x);
+#pragma unroll
+    for (int c = 0; c < C; c++)
+      x[c] = next[c];
+    if (q - 1 >= s0)
+      load_extended < C > (a, line, q - 1, next);
     advance < C > (step_between < C > (a, x, previous), x, previous, re, im);
     if (q < s1) {
-      const float *causal = causal_at < C > (a, line, q);
       float y[C];
+      load_pixel < C, false > (a.causal, line, q, y);
 #pragma unroll
       for (int c = 0; c < C; c++)
-        y[c] = causal[c] + (re[0][c] + re[1][c]);
-      store_pixel < C > (a, line, q, y);
+        y[c] += re[0][c] + re[1][c];
+      store_pixel < C > (a.out, line, q, y);
     }
 #pragma unroll
     for (int c = 0; c < C; c++)
@@ -272,19 +370,78 @@ edge_aware_pass (const PassArgs a)
   }
 }
 
-/* Threads per block: small, so that a row pass's 128-byte lines of one
- * block stay in L1 while its threads walk them. */
+/* A plane of the frame: pixel (x, y) at data + y stride_y + x stride_x. */
+struct Image
+{
+  char *data;
+  size_t stride_y;
+  size_t stride_x;
+  SampleKind kind;
+};
+
+/* The image as a pass walks it: lines are rows (position x) or columns. */
+Surface
+lines_of (const Image & image, bool rows)
+{
+  const Surface s = { image.data, rows ? image.stride_y : image.stride_x,
+    rows ? image.stride_x : image.stride_y, image.kind
+  };
+  return s;
+}
+
+/* Copies every pixel (a, b), a < extent_a, b < extent_b, from `in`, whose
+ * neighbours along a are neighbours in memory, to `out`, whose neighbours
+ * along b are (each given as a Surface whose lines are b and positions a),
+ * converting between kinds: a 32 x 32 tile per block through shared
+ * memory, so that both sides move runs of neighbouring pixels. */
+constexpr int kTile = 32;
+constexpr int kTileRows = 8;
+
+template < int C > __global__ void
+transpose_plane (const Surface in, const Surface out, int extent_a,
+    int extent_b)
+{
+  __shared__ float tile[C][kTile][kTile + 1];
+  const int a0 = blockIdx.x * kTile, b0 = blockIdx.y * kTile;
+
+  for (int r = threadIdx.y; r < kTile; r += kTileRows) {
+    const int a = a0 + threadIdx.x, b = b0 + r;
+    if (a < extent_a && b < extent_b) {
+      float x[C];
+      load_pixel < C, true > (in, b, a, x);
+#pragma unroll
+      for (int c = 0; c < C; c++)
+        tile[c][r][threadIdx.x] = x[c];
+    }
+  }
+  __syncthreads ();
+  for (int r = threadIdx.y; r < kTile; r += kTileRows) {
+    const int a = a0 + r, b = b0 + threadIdx.x;
+    if (a < extent_a && b < extent_b) {
+      float y[C];
+#pragma unroll
+      for (int c = 0; c < C; c++)
+        y[c] = tile[c][threadIdx.x][r];
+      store_pixel < C > (out, b, a, y);
+    }
+  }
+}
+
 constexpr int kThreads = 128;
 
-/* A line's segment: whole lines for kappa 0. Else the warm-up rounded up
- * to kSegmentGrain (then a segment's runs read about twice its samples),
- * at least kMinSegment. GB_EDGE_AWARE_SEGMENT=<samples> in the environment
- * replaces that length, for the benchmark's search of the best one. */
+/* A line's segment: whole lines for kappa 0. Else short enough that a
+ * pass has about kPassThreads threads (one per segment and line), and a
+ * multiple of kSegmentGrain: measured on the H100 at sigma = sigma_r = 50,
+ * kappa 2, segments of 64 were the fastest at 2048x2048 RGBA (64 k threads
+ * a pass: 1428 us against 1655 for 96 and 1667 for 32) and of 32 at 1080p
+ * (843 us against 1001 for 64). Shorter segments run their warm-ups more
+ * often; longer ones leave SMs idle. GB_EDGE_AWARE_SEGMENT=<samples> in the
+ * environment replaces the length, for measuring others. */
 constexpr int kSegmentGrain = 32;
-constexpr int kMinSegment = 32;
+constexpr double kPassThreads = 65536.0;
 
 int
-segment_length (int n, int warmup, double kappa)
+segment_length (int n, int lines, double kappa)
 {
   static int forced = -1;
   int length;
@@ -297,21 +454,19 @@ segment_length (int n, int warmup, double kappa)
     if (forced < 0)
       forced = 0;
   }
-  length = forced > 0 ? forced
-      : (warmup + kSegmentGrain - 1) / kSegmentGrain * kSegmentGrain;
-  if (length < kMinSegment && forced <= 0)
-    length = kMinSegment;
+  if (forced > 0) {
+    length = forced;
+  } else {
+    length = (int) ((double) n * lines / kPassThreads / kSegmentGrain + 0.5)
+        * kSegmentGrain;
+    if (length < kSegmentGrain)
+      length = kSegmentGrain;
+  }
   return length < n ? length : n;
 }
 
-SampleKind
-sample_kind (int bytes_per_sample)
-{
-  return bytes_per_sample == 2 ? KIND_U16 : KIND_U8;
-}
-
 template < int C > cudaError_t
-launch_pass (const PassArgs & a, cudaStream_t stream)
+launch_pass_c (const PassArgs & a, cudaStream_t stream)
 {
   const long threads = (long) a.lines * a.segments;
   const long blocks = (threads + kThreads - 1) / kThreads;
@@ -319,93 +474,189 @@ launch_pass (const PassArgs & a, cudaStream_t stream)
   return cudaGetLastError ();
 }
 
+cudaError_t
+launch_pass (const PassArgs & a, int channels, cudaStream_t stream)
+{
+  switch (channels) {
+    case 1:
+      return launch_pass_c < 1 > (a, stream);
+    case 2:
+      return launch_pass_c < 2 > (a, stream);
+    case 3:
+      return launch_pass_c < 3 > (a, stream);
+    default:
+      return launch_pass_c < 4 > (a, stream);
+  }
+}
+
+template < int C > cudaError_t
+launch_transpose_c (const Surface & in, const Surface & out, int extent_a,
+    int extent_b, cudaStream_t stream)
+{
+  const dim3 blocks ((extent_a + kTile - 1) / kTile,
+      (extent_b + kTile - 1) / kTile);
+  transpose_plane < C > <<<blocks, dim3 (kTile, kTileRows), 0,
+      stream>>> (in, out, extent_a, extent_b);
+  return cudaGetLastError ();
+}
+
+/* Copies `from` into `to` (the same width x height pixels), one with
+ * neighbours along x next to each other in memory and the other along y;
+ * from_rows: `from` is the one along x. */
+cudaError_t
+copy_transposing (const Image & from, const Image & to, bool from_rows,
+    int width, int height, int channels, cudaStream_t stream)
+{
+  /* a: the axis along which `from` is contiguous; lines are b. */
+  const Surface in = lines_of (from, from_rows);
+  const Surface out = lines_of (to, from_rows);
+  const int extent_a = from_rows ? width : height;
+  const int extent_b = from_rows ? height : width;
+
+  switch (channels) {
+    case 1:
+      return launch_transpose_c < 1 > (in, out, extent_a, extent_b, stream);
+    case 2:
+      return launch_transpose_c < 2 > (in, out, extent_a, extent_b, stream);
+    case 3:
+      return launch_transpose_c < 3 > (in, out, extent_a, extent_b, stream);
+    default:
+      return launch_transpose_c < 4 > (in, out, extent_a, extent_b, stream);
+  }
+}
+
+size_t
+round_up (size_t value, size_t to)
+{
+  return (value + to - 1) / to * to;
+}
+
+/* The pass's constants for the kernel (float) from the CPU's (double). */
+void
+set_constants (PassArgs * a, const GbEdgeAwarePass * constants)
+{
+  for (int s = 0; s < 2; s++) {
+    /* The unit step, in double as the CPU computes every step. */
+    const double magnitude = exp (-constants->pole_re[s]);
+    const double e_re = magnitude * cos (constants->pole_im[s]);
+    const double e_im = -magnitude * sin (constants->pole_im[s]);
+    a->pole_re[s] = (float) constants->pole_re[s];
+    a->pole_im[s] = (float) constants->pole_im[s];
+    a->gain_re[s] = (float) constants->gain_re[s];
+    a->gain_im[s] = (float) constants->gain_im[s];
+    a->unit_e_re[s] = (float) e_re;
+    a->unit_e_im[s] = (float) e_im;
+    a->unit_q_re[s] = (float) (constants->gain_re[s] * (e_re - 1.0)
+        - constants->gain_im[s] * e_im);
+    a->unit_q_im[s] = (float) (constants->gain_re[s] * e_im
+        + constants->gain_im[s] * (e_re - 1.0));
+  }
+}
+
 }                               /* namespace */
+
+size_t
+gb_edge_aware_scratch_bytes (int width, int height, int channels)
+{
+  /* The second plane between passes and the causal partials, each at most
+   * a float plane in either orientation. */
+  const size_t pixel = (size_t) channels * sizeof (float);
+  const size_t rows = round_up ((size_t) width * pixel, 256) * height;
+  const size_t columns = round_up ((size_t) height * pixel, 256) * width;
+  return 2 * (rows > columns ? rows : columns);
+}
 
 cudaError_t
 gb_launch_edge_aware (const GbDevicePlane & plane,
     const GbPlaneFilter * filter, GbBorder border, cudaStream_t stream)
 {
   const int channels = plane.channels;
-  const size_t pixel_bytes = (size_t) channels * plane.bytes_per_sample;
-  const size_t float_pixel = (size_t) channels * sizeof (float);
-  const size_t float_pitch = plane.intermediate_pitch;
-  float *planes[2] = { plane.intermediate, plane.edge_aware_scratch };
+  const int width = plane.width, height = plane.height;
+  const SampleKind sample = plane.bytes_per_sample == 2 ? KIND_U16 : KIND_U8;
+  const SampleKind between = plane.bytes_per_sample == 2 ? KIND_F32
+      : KIND_FIXED;
+  const SampleKind partial = plane.bytes_per_sample == 2 ? KIND_F32
+      : KIND_HALF;
+  const size_t sample_pixel = (size_t) channels * plane.bytes_per_sample;
   const double sigmas[2] = { filter->x.sigma, filter->y.sigma };
+  const size_t half_scratch = gb_edge_aware_scratch_bytes (plane.width,
+      plane.height, channels) / 2;
+  char *buffers[2] = { (char *) plane.intermediate,
+    (char *) plane.edge_aware_scratch
+  };
+  char *partials = (char *) plane.edge_aware_scratch + half_scratch;
+  const Image source = { (char *) plane.src, plane.src_pitch, sample_pixel,
+    sample
+  };
+  const Image destination = { (char *) plane.dst, plane.dst_pitch,
+    sample_pixel, sample
+  };
+  /* Where the pass before left its result: the source at first. */
+  Image current = source;
+  bool current_rows = false;    /* neighbours along y are next to each other
+                                 * in memory (a row pass's layout) */
+  int current_buffer = -1;      /* -1: the source */
   int passes = 0, pass = 0;
+  cudaError_t err;
 
-  if (channels < 1 || channels > GB_MAX_CHANNELS || !plane.edge_aware_scratch
-      || (size_t) plane.width * float_pixel > float_pitch)
+  if (channels < 1 || channels > GB_MAX_CHANNELS || !plane.edge_aware_scratch)
     return cudaErrorInvalidValue;
   for (int axis = 0; axis < 2; axis++)
     passes += sigmas[axis] > 0.0 ? filter->iterations : 0;
 
+  /* A plane of `kind` at data: for a row pass (rows), neighbours along y
+   * next to each other in memory, else along x. */
+  auto layout =[&](char *data, SampleKind kind, bool rows) {
+    const size_t pixel = (size_t) channels * kind_bytes (kind);
+    const size_t pitch = round_up ((size_t) (rows ? height : width) * pixel,
+        256);
+    const Image image = { data, rows ? pixel : pitch, rows ? pitch : pixel,
+      kind
+    };
+    return image;
+  };
+
   for (int i = 1; i <= filter->iterations; i++) {
     for (int axis = 0; axis < 2; axis++) {
-      /* axis 0 walks rows (lines are rows), axis 1 columns. */
+      /* Row passes walk a transposed plane: its rows' pixels are then
+       * neighbours across the lines, as the columns' are in the frame. */
       const bool rows = axis == 0;
-      const bool first = pass == 0, last = pass == passes - 1;
-      const float *previous = planes[(pass + 1) % 2];   /* pass - 1's output */
+      const bool last = pass == passes - 1;
+      const int free_buffer = current_buffer == 0 ? 1 : 0;
+      int out_buffer;
       GbEdgeAwarePass constants;
       PassArgs a;
-      cudaError_t err;
+      Image out;
 
       if (!(sigmas[axis] > 0.0))
         continue;
+      if (current_rows != rows) {
+        const Image to = layout (buffers[free_buffer], between, rows);
+        err = copy_transposing (current, to, !rows, width, height, channels,
+            stream);
+        if (err != cudaSuccess)
+          return err;
+        current = to;
+        current_rows = rows;
+        current_buffer = free_buffer;
+      }
+      out_buffer = current_buffer == 0 ? 1 : 0;
+      out = last && !rows ? destination
+          : layout (buffers[out_buffer], between, rows);
+      a.in = lines_of (current, rows);
+      a.out = lines_of (out, rows);
+      a.causal = lines_of (layout (partials, partial, rows), rows);
+      a.n = rows ? width : height;
+      a.lines = rows ? height : width;
+
       gb_edge_aware_pass (gb_edge_aware_sigma (sigmas[axis],
               filter->iterations, i), &constants);
-
-      a.n = rows ? plane.width : plane.height;
-      a.lines = rows ? plane.height : plane.width;
-      if (first) {
-        a.in = (const char *) plane.src;
-        a.in_kind = sample_kind (plane.bytes_per_sample);
-        a.in_line = rows ? plane.src_pitch : pixel_bytes;
-        a.in_position = rows ? pixel_bytes : plane.src_pitch;
-      } else {
-        a.in = (const char *) previous;
-        a.in_kind = KIND_F32;
-        a.in_line = rows ? float_pitch : float_pixel;
-        a.in_position = rows ? float_pixel : float_pitch;
-      }
-      if (last) {
-        a.out = (char *) plane.dst;
-        a.out_kind = sample_kind (plane.bytes_per_sample);
-        a.out_line = rows ? plane.dst_pitch : pixel_bytes;
-        a.out_position = rows ? pixel_bytes : plane.dst_pitch;
-        /* The float plane this pass does not read. */
-        a.causal = planes[pass % 2];
-      } else {
-        a.out = (char *) planes[pass % 2];
-        a.out_kind = KIND_F32;
-        a.out_line = rows ? float_pitch : float_pixel;
-        a.out_position = rows ? float_pixel : float_pitch;
-        a.causal = planes[pass % 2];
-      }
-      a.causal_line = rows ? float_pitch : float_pixel;
-      a.causal_position = rows ? float_pixel : float_pitch;
-
+      set_constants (&a, &constants);
       a.warmup = (int) ceil (filter->kappa * constants.sigma);
       a.border_warmup = border == GB_BORDER_MIRROR ? constants.warmup : 1;
-      a.segment = segment_length (a.n, a.warmup, filter->kappa);
+      a.segment = segment_length (a.n, a.lines, filter->kappa);
       a.segments = (a.n + a.segment - 1) / a.segment;
       a.border = border;
-      /* The unit step's coefficients, in double as the CPU computes
-       * every step's. */
-      for (int s = 0; s < 2; s++) {
-        const double magnitude = exp (-constants.pole_re[s]);
-        const double e_re = magnitude * cos (constants.pole_im[s]);
-        const double e_im = -magnitude * sin (constants.pole_im[s]);
-        a.pole_re[s] = (float) constants.pole_re[s];
-        a.pole_im[s] = (float) constants.pole_im[s];
-        a.gain_re[s] = (float) constants.gain_re[s];
-        a.gain_im[s] = (float) constants.gain_im[s];
-        a.unit_e_re[s] = (float) e_re;
-        a.unit_e_im[s] = (float) e_im;
-        a.unit_q_re[s] = (float) (constants.gain_re[s] * (e_re - 1.0)
-            - constants.gain_im[s] * e_im);
-        a.unit_q_im[s] = (float) (constants.gain_re[s] * e_im
-            + constants.gain_im[s] * (e_re - 1.0));
-      }
       {
         const double ratio = sigmas[axis] / filter->sigma_range;
         a.ratio2 = (float) (ratio * ratio);
@@ -414,24 +665,20 @@ gb_launch_edge_aware (const GbDevicePlane & plane,
         a.weight[c] = (filter->distance_mask >> c) & 1
             ? (float) (filter->range_scale * filter->range_scale) : 0.0f;
 
-      switch (channels) {
-        case 1:
-          err = launch_pass < 1 > (a, stream);
-          break;
-        case 2:
-          err = launch_pass < 2 > (a, stream);
-          break;
-        case 3:
-          err = launch_pass < 3 > (a, stream);
-          break;
-        default:
-          err = launch_pass < 4 > (a, stream);
-          break;
-      }
+      err = launch_pass (a, channels, stream);
       if (err != cudaSuccess)
         return err;
+      current = out;
+      current_buffer = out_buffer;
       pass++;
     }
+  }
+  /* The last pass ran along the rows: its transposed result goes back. */
+  if (current_rows) {
+    err = copy_transposing (current, destination, false, width, height,
+        channels, stream);
+    if (err != cudaSuccess)
+      return err;
   }
   return cudaSuccess;
 }
