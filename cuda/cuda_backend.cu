@@ -494,7 +494,7 @@ enqueue_plane (GbCuda * cuda, int p, const GbImage * src, const GbImage * dst,
     GbCudaPlaneBuffers *buffers = &cuda->planes[p];
     err = cudaMalloc (&buffers->edge_aware_scratch,
         gb_edge_aware_scratch_bytes (geometry->width, geometry->height,
-            geometry->channels));
+            geometry->channels, cuda->geometry.bytes_per_sample));
     if (err != cudaSuccess)
       return cuda_fail (error, err,
           "cannot allocate the edge-aware filter's buffer on the GPU");

@@ -113,7 +113,8 @@ cudaError_t gb_launch_multiscale (const GbDevicePlane & plane,
 cudaError_t gb_launch_edge_aware (const GbDevicePlane & plane,
     const GbPlaneFilter * filter, GbBorder border, cudaStream_t stream);
 /* Bytes of GbDevicePlane.edge_aware_scratch for a plane of that size. */
-size_t gb_edge_aware_scratch_bytes (int width, int height, int channels);
+size_t gb_edge_aware_scratch_bytes (int width, int height, int channels,
+    int bytes_per_sample);
 /* Tensor-core kernel for 8-bit planes with the same radius 1 ..
  * GB_FUSED_MAX_RADIUS and weights on both axes; runs only where
  * gb_fused_available() (sm_80 or later code for the current device). */

@@ -187,7 +187,8 @@ struct PassArgs
 {
   Surface in;
   Surface out;
-  Surface causal;               /* x + Re{u}, between the runs */
+  Surface causal;               /* x + Re{u}, the causal run's */
+  Surface anticausal;           /* Re{v}, the anticausal run's */
   int n;                        /* samples per line */
   int lines;
   int segment;                  /* samples per segment (n: one segment) */
@@ -295,78 +296,101 @@ advance (const Step & st, const float (&x)[C], const float (&previous)[C],
   }
 }
 
+/* Lines per block; each has a causal and an anticausal thread. */
+constexpr int kBlockLines = 64;
+
 template < int C > __global__ void
+__launch_bounds__ (2 * kBlockLines)
 edge_aware_pass (const PassArgs a)
 {
-  const long t = (long) blockIdx.x * blockDim.x + threadIdx.x;
-  const int line = (int) (t % a.lines);
-  const int segment = (int) (t / a.lines);
-  if (segment >= a.segments)
-    return;
+  const int groups = (a.lines + kBlockLines - 1) / kBlockLines;
+  const int segment = blockIdx.x / groups;
+  const int line = (blockIdx.x % groups) * kBlockLines
+      + threadIdx.x % kBlockLines;
+  const bool causal = threadIdx.x < kBlockLines;        /* warp-uniform */
+  const bool active = line < a.lines;
   const int s0 = segment * a.segment;
   const int s1 = min (s0 + a.segment, a.n);
   float previous[C], x[C], next[C], re[2][C], im[2][C];
-
-  /* Causal run, from the warm-up's start (or the border's start-up). Each
-   * pixel is loaded a step ahead, so that its load is in flight while the
-   * step before it computes (four steps ahead measured no faster). */
-  int q = s0 - a.warmup;
-  if (segment == 0 || q <= -a.border_warmup)
-    q = -a.border_warmup;
 #pragma unroll
   for (int c = 0; c < C; c++)
     re[0][c] = re[1][c] = im[0][c] = im[1][c] = 0.0f;
-  load_extended < C > (a, line, q, previous);
-  if (q + 1 < s1)
-    load_extended < C > (a, line, q + 1, next);
-  for (q++; q < s1; q++) {
-#pragma unroll
-    for (int c = 0; c < C; c++)
-      x[c] = next[c];
+
+  /* The two runs of a segment are independent until they are summed: two
+   * threads run them at once, each the warm-up on its own side (seed 004,
+   * Algorithm B, kappa sigma samples; the line's ends start from the
+   * border's start-up instead, exactly). Each pixel is loaded a step ahead,
+   * so that its load is in flight while the step before it computes. */
+  if (active && causal) {
+    int q = s0 - a.warmup;
+    if (segment == 0 || q <= -a.border_warmup)
+      q = -a.border_warmup;
+    load_extended < C > (a, line, q, previous);
     if (q + 1 < s1)
       load_extended < C > (a, line, q + 1, next);
-    advance < C > (step_between < C > (a, previous, x), x, previous, re, im);
-    if (q >= s0) {
-      float y[C];
+    for (q++; q < s1; q++) {
 #pragma unroll
       for (int c = 0; c < C; c++)
-        y[c] = x[c] + (re[0][c] + re[1][c]);
-      store_pixel < C > (a.causal, line, q, y);
+        x[c] = next[c];
+      if (q + 1 < s1)
+        load_extended < C > (a, line, q + 1, next);
+      advance < C > (step_between < C > (a, previous, x), x, previous, re,
+          im);
+      if (q >= s0) {
+        float y[C];
+#pragma unroll
+        for (int c = 0; c < C; c++)
+          y[c] = x[c] + (re[0][c] + re[1][c]);
+        store_pixel < C > (a.causal, line, q, y);
+      }
+#pragma unroll
+      for (int c = 0; c < C; c++)
+        previous[c] = x[c];
     }
-#pragma unroll
-    for (int c = 0; c < C; c++)
-      previous[c] = x[c];
-  }
-
-  /* Anticausal run, from past the segment's end; it reads back what the
-   * causal run stored (this thread's own writes). */
-  q = s1 - 1 + a.warmup;
-  if (segment == a.segments - 1 || q >= a.n - 1 + a.border_warmup)
-    q = a.n - 1 + a.border_warmup;
-#pragma unroll
-  for (int c = 0; c < C; c++)
-    re[0][c] = re[1][c] = im[0][c] = im[1][c] = 0.0f;
-  load_extended < C > (a, line, q, previous);
-  if (q - 1 >= s0)
-    load_extended < C > (a, line, q - 1, next);
-  for (q--; q >= s0; q--) {
-#pragma unroll
-    for (int c = 0; c < C; c++)
-      x[c] = next[c];
+  } else if (active) {
+    int q = s1 - 1 + a.warmup;
+    if (segment == a.segments - 1 || q >= a.n - 1 + a.border_warmup)
+      q = a.n - 1 + a.border_warmup;
+    load_extended < C > (a, line, q, previous);
     if (q - 1 >= s0)
       load_extended < C > (a, line, q - 1, next);
-    advance < C > (step_between < C > (a, x, previous), x, previous, re, im);
-    if (q < s1) {
-      float y[C];
-      load_pixel < C, false > (a.causal, line, q, y);
+    for (q--; q >= s0; q--) {
 #pragma unroll
       for (int c = 0; c < C; c++)
-        y[c] += re[0][c] + re[1][c];
-      store_pixel < C > (a.out, line, q, y);
-    }
+        x[c] = next[c];
+      if (q - 1 >= s0)
+        load_extended < C > (a, line, q - 1, next);
+      advance < C > (step_between < C > (a, x, previous), x, previous, re,
+          im);
+      if (q < s1) {
+        float y[C];
 #pragma unroll
-    for (int c = 0; c < C; c++)
-      previous[c] = x[c];
+        for (int c = 0; c < C; c++)
+          y[c] = re[0][c] + re[1][c];
+        store_pixel < C > (a.anticausal, line, q, y);
+      }
+#pragma unroll
+      for (int c = 0; c < C; c++)
+        previous[c] = x[c];
+    }
+  }
+
+  /* Both partials of the block's lines are written (__syncthreads makes
+   * them visible block-wide): out = (x + Re u) + Re v, each thread of a
+   * line summing half of the segment. */
+  __syncthreads ();
+  if (active) {
+    const int middle = s0 + (s1 - s0) / 2;
+    const int from = causal ? s0 : middle, to = causal ? middle : s1;
+    for (int q = from; q < to; q++) {
+      float u[C], v[C];
+      load_pixel < C, false > (a.causal, line, q, u);
+      load_pixel < C, false > (a.anticausal, line, q, v);
+#pragma unroll
+      for (int c = 0; c < C; c++)
+        u[c] += v[c];
+      store_pixel < C > (a.out, line, q, u);
+    }
   }
 }
 
@@ -403,17 +427,21 @@ transpose_plane (const Surface in, const Surface out, int extent_a,
 {
   __shared__ float tile[C][kTile][kTile + 1];
   const int a0 = blockIdx.x * kTile, b0 = blockIdx.y * kTile;
+  constexpr int kPerThread = kTile / kTileRows;
+  float x[kPerThread][C];
 
-  for (int r = threadIdx.y; r < kTile; r += kTileRows) {
-    const int a = a0 + threadIdx.x, b = b0 + r;
-    if (a < extent_a && b < extent_b) {
-      float x[C];
-      load_pixel < C, true > (in, b, a, x);
+  /* Every load first, then the tile: the loads are in flight together. */
 #pragma unroll
-      for (int c = 0; c < C; c++)
-        tile[c][r][threadIdx.x] = x[c];
-    }
+  for (int k = 0; k < kPerThread; k++) {
+    const int a = a0 + threadIdx.x, b = b0 + threadIdx.y + k * kTileRows;
+    if (a < extent_a && b < extent_b)
+      load_pixel < C, true > (in, b, a, x[k]);
   }
+#pragma unroll
+  for (int k = 0; k < kPerThread; k++)
+#pragma unroll
+    for (int c = 0; c < C; c++)
+      tile[c][threadIdx.y + k * kTileRows][threadIdx.x] = x[k][c];
   __syncthreads ();
   for (int r = threadIdx.y; r < kTile; r += kTileRows) {
     const int a = a0 + r, b = b0 + threadIdx.x;
@@ -426,8 +454,6 @@ transpose_plane (const Surface in, const Surface out, int extent_a,
     }
   }
 }
-
-constexpr int kThreads = 128;
 
 /* A line's segment: whole lines for kappa 0. Else short enough that a
  * pass has about kPassThreads threads (one per segment and line), and a
@@ -468,9 +494,10 @@ segment_length (int n, int lines, double kappa)
 template < int C > cudaError_t
 launch_pass_c (const PassArgs & a, cudaStream_t stream)
 {
-  const long threads = (long) a.lines * a.segments;
-  const long blocks = (threads + kThreads - 1) / kThreads;
-  edge_aware_pass < C > <<<(unsigned) blocks, kThreads, 0, stream>>> (a);
+  const long blocks = (long) (a.lines + kBlockLines - 1) / kBlockLines
+      * a.segments;
+  edge_aware_pass < C > <<<(unsigned) blocks, 2 * kBlockLines, 0,
+      stream>>> (a);
   return cudaGetLastError ();
 }
 
@@ -525,10 +552,15 @@ copy_transposing (const Image & from, const Image & to, bool from_rows,
   }
 }
 
+/* The pitch of the planes between passes: whole 256-byte blocks, an odd
+ * number of them, so that a column of pixels (what a transpose's block or
+ * a pass's step touches) does not keep landing in the same memory channel
+ * as a power-of-two pitch would make it. */
 size_t
-round_up (size_t value, size_t to)
+plane_pitch (size_t row_bytes)
 {
-  return (value + to - 1) / to * to;
+  const size_t blocks = (row_bytes + 255) / 256;
+  return (blocks | 1) * 256;
 }
 
 /* The pass's constants for the kernel (float) from the CPU's (double). */
@@ -555,15 +587,22 @@ set_constants (PassArgs * a, const GbEdgeAwarePass * constants)
 
 }                               /* namespace */
 
-size_t
-gb_edge_aware_scratch_bytes (int width, int height, int channels)
+/* One of the four planes of the scratch (two between passes, the causal
+ * and the anticausal partials), in either orientation. */
+static size_t
+scratch_slot (int width, int height, int channels, int bytes_per_sample)
 {
-  /* The second plane between passes and the causal partials, each at most
-   * a float plane in either orientation. */
-  const size_t pixel = (size_t) channels * sizeof (float);
-  const size_t rows = round_up ((size_t) width * pixel, 256) * height;
-  const size_t columns = round_up ((size_t) height * pixel, 256) * width;
-  return 2 * (rows > columns ? rows : columns);
+  const size_t pixel = (size_t) channels * (bytes_per_sample == 2 ? 4 : 2);
+  const size_t rows = plane_pitch ((size_t) width * pixel) * height;
+  const size_t columns = plane_pitch ((size_t) height * pixel) * width;
+  return rows > columns ? rows : columns;
+}
+
+size_t
+gb_edge_aware_scratch_bytes (int width, int height, int channels,
+    int bytes_per_sample)
+{
+  return 4 * scratch_slot (width, height, channels, bytes_per_sample);
 }
 
 cudaError_t
@@ -579,12 +618,13 @@ gb_launch_edge_aware (const GbDevicePlane & plane,
       : KIND_HALF;
   const size_t sample_pixel = (size_t) channels * plane.bytes_per_sample;
   const double sigmas[2] = { filter->x.sigma, filter->y.sigma };
-  const size_t half_scratch = gb_edge_aware_scratch_bytes (plane.width,
-      plane.height, channels) / 2;
-  char *buffers[2] = { (char *) plane.intermediate,
-    (char *) plane.edge_aware_scratch
+  const size_t slot = scratch_slot (width, height, channels,
+      plane.bytes_per_sample);
+  char *buffers[2] = { (char *) plane.edge_aware_scratch,
+    (char *) plane.edge_aware_scratch + slot
   };
-  char *partials = (char *) plane.edge_aware_scratch + half_scratch;
+  char *partials = (char *) plane.edge_aware_scratch + 2 * slot;
+  char *anticausal_partials = partials + slot;
   const Image source = { (char *) plane.src, plane.src_pitch, sample_pixel,
     sample
   };
@@ -608,8 +648,8 @@ gb_launch_edge_aware (const GbDevicePlane & plane,
    * next to each other in memory, else along x. */
   auto layout =[&](char *data, SampleKind kind, bool rows) {
     const size_t pixel = (size_t) channels * kind_bytes (kind);
-    const size_t pitch = round_up ((size_t) (rows ? height : width) * pixel,
-        256);
+    const size_t pitch = plane_pitch ((size_t) (rows ? height : width)
+        * pixel);
     const Image image = { data, rows ? pixel : pitch, rows ? pitch : pixel,
       kind
     };
@@ -631,8 +671,10 @@ gb_launch_edge_aware (const GbDevicePlane & plane,
       if (!(sigmas[axis] > 0.0))
         continue;
       if (current_rows != rows) {
+        /* current is laid out for the other axis: along x for a row pass
+         * (from_rows), along y for a column pass */
         const Image to = layout (buffers[free_buffer], between, rows);
-        err = copy_transposing (current, to, !rows, width, height, channels,
+        err = copy_transposing (current, to, rows, width, height, channels,
             stream);
         if (err != cudaSuccess)
           return err;
@@ -646,6 +688,8 @@ gb_launch_edge_aware (const GbDevicePlane & plane,
       a.in = lines_of (current, rows);
       a.out = lines_of (out, rows);
       a.causal = lines_of (layout (partials, partial, rows), rows);
+      a.anticausal = lines_of (layout (anticausal_partials, partial, rows),
+          rows);
       a.n = rows ? width : height;
       a.lines = rows ? height : width;
 
