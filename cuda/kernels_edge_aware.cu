@@ -8,31 +8,39 @@
  * then one along the columns, each a causal and an anticausal run of the
  * complex-pole recursion on the spacings dt of its own input.
  *
- * One thread filters one segment of one line. As in the seed's Algorithm
- * C, a line of n samples is cut into segments of `segment` samples, and
- * each segment's runs start kappa * sigma samples before it (after it, for
- * the anticausal run) from the zero state, the steady state of the
- * constant signal: the warm-up estimates the state the whole-line run would
- * have at the segment's edge (Algorithm B). A segment that reaches the
- * line's end starts at the border's own start-up instead, as the CPU does,
- * so kappa = 0 (one segment per line) is Algorithm A.
+ * Two threads filter one segment of one line, one the causal run and one
+ * the anticausal run; a block barrier later they sum their partials
+ * (x + Re{u} and Re{v}). As in the seed's Algorithm C, a line of n samples
+ * is cut into segments of `segment` samples, and each segment's runs start
+ * kappa * sigma samples before it (after it, for the anticausal run) from
+ * the zero state, the steady state of the constant signal: the warm-up
+ * estimates the state the whole-line run would have at the segment's edge
+ * (Algorithm B). A segment that reaches the line's end starts at the
+ * border's own start-up instead, as the CPU does, so kappa = 0 (one
+ * segment per line) is Algorithm A.
  *
- * Memory, not arithmetic, bounds it (on an H100, 2048x2048 RGBA: about
- * 60 M steps of 10 special-function and 80 other operations, 0.17 ms of
- * the SMs, against 0.45 GB moved per pass in float). So:
+ * What it costs (H100, 2048x2048 RGBA, sigma = sigma_r = 50, kappa 2;
+ * docs/performance.md): about 60 M steps of some 200 instructions, 10 of
+ * them special-function ones; the steps wait on each other and on their
+ * loads, so the SMs must hold many lines at once. So:
  *  - neighbouring threads take neighbouring lines, and every pass walks
  *    lines whose pixels are neighbours in memory: the column passes walk
  *    the frame as it is, the row passes a transposed copy (tiled
  *    transposes through shared memory, coalesced both ways). A row pass
  *    walking the frame itself reads one pixel from each of 32 rows per
  *    load and measured 2.9 times slower than a column pass;
+ *  - the two runs of a segment in two threads doubled the lines in flight
+ *    without lengthening any warm-up (a pass from 275 to 214 us);
  *  - between passes, the planes of 8-bit frames are 16-bit fixed point
  *    (8.8: a 256th of a level, far below the float filter's own error),
- *    and the causal run's partial result is half precision (it is summed
- *    once, not differenced); 16-bit frames keep float for both.
- * The causal run stores x + Re{u}, the anticausal run adds Re{v} to it:
- * the same thread writes and then reads each partial sample, so no
- * synchronisation is needed.
+ *    and the partials half precision (summed once, never differenced);
+ *    16-bit frames keep float for both.
+ * Tried and measured no faster, so not kept: loading four steps ahead
+ * instead of one; a warp walking 32 lines through shared-memory tiles
+ * (too few warps per SM); warm-ups measured in the transformed domain
+ * (the seed's sum of dt >= kappa sigma, shorter at edges: its backward
+ * scan cost what it saved, and its error at small kappa was higher);
+ * loading four partials at once when summing.
  */
 #include "edge_aware.h"
 #include "filter.h"
@@ -456,13 +464,13 @@ transpose_plane (const Surface in, const Surface out, int extent_a,
 }
 
 /* A line's segment: whole lines for kappa 0. Else short enough that a
- * pass has about kPassThreads threads (one per segment and line), and a
- * multiple of kSegmentGrain: measured on the H100 at sigma = sigma_r = 50,
- * kappa 2, segments of 64 were the fastest at 2048x2048 RGBA (64 k threads
- * a pass: 1428 us against 1655 for 96 and 1667 for 32) and of 32 at 1080p
- * (843 us against 1001 for 64). Shorter segments run their warm-ups more
- * often; longer ones leave SMs idle. GB_EDGE_AWARE_SEGMENT=<samples> in the
- * environment replaces the length, for measuring others. */
+ * pass has about kPassThreads segments of lines (twice as many threads),
+ * and a multiple of kSegmentGrain: measured on the H100 at sigma =
+ * sigma_r = 50, kappa 2, segments of 64 were the fastest at 2048x2048 RGBA
+ * (817 us against 943 for 32 and 891 for 96) and of 32 at 1080p (506 us
+ * against 534 for 64 and 649 for 96). Shorter segments run their warm-ups
+ * more often; longer ones leave SMs idle. GB_EDGE_AWARE_SEGMENT=<samples>
+ * in the environment replaces the length, for measuring others. */
 constexpr int kSegmentGrain = 32;
 constexpr double kPassThreads = 65536.0;
 

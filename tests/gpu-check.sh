@@ -40,6 +40,7 @@ if [ "$what" = tests ] || [ "$what" = all ]; then
   step parity 240 "$build/tests/test-gpu-parity"
   step formats 240 "$build/tests/test-gpu-formats"
   step pipeline-nv12 60 gst-launch-1.0 -q videotestsrc num-buffers=30 ! video/x-raw,format=NV12,width=1920,height=1080 ! cudagaussblur sigma=-2 region-x=101 region-y=51 region-width=640 region-height=360 backend=cuda ! fakesink
+  step pipeline-edge-aware 60 gst-launch-1.0 -q videotestsrc num-buffers=30 ! video/x-raw,format=NV12,width=1920,height=1080 ! cudagaussblur algorithm=edge-aware sigma=10 sigma-range=30 backend=cuda ! fakesink
   step element-gpu 120 "$build/tests/test-element-gpu"
   step pitches 120 "$build/tests/test-gpu-pitches"
   step memcheck 100 compute-sanitizer --tool memcheck --error-exitcode 1 "$build/tests/test-gpu-parity" --quick
@@ -89,6 +90,9 @@ if [ "$what" = bench ] || [ "$what" = all ]; then
   # Frames in system memory through the element (issue 5): frames/s,
   # latency and CPU time against the pinned and pageable copy floors.
   step element-bench 200 "$build/bench/cudagaussblur-element-bench" --frames 1000 --csv "$logs/element-bench.csv"
+  # The edge-aware filter (issue 7): kernel time against the copy floor,
+  # and kappa against error and time on the photographs.
+  step edge-aware-bench 300 "$build/bench/cudagaussblur-edge-aware-bench" --photos tests/data/photos --csv "$logs/edge-aware.csv"
   if python3 -c 'import matplotlib' 2> /dev/null; then
     step plot 60 python3 docs/plot_performance.py "$logs/bench.csv" "$logs/bench.png"
   else
