@@ -134,6 +134,49 @@ size_t gb_recursive_state_bytes (int width, int height, int channels);
 cudaError_t gb_launch_sharpen (const GbDevicePlane & plane, float amount,
     cudaStream_t stream);
 
+/* A float result stored as an output of type Out: itself in the float
+ * intermediates, rounded and saturated (gb_round_sample) in samples. The
+ * argument only selects the overload. */
+__device__ __forceinline__ float
+gb_to_output (float v, float *)
+{
+  return v;
+}
+
+__device__ __forceinline__ uint8_t
+gb_to_output (float v, uint8_t *)
+{
+  return gb_round_u8 (v);
+}
+
+__device__ __forceinline__ uint16_t
+gb_to_output (float v, uint16_t *)
+{
+  return gb_round_u16 (v);
+}
+
+/* Four neighbouring results in one store: 16, 4 or 8 bytes, which out
+ * must be aligned to. */
+__device__ __forceinline__ void
+gb_store4 (float *out, float4 v)
+{
+  *reinterpret_cast < float4 * >(out) = v;
+}
+
+__device__ __forceinline__ void
+gb_store4 (uint8_t * out, float4 v)
+{
+  *reinterpret_cast < uchar4 * >(out) = make_uchar4 (gb_round_u8 (v.x),
+      gb_round_u8 (v.y), gb_round_u8 (v.z), gb_round_u8 (v.w));
+}
+
+__device__ __forceinline__ void
+gb_store4 (uint16_t * out, float4 v)
+{
+  *reinterpret_cast < ushort4 * >(out) = make_ushort4 (gb_round_u16 (v.x),
+      gb_round_u16 (v.y), gb_round_u16 (v.z), gb_round_u16 (v.w));
+}
+
 /* Reads sample s of a row of interleaved pixels, s possibly outside
  * [0, width * channels): the pixel index goes through the border rule, the
  * channel is kept. Shared by the kernels of both translation units. */

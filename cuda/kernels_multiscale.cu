@@ -27,45 +27,6 @@ resample_source (const GbResample & r, int i, GbBorder border)
   return i < 0 ? 0 : i >= r.in_length ? r.in_length - 1 : i;
 }
 
-__device__ __forceinline__ float
-store_value (float v, float *)
-{
-  return v;
-}
-
-__device__ __forceinline__ uint8_t
-store_value (float v, uint8_t *)
-{
-  return gb_round_u8 (v);
-}
-
-__device__ __forceinline__ uint16_t
-store_value (float v, uint16_t *)
-{
-  return gb_round_u16 (v);
-}
-
-__device__ __forceinline__ void
-store_run (float *out, const float (&v)[4])
-{
-  *reinterpret_cast < float4 * >(out) = make_float4 (v[0], v[1], v[2], v[3]);
-}
-
-__device__ __forceinline__ void
-store_run (uint8_t * out, const float (&v)[4])
-{
-  *reinterpret_cast < uchar4 * >(out) = make_uchar4 (gb_round_u8 (v[0]),
-      gb_round_u8 (v[1]), gb_round_u8 (v[2]), gb_round_u8 (v[3]));
-}
-
-/* 16-bit: the natural equivalent, 8 bytes. */
-__device__ __forceinline__ void
-store_run (uint16_t * out, const float (&v)[4])
-{
-  *reinterpret_cast < ushort4 * >(out) = make_ushort4 (gb_round_u16 (v[0]),
-      gb_round_u16 (v[1]), gb_round_u16 (v[2]), gb_round_u16 (v[3]));
-}
-
 /* Along rows: row y = blockIdx.y, element o * channels + c. Taps whose
  * sources all lie inside the input (nearly every output) skip the border
  * rule and walk a pointer. */
@@ -108,7 +69,7 @@ resample_rows_kernel (GbResample r, const float *weights, GbBorder border,
     }
   }
   OutT *out_row = (OutT *) ((char *) out + (size_t) blockIdx.y * out_pitch);
-  out_row[e] = store_value (acc, out_row);
+  out_row[e] = gb_to_output (acc, out_row);
 }
 
 /* Along columns: output row o = blockIdx.y; each thread COLUMN_RUN
@@ -167,13 +128,13 @@ resample_columns_kernel (GbResample r, const float *weights,
     }
   }
   if (vector) {
-    store_run (out_row, acc);
+    gb_store4 (out_row, make_float4 (acc[0], acc[1], acc[2], acc[3]));
     return;
   }
 #pragma unroll
   for (int k = 0; k < COLUMN_RUN; k++)
     if (k < run)
-      out_row[k] = store_value (acc[k], out_row);
+      out_row[k] = gb_to_output (acc[k], out_row);
 }
 
 template < typename InT, typename OutT > void

@@ -154,44 +154,6 @@ walk (const Lines < InT > &p, int line, int from, int count, int dir,
   }
 }
 
-__device__ __forceinline__ float
-to_output (float v, float *)
-{
-  return v;
-}
-
-__device__ __forceinline__ uint8_t
-to_output (float v, uint8_t *)
-{
-  return gb_round_u8 (v);
-}
-
-__device__ __forceinline__ uint16_t
-to_output (float v, uint16_t *)
-{
-  return gb_round_u16 (v);
-}
-
-__device__ __forceinline__ void
-store_vector (float *out, float4 v)
-{
-  *reinterpret_cast < float4 * >(out) = v;
-}
-
-__device__ __forceinline__ void
-store_vector (uint8_t * out, float4 v)
-{
-  *reinterpret_cast < uchar4 * >(out) = make_uchar4 (gb_round_u8 (v.x),
-      gb_round_u8 (v.y), gb_round_u8 (v.z), gb_round_u8 (v.w));
-}
-
-__device__ __forceinline__ void
-store_vector (uint16_t * out, float4 v)
-{
-  *reinterpret_cast < ushort4 * >(out) = make_ushort4 (gb_round_u16 (v.x),
-      gb_round_u16 (v.y), gb_round_u16 (v.z), gb_round_u16 (v.w));
-}
-
 __device__ __forceinline__ size_t
 state_index (int direction, int segment, int line, int channel, int segments,
     int lines, int channels)
@@ -483,7 +445,7 @@ recursive_final_kernel (Pass < InT, OutT > p, Coefficients f, GbBorder border)
       const int c = row & 3;
       OutT *out = (OutT *) ((char *) p.out + (size_t) (4 * (line0 + i) + c)
           * p.out_pitch) + r0 + k;
-      *out = to_output (partial[0][k][i][c] + partial[1][k][i][c], out);
+      *out = gb_to_output (partial[0][k][i][c] + partial[1][k][i][c], out);
     }
     return;
   }
@@ -497,7 +459,7 @@ recursive_final_kernel (Pass < InT, OutT > p, Coefficients f, GbBorder border)
       const float4 a = *reinterpret_cast < const float4 * >(partial[1][k][i]);
       OutT *out = (OutT *) ((char *) p.out + (size_t) (line0 + i)
           * p.out_pitch) + (size_t) (r0 + k) * C;
-      store_vector (out, make_float4 (c.x + a.x, c.y + a.y, c.z + a.z,
+      gb_store4 (out, make_float4 (c.x + a.x, c.y + a.y, c.z + a.z,
               c.w + a.w));
     }
     return;
@@ -508,7 +470,7 @@ recursive_final_kernel (Pass < InT, OutT > p, Coefficients f, GbBorder border)
     for (int e = thread; e < count; e += 2 * LINES) {
       const int k = e / C;
       const int c = e - k * C;
-      out_row[e] = to_output (partial[0][k][i][c] + partial[1][k][i][c],
+      out_row[e] = gb_to_output (partial[0][k][i][c] + partial[1][k][i][c],
           out_row);
     }
   }
