@@ -49,6 +49,7 @@
 #include "gaussblur.h"
 #include "cuda_backend.h"
 #include "filter.h"
+#include "device_timing.h"
 
 #include <cuda_runtime.h>
 #ifdef GB_HAVE_NPP
@@ -67,24 +68,13 @@
 
 namespace {
 
-constexpr size_t ROTATION_BYTES = 256u << 20;   /* > 5x the 50 MB L2 */
-constexpr int MIN_FRAMES = 3;
-constexpr int REPETITIONS = 5;                  /* median of these */
-constexpr int MAX_BATCH = 2000;                 /* launches per timed batch */
-constexpr double SLOW_LAUNCH_MS = 100;           /* beyond: one timed launch */
+using namespace gb_bench;
+
 constexpr double CPU_2D_TAP_LIMIT = 5.0e9;       /* skip slower CPU 2D runs */
 constexpr double GPU_2D_MAX_SIGMA = 5;           /* naive/shared beyond: skipped */
-/* Each plane of a frame starts at a multiple of it (and so do 16-bit rows:
- * a row of 16-bit samples has an even number of bytes). */
-constexpr size_t PLANE_ALIGNMENT = 256;
 constexpr const char *CSV_HEADER = "algorithm,format,width,height,sigma,radius,"
     "us,copy_us,ratio,npp_us,npp_speedup,bytes";
 
-/* Per timed repetition; --batch-ms changes it. 50 ms x 5 keeps the default
- * sweep (4 frame cases x 12 sigmas x 5 timings, NPP included) within about
- * 2 minutes on an H100, where NPP alone takes 0.01 to 4.7 s per frame beyond
- * radius 25. */
-double batch_seconds = 0.05;
 
 /* One plane of a format: interleaved channels and frame pixels per plane
  * pixel on each axis. */
@@ -215,16 +205,6 @@ fill_pattern (uint8_t * data, size_t bytes)
     data[i] = (uint8_t) ((i * 2654435761u) >> 13);
 }
 
-#define CHECK_CUDA(call) \
-  do { \
-    cudaError_t err_ = (call); \
-    if (err_ != cudaSuccess) { \
-      fprintf (stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, \
-          cudaGetErrorString (err_)); \
-      exit (1); \
-    } \
-  } while (0)
-
 #define CHECK_GB(call) \
   do { \
     GbError error_; \
@@ -233,90 +213,6 @@ fill_pattern (uint8_t * data, size_t bytes)
       exit (1); \
     } \
   } while (0)
-
-/* Frames without row padding, so the floor is one flat copy of exactly the
- * frame's bytes (a pitched 2D copy is slower and would flatter the ratio):
- * each frame one allocation of layout.span bytes (FrameLayout). Enough
- * frames that inputs and outputs together cover ROTATION_BYTES. */
-struct DeviceFrames
-{
-  std::vector < uint8_t * >input, output;
-  size_t span;
-
-  explicit DeviceFrames (const FrameLayout & layout)
-  : span (layout.span)
-  {
-    const size_t count = std::max ((size_t) MIN_FRAMES,
-        (ROTATION_BYTES + 2 * span - 1) / (2 * span));
-    for (size_t i = 0; i < count; i++) {
-      uint8_t *in, *out;
-      CHECK_CUDA (cudaMalloc ((void **) &in, span));
-      CHECK_CUDA (cudaMalloc ((void **) &out, span));
-      input.push_back (in);
-      output.push_back (out);
-    }
-    std::vector < uint8_t > host (span);
-    fill_pattern (host.data (), span);
-    for (uint8_t * in : input)
-      CHECK_CUDA (cudaMemcpy (in, host.data (), span, cudaMemcpyHostToDevice));
-  }
-  ~DeviceFrames ()
-  {
-    for (uint8_t * p : input)
-      cudaFree (p);
-    for (uint8_t * p : output)
-      cudaFree (p);
-  }
-  size_t count () const { return input.size (); }
-};
-
-/* Median over REPETITIONS of the mean time of one launch, in microseconds.
- * enqueue(i) must enqueue the i-th launch on `stream`. Slow launches get
- * fewer iterations per batch (down to one); a launch over SLOW_LAUNCH_MS is
- * timed once (event noise is nothing there). warmed: the caller has just run
- * it (no warm-up launch needed). */
-template < class Enqueue > double
-time_launches (cudaStream_t stream, Enqueue enqueue, bool warmed = false)
-{
-  cudaEvent_t start, stop;
-  float ms;
-  int iterations;
-  std::vector < double >samples;
-
-  CHECK_CUDA (cudaEventCreate (&start));
-  CHECK_CUDA (cudaEventCreate (&stop));
-  /* Warm-up, and a first estimate to size the timed batches. */
-  if (!warmed)
-    enqueue (0);
-  CHECK_CUDA (cudaEventRecord (start, stream));
-  enqueue (1);
-  CHECK_CUDA (cudaEventRecord (stop, stream));
-  CHECK_CUDA (cudaEventSynchronize (stop));
-  CHECK_CUDA (cudaEventElapsedTime (&ms, start, stop));
-  if (ms > SLOW_LAUNCH_MS) {
-    CHECK_CUDA (cudaGetLastError ());
-    cudaEventDestroy (start);
-    cudaEventDestroy (stop);
-    return 1e3 * ms;
-  }
-  iterations = std::max (1, std::min (MAX_BATCH,
-          (int) (batch_seconds * 1e3 / std::max (ms, 1e-3f))));
-
-  for (int r = 0; r < REPETITIONS; r++) {
-    CHECK_CUDA (cudaEventRecord (start, stream));
-    for (int i = 0; i < iterations; i++)
-      enqueue (i);
-    CHECK_CUDA (cudaEventRecord (stop, stream));
-    CHECK_CUDA (cudaEventSynchronize (stop));
-    CHECK_CUDA (cudaEventElapsedTime (&ms, start, stop));
-    samples.push_back (1e3 * ms / iterations);
-  }
-  CHECK_CUDA (cudaGetLastError ());
-  cudaEventDestroy (start);
-  cudaEventDestroy (stop);
-  std::sort (samples.begin (), samples.end ());
-  return samples[REPETITIONS / 2];
-}
 
 int
 max_abs_difference (const std::vector < uint8_t > &a,
@@ -662,7 +558,11 @@ main (int argc, char **argv)
             c.width, c.height, e.message);
         continue;
       }
-      frames = new DeviceFrames (layout);
+      {
+        std::vector < uint8_t > host (layout.span);
+        fill_pattern (host.data (), host.size ());
+        frames = new DeviceFrames (layout.span, host.data ());
+      }
       stream = (cudaStream_t) gb_cuda_stream (cuda);
       copy_us = time_launches (stream,[&](int i) {
             size_t k = i % frames->count ();

@@ -96,6 +96,7 @@
 #include "cuda_backend.h"
 #include "edge_aware.h"
 #include "filter.h"
+#include "device_timing.h"
 
 #include <cuda_runtime.h>
 
@@ -119,12 +120,8 @@
 
 namespace {
 
-constexpr size_t ROTATION_BYTES = 256u << 20;   /* > 5x the 50 MB L2 */
-constexpr int MIN_FRAMES = 3;
-constexpr int REPETITIONS = 5;                  /* median of these */
-constexpr int MAX_BATCH = 2000;                 /* launches per timed batch */
-constexpr double SLOW_LAUNCH_MS = 100;          /* beyond: one timed launch */
-constexpr size_t PLANE_ALIGNMENT = 256;
+using namespace gb_bench;
+
 constexpr double TIMING_SIGMA = 50, TIMING_SIGMA_R = 50;
 constexpr double TARGET_KAPPA = GB_DEFAULT_KAPPA;       /* 2 */
 constexpr int TARGET_MAX_ERROR = 2;             /* levels, at TARGET_KAPPA */
@@ -133,18 +130,6 @@ constexpr unsigned RGB_DISTANCE_MASK = GB_EDGE_AWARE_LEADING (3);
 constexpr const char *CSV_HEADER = "section,format,image,width,height,sigma,"
     "sigma_r,iterations,kappa,us,copy_us,ratio,target_us,mse,psnr,max_err,"
     "share_over_1,max_err_alpha,reference_ms";
-
-double batch_seconds = 0.05;
-
-#define CHECK_CUDA(call) \
-  do { \
-    cudaError_t err_ = (call); \
-    if (err_ != cudaSuccess) { \
-      fprintf (stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, \
-          cudaGetErrorString (err_)); \
-      exit (1); \
-    } \
-  } while (0)
 
 #define CHECK_GB(call) \
   do { \
@@ -481,81 +466,6 @@ std::vector < uint8_t > photo_rgba (const Photo & photo, int alpha)
       rgba[4 * i + 3] = alpha_at (x, y, photo.width, photo.height, alpha);
     }
   return rgba;
-}
-
-/* --- device frames and timing (as cudagaussblur-bench) --- */
-
-struct DeviceFrames
-{
-  std::vector < uint8_t * >input, output;
-  size_t span;
-
-  DeviceFrames (size_t span_, const uint8_t * host)
-  : span (span_)
-  {
-    const size_t count = std::max ((size_t) MIN_FRAMES,
-        (ROTATION_BYTES + 2 * span - 1) / (2 * span));
-    for (size_t i = 0; i < count; i++) {
-      uint8_t *in, *out;
-      CHECK_CUDA (cudaMalloc ((void **) &in, span));
-      CHECK_CUDA (cudaMalloc ((void **) &out, span));
-      CHECK_CUDA (cudaMemcpy (in, host, span, cudaMemcpyHostToDevice));
-      CHECK_CUDA (cudaMemset (out, 0, span));
-      input.push_back (in);
-      output.push_back (out);
-    }
-  }
-  ~DeviceFrames ()
-  {
-    for (uint8_t * p : input)
-      cudaFree (p);
-    for (uint8_t * p : output)
-      cudaFree (p);
-  }
-  size_t count () const { return input.size (); }
-};
-
-/* Median over REPETITIONS of the mean time of one launch, microseconds
- * (cudagaussblur-bench's time_launches). */
-template < class Enqueue > double
-time_launches (cudaStream_t stream, Enqueue enqueue, bool warmed = false)
-{
-  cudaEvent_t start, stop;
-  float ms;
-  int iterations;
-  std::vector < double >samples;
-
-  CHECK_CUDA (cudaEventCreate (&start));
-  CHECK_CUDA (cudaEventCreate (&stop));
-  if (!warmed)
-    enqueue (0);
-  CHECK_CUDA (cudaEventRecord (start, stream));
-  enqueue (1);
-  CHECK_CUDA (cudaEventRecord (stop, stream));
-  CHECK_CUDA (cudaEventSynchronize (stop));
-  CHECK_CUDA (cudaEventElapsedTime (&ms, start, stop));
-  if (ms > SLOW_LAUNCH_MS) {
-    CHECK_CUDA (cudaGetLastError ());
-    cudaEventDestroy (start);
-    cudaEventDestroy (stop);
-    return 1e3 * ms;
-  }
-  iterations = std::max (1, std::min (MAX_BATCH,
-          (int) (batch_seconds * 1e3 / std::max (ms, 1e-3f))));
-  for (int r = 0; r < REPETITIONS; r++) {
-    CHECK_CUDA (cudaEventRecord (start, stream));
-    for (int i = 0; i < iterations; i++)
-      enqueue (i);
-    CHECK_CUDA (cudaEventRecord (stop, stream));
-    CHECK_CUDA (cudaEventSynchronize (stop));
-    CHECK_CUDA (cudaEventElapsedTime (&ms, start, stop));
-    samples.push_back (1e3 * ms / iterations);
-  }
-  CHECK_CUDA (cudaGetLastError ());
-  cudaEventDestroy (start);
-  cudaEventDestroy (stop);
-  std::sort (samples.begin (), samples.end ());
-  return samples[REPETITIONS / 2];
 }
 
 /* The edge-aware parameters (clamp border). */

@@ -1,0 +1,131 @@
+/* What the benchmarks share to time work on the device: rotating frames,
+ * event timing, CUDA error checks (C++, benchmark programs only).
+ *
+ * Copyright (C) 2026 The cudagaussblur authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#ifndef GB_BENCH_DEVICE_TIMING_H
+#define GB_BENCH_DEVICE_TIMING_H
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <vector>
+
+#define CHECK_CUDA(call) \
+  do { \
+    cudaError_t err_ = (call); \
+    if (err_ != cudaSuccess) { \
+      fprintf (stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, \
+          cudaGetErrorString (err_)); \
+      exit (1); \
+    } \
+  } while (0)
+
+namespace gb_bench {
+
+constexpr size_t ROTATION_BYTES = 256u << 20;   /* > 5x the 50 MB L2 */
+constexpr int MIN_FRAMES = 3;
+constexpr int REPETITIONS = 5;                  /* median of these */
+constexpr int MAX_BATCH = 2000;                 /* launches per timed batch */
+constexpr double SLOW_LAUNCH_MS = 100;          /* beyond: one timed launch */
+/* Each plane of a frame starts at a multiple of it (and so do 16-bit rows:
+ * a row of 16-bit samples has an even number of bytes). */
+constexpr size_t PLANE_ALIGNMENT = 256;
+
+/* Per timed repetition; the programs' --batch-ms changes it. 50 ms x 5
+ * keeps cudagaussblur-bench's default sweep (4 frame cases x 12 sigmas x 5
+ * timings, NPP included) within about 2 minutes on an H100, where NPP alone
+ * takes 0.01 to 4.7 s per frame beyond radius 25. */
+inline double batch_seconds = 0.05;
+
+/* Frames of `span` bytes without row padding, so that the floor is one flat
+ * copy of exactly the frame's bytes (a pitched 2D copy is slower and would
+ * flatter the ratio): enough of them that inputs and outputs together
+ * cover ROTATION_BYTES, every input a copy of `host`. */
+struct DeviceFrames
+{
+  std::vector < uint8_t * >input, output;
+  size_t span;
+
+  DeviceFrames (size_t span_, const uint8_t * host)
+  : span (span_)
+  {
+    const size_t count = std::max ((size_t) MIN_FRAMES,
+        (ROTATION_BYTES + 2 * span - 1) / (2 * span));
+    for (size_t i = 0; i < count; i++) {
+      uint8_t *in, *out;
+      CHECK_CUDA (cudaMalloc ((void **) &in, span));
+      CHECK_CUDA (cudaMalloc ((void **) &out, span));
+      CHECK_CUDA (cudaMemcpy (in, host, span, cudaMemcpyHostToDevice));
+      CHECK_CUDA (cudaMemset (out, 0, span));
+      input.push_back (in);
+      output.push_back (out);
+    }
+  }
+  ~DeviceFrames ()
+  {
+    for (uint8_t * p : input)
+      cudaFree (p);
+    for (uint8_t * p : output)
+      cudaFree (p);
+  }
+  DeviceFrames (const DeviceFrames &) = delete;
+  DeviceFrames & operator= (const DeviceFrames &) = delete;
+  size_t count () const { return input.size (); }
+};
+
+/* Median over REPETITIONS of the mean time of one launch, in microseconds.
+ * enqueue(i) must enqueue the i-th launch on `stream`. Slow launches get
+ * fewer iterations per batch (down to one); a launch over SLOW_LAUNCH_MS is
+ * timed once (event noise is nothing there). warmed: the caller has just run
+ * it (no warm-up launch needed). */
+template < class Enqueue > double
+time_launches (cudaStream_t stream, Enqueue enqueue, bool warmed = false)
+{
+  cudaEvent_t start, stop;
+  float ms;
+  int iterations;
+  std::vector < double >samples;
+
+  CHECK_CUDA (cudaEventCreate (&start));
+  CHECK_CUDA (cudaEventCreate (&stop));
+  /* Warm-up, and a first estimate to size the timed batches. */
+  if (!warmed)
+    enqueue (0);
+  CHECK_CUDA (cudaEventRecord (start, stream));
+  enqueue (1);
+  CHECK_CUDA (cudaEventRecord (stop, stream));
+  CHECK_CUDA (cudaEventSynchronize (stop));
+  CHECK_CUDA (cudaEventElapsedTime (&ms, start, stop));
+  if (ms > SLOW_LAUNCH_MS) {
+    CHECK_CUDA (cudaGetLastError ());
+    cudaEventDestroy (start);
+    cudaEventDestroy (stop);
+    return 1e3 * ms;
+  }
+  iterations = std::max (1, std::min (MAX_BATCH,
+          (int) (batch_seconds * 1e3 / std::max (ms, 1e-3f))));
+
+  for (int r = 0; r < REPETITIONS; r++) {
+    CHECK_CUDA (cudaEventRecord (start, stream));
+    for (int i = 0; i < iterations; i++)
+      enqueue (i);
+    CHECK_CUDA (cudaEventRecord (stop, stream));
+    CHECK_CUDA (cudaEventSynchronize (stop));
+    CHECK_CUDA (cudaEventElapsedTime (&ms, start, stop));
+    samples.push_back (1e3 * ms / iterations);
+  }
+  CHECK_CUDA (cudaGetLastError ());
+  cudaEventDestroy (start);
+  cudaEventDestroy (stop);
+  std::sort (samples.begin (), samples.end ());
+  return samples[REPETITIONS / 2];
+}
+
+}                               /* namespace gb_bench */
+
+#endif /* GB_BENCH_DEVICE_TIMING_H */
