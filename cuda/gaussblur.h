@@ -143,8 +143,10 @@ typedef struct {
   int iterations;               /* 1 .. GB_MAX_ITERATIONS */
   double kappa;                 /* 0 .. GB_MAX_KAPPA: the GPU cuts lines into
                                  * segments that start kappa * sigma early
-                                 * (seed 004's Algorithm C); 0: whole lines,
-                                 * exact (Algorithm A). The CPU is always exact */
+                                 * (seed 004's Algorithm C); 0: exact, each
+                                 * segment from the state carried across the
+                                 * ones before it (Algorithm A's result). The
+                                 * CPU is always exact */
 } GbParams;
 
 /* Defaults of the edge-aware parameters (gb_params_init). */

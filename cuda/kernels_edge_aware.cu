@@ -16,8 +16,17 @@
  * the zero state, the steady state of the constant signal: the warm-up
  * estimates the state the whole-line run would have at the segment's edge
  * (Algorithm B). A segment that reaches the line's end starts at the
- * border's own start-up instead, as the CPU does, so kappa = 0 (one
- * segment per line) is Algorithm A.
+ * border's own start-up instead, as the CPU does.
+ *
+ * kappa = 0 is exact (Algorithm A's result) without whole lines per
+ * thread: a first kernel runs every segment from the zero state and
+ * multiplies its steps' E (the state maps through a segment as end =
+ * transfer start + zero-run end, per section a complex scalar for every
+ * channel, as in Nehab et al.'s block-parallel recursive filters), a
+ * second carries the states along each line, and the pass starts every
+ * segment from its exact state. Two runs of each segment instead of one
+ * run and a warm-up: at sigma 50 about as fast as kappa 2 (whole lines,
+ * one thread each, took 6 to 10 ms a frame).
  *
  * What it costs (H100, 2048x2048 RGBA, sigma = sigma_r = 50, kappa 2;
  * docs/performance.md): about 60 M steps of some 200 instructions, 10 of
@@ -210,7 +219,62 @@ struct PassArgs
   float unit_q_re[2], unit_q_im[2];
   float ratio2;                 /* (sigma_s / sigma_r)^2 */
   float weight[GB_MAX_CHANNELS];        /* range_scale^2 where the channel steers */
+  /* kappa 0 only (else NULL): per direction, segment and line, the
+   * segment's transfer (the product of its steps' E, per section) and its
+   * state: first the end state of a run from zero, then, carried, the
+   * exact state the segment starts from (carry_index). */
+  float *transfers;             /* 4 floats: re, im of both sections */
+  float *states;                /* 4 C floats: [section][channel][re, im] */
 };
+
+/* Entries are laid out line fastest, so that a warp's neighbouring lines
+ * read and write neighbouring floats: value k of (direction, segment,
+ * line) at ((direction * segments + segment) * count + k) * lines + line. */
+__device__ __forceinline__ size_t
+carry_index (const PassArgs & a, int direction, int segment, int line,
+    int count, int k)
+{
+  return (((size_t) direction * a.segments + segment) * count + k)
+      * a.lines + line;
+}
+
+/* A segment's state: value (s C + c) 2 + 0 / 1 is Re / Im of section s,
+ * channel c. */
+template < int C > __device__ __forceinline__ float *
+state_at (const PassArgs & a, int direction, int segment, int line, int k)
+{
+  return a.states + carry_index (a, direction, segment, line, 4 * C, k);
+}
+
+template < int C > __device__ __forceinline__ void
+load_state (const PassArgs & a, int direction, int segment, int line,
+    float (&re)[2][C], float (&im)[2][C])
+{
+#pragma unroll
+  for (int s = 0; s < 2; s++)
+#pragma unroll
+    for (int c = 0; c < C; c++) {
+      re[s][c] = *state_at < C > (a, direction, segment, line,
+          (s * C + c) * 2);
+      im[s][c] = *state_at < C > (a, direction, segment, line,
+          (s * C + c) * 2 + 1);
+    }
+}
+
+template < int C > __device__ __forceinline__ void
+store_state (const PassArgs & a, int direction, int segment, int line,
+    const float (&re)[2][C], const float (&im)[2][C])
+{
+#pragma unroll
+  for (int s = 0; s < 2; s++)
+#pragma unroll
+    for (int c = 0; c < C; c++) {
+      *state_at < C > (a, direction, segment, line, (s * C + c) * 2) =
+          re[s][c];
+      *state_at < C > (a, direction, segment, line, (s * C + c) * 2 + 1) =
+          im[s][c];
+    }
+}
 
 /* A sample of the line extended by the border rule. */
 template < int C > __device__ __forceinline__ void
@@ -307,6 +371,129 @@ advance (const Step & st, const float (&x)[C], const float (&previous)[C],
 /* Lines per block; each has a causal and an anticausal thread. */
 constexpr int kBlockLines = 64;
 
+/* kappa 0, first kernel: each segment's run from the zero state and the
+ * product of its E (Nehab et al.'s block-parallel recursive filtering, on
+ * the non-uniform spacing: state_end = transfer state_start + zero-run
+ * end, per section a complex scalar for every channel). The line's first
+ * (causal) and last (anticausal) segments start from the border's start-up,
+ * exactly, with transfer 0. Same grid as edge_aware_pass. */
+template < int C > __global__ void
+__launch_bounds__ (2 * kBlockLines)
+edge_aware_segment_states (const PassArgs a)
+{
+  const int groups = (a.lines + kBlockLines - 1) / kBlockLines;
+  const int segment = blockIdx.x / groups;
+  const int line = (blockIdx.x % groups) * kBlockLines
+      + threadIdx.x % kBlockLines;
+  const int direction = threadIdx.x < kBlockLines ? 0 : 1;
+  const int s0 = segment * a.segment;
+  const int s1 = min (s0 + a.segment, a.n);
+  float previous[C], x[C], next[C], re[2][C], im[2][C];
+  float t_re[2] = { 1.0f, 1.0f }, t_im[2] = { 0.0f, 0.0f };
+  int q, end, step;
+
+  if (line >= a.lines)
+    return;
+#pragma unroll
+  for (int c = 0; c < C; c++)
+    re[0][c] = re[1][c] = im[0][c] = im[1][c] = 0.0f;
+  if (direction == 0) {
+    q = segment == 0 ? -a.border_warmup : s0 - 1;
+    end = s1;
+    step = 1;
+  } else {
+    q = segment == a.segments - 1 ? a.n - 1 + a.border_warmup : s1;
+    end = s0 - 1;
+    step = -1;
+  }
+  if ((direction == 0 && segment == 0)
+      || (direction == 1 && segment == a.segments - 1))
+    t_re[0] = t_re[1] = 0.0f;
+  load_extended < C > (a, line, q, previous);
+  if (q + step != end)
+    load_extended < C > (a, line, q + step, next);
+  for (q += step; q != end; q += step) {
+#pragma unroll
+    for (int c = 0; c < C; c++)
+      x[c] = next[c];
+    if (q + step != end)
+      load_extended < C > (a, line, q + step, next);
+    const Step st = direction == 0 ? step_between < C > (a, previous, x)
+        : step_between < C > (a, x, previous);
+    advance < C > (st, x, previous, re, im);
+#pragma unroll
+    for (int s = 0; s < 2; s++) {
+      const float r = t_re[s] * st.e_re[s] - t_im[s] * st.e_im[s];
+      t_im[s] = t_re[s] * st.e_im[s] + t_im[s] * st.e_re[s];
+      t_re[s] = r;
+    }
+#pragma unroll
+    for (int c = 0; c < C; c++)
+      previous[c] = x[c];
+  }
+#pragma unroll
+  for (int s = 0; s < 2; s++) {
+    a.transfers[carry_index (a, direction, segment, line, 4, 2 * s)] =
+        t_re[s];
+    a.transfers[carry_index (a, direction, segment, line, 4, 2 * s + 1)] =
+        t_im[s];
+  }
+  store_state < C > (a, direction, segment, line, re, im);
+}
+
+/* kappa 0, second kernel: per line, direction, section and channel, the
+ * segments in order: start = the state carried so far, carried = transfer
+ * carried + end. Each segment's entry is overwritten with the state it
+ * starts from. The loads of kCarryBatch segments go out together (they do
+ * not depend on the state): one thread per line and direction walking
+ * every segment's loads one at a time took about 40 us a 1080p pass,
+ * batches of 8 took 11 to 15 us, batches of 32 20 to 28 us. */
+constexpr int kCarryBatch = 8;
+
+template < int C > __global__ void
+edge_aware_carry (const PassArgs a)
+{
+  const int t = blockIdx.x * blockDim.x + threadIdx.x;
+  const int line = t % a.lines;
+  const int c = t / a.lines % C;
+  const int section = t / a.lines / C % 2;
+  const int direction = t / a.lines / C / 2;
+  const int k_re = (section * C + c) * 2;
+  float re = 0.0f, im = 0.0f;
+
+  if (direction > 1)
+    return;
+  for (int k0 = 0; k0 < a.segments; k0 += kCarryBatch) {
+    float t_re[kCarryBatch], t_im[kCarryBatch];
+    float z_re[kCarryBatch], z_im[kCarryBatch];
+#pragma unroll
+    for (int b = 0; b < kCarryBatch; b++) {
+      const int k = k0 + b;
+      const int segment = direction == 0 ? k : a.segments - 1 - k;
+      if (k < a.segments) {
+        t_re[b] = a.transfers[carry_index (a, direction, segment, line, 4,
+                2 * section)];
+        t_im[b] = a.transfers[carry_index (a, direction, segment, line, 4,
+                2 * section + 1)];
+        z_re[b] = *state_at < C > (a, direction, segment, line, k_re);
+        z_im[b] = *state_at < C > (a, direction, segment, line, k_re + 1);
+      }
+    }
+#pragma unroll
+    for (int b = 0; b < kCarryBatch; b++) {
+      const int k = k0 + b;
+      const int segment = direction == 0 ? k : a.segments - 1 - k;
+      if (k >= a.segments)
+        break;
+      const float r = t_re[b] * re - t_im[b] * im + z_re[b];
+      *state_at < C > (a, direction, segment, line, k_re) = re;
+      *state_at < C > (a, direction, segment, line, k_re + 1) = im;
+      im = t_re[b] * im + t_im[b] * re + z_im[b];
+      re = r;
+    }
+  }
+}
+
 template < int C > __global__ void
 __launch_bounds__ (2 * kBlockLines)
 edge_aware_pass (const PassArgs a)
@@ -331,8 +518,12 @@ edge_aware_pass (const PassArgs a)
    * so that its load is in flight while the step before it computes. */
   if (active && causal) {
     int q = s0 - a.warmup;
-    if (segment == 0 || q <= -a.border_warmup)
+    if (a.states && segment > 0) {      /* kappa 0: the carried state */
+      q = s0 - 1;
+      load_state < C > (a, 0, segment, line, re, im);
+    } else if (segment == 0 || q <= -a.border_warmup) {
       q = -a.border_warmup;
+    }
     load_extended < C > (a, line, q, previous);
     if (q + 1 < s1)
       load_extended < C > (a, line, q + 1, next);
@@ -357,8 +548,13 @@ edge_aware_pass (const PassArgs a)
     }
   } else if (active) {
     int q = s1 - 1 + a.warmup;
-    if (segment == a.segments - 1 || q >= a.n - 1 + a.border_warmup)
+    if (a.states && segment < a.segments - 1) {
+      q = s1;
+      load_state < C > (a, 1, segment, line, re, im);
+    } else if (segment == a.segments - 1
+        || q >= a.n - 1 + a.border_warmup) {
       q = a.n - 1 + a.border_warmup;
+    }
     load_extended < C > (a, line, q, previous);
     if (q - 1 >= s0)
       load_extended < C > (a, line, q - 1, next);
@@ -463,25 +659,25 @@ transpose_plane (const Surface in, const Surface out, int extent_a,
   }
 }
 
-/* A line's segment: whole lines for kappa 0. Else short enough that a
- * pass has about kPassThreads segments of lines (twice as many threads),
- * and a multiple of kSegmentGrain: measured on the H100 at sigma =
- * sigma_r = 50, kappa 2, segments of 64 were the fastest at 2048x2048 RGBA
- * (817 us against 943 for 32 and 891 for 96) and of 32 at 1080p (506 us
- * against 534 for 64 and 649 for 96). Shorter segments run their warm-ups
- * more often; longer ones leave SMs idle. GB_EDGE_AWARE_SEGMENT=<samples>
- * in the environment replaces the length, for measuring others. */
-constexpr int kSegmentGrain = 32;
+/* A line's segment: short enough that a pass has about kPassThreads
+ * segments of lines (twice as many threads), and a multiple of
+ * kSegmentGrain: measured on the H100 at sigma = sigma_r = 50, kappa 2,
+ * segments of 64 were the fastest at 2048x2048 RGBA (817 us against 943
+ * for 32 and 891 for 96) and of 32 at 1080p (506 us against 534 for 64 and
+ * 649 for 96). Shorter segments run their warm-ups (kappa > 0) or carry
+ * their states (kappa 0) more often; longer ones leave SMs idle.
+ * GB_EDGE_AWARE_SEGMENT=<samples> in the environment replaces the length
+ * (kSegmentGrain at least, for which the carried states are sized), for
+ * measuring others. */
+constexpr int kSegmentGrain = 16;
 constexpr double kPassThreads = 65536.0;
 
 int
-segment_length (int n, int lines, double kappa)
+segment_length (int n, int lines)
 {
   static int forced = -1;
   int length;
 
-  if (!(kappa > 0.0))
-    return n;
   if (forced < 0) {
     const char *text = getenv ("GB_EDGE_AWARE_SEGMENT");
     forced = text ? atoi (text) : 0;
@@ -493,9 +689,9 @@ segment_length (int n, int lines, double kappa)
   } else {
     length = (int) ((double) n * lines / kPassThreads / kSegmentGrain + 0.5)
         * kSegmentGrain;
-    if (length < kSegmentGrain)
-      length = kSegmentGrain;
   }
+  if (length < kSegmentGrain)
+    length = kSegmentGrain;
   return length < n ? length : n;
 }
 
@@ -504,6 +700,13 @@ launch_pass_c (const PassArgs & a, cudaStream_t stream)
 {
   const long blocks = (long) (a.lines + kBlockLines - 1) / kBlockLines
       * a.segments;
+  if (a.states) {               /* kappa 0: carry the exact states first */
+    const int threads = 128;
+    edge_aware_segment_states < C > <<<(unsigned) blocks, 2 * kBlockLines,
+        0, stream>>> (a);
+    edge_aware_carry < C > <<<(4 * C * a.lines + threads - 1) / threads,
+        threads, 0, stream>>> (a);
+  }
   edge_aware_pass < C > <<<(unsigned) blocks, 2 * kBlockLines, 0,
       stream>>> (a);
   return cudaGetLastError ();
@@ -606,11 +809,22 @@ scratch_slot (int width, int height, int channels, int bytes_per_sample)
   return rows > columns ? rows : columns;
 }
 
+/* kappa 0's carried transfers and states (PassArgs), for the most
+ * segments a pass can have. */
+static size_t
+carry_floats (int width, int height, int channels)
+{
+  const size_t longest = (size_t) (width > height ? width : height);
+  const size_t segments = (longest + kSegmentGrain - 1) / kSegmentGrain;
+  return 2 * segments * longest * (4 + 4 * (size_t) channels);
+}
+
 size_t
 gb_edge_aware_scratch_bytes (int width, int height, int channels,
     int bytes_per_sample)
 {
-  return 4 * scratch_slot (width, height, channels, bytes_per_sample);
+  return 4 * scratch_slot (width, height, channels, bytes_per_sample)
+      + carry_floats (width, height, channels) * sizeof (float);
 }
 
 cudaError_t
@@ -633,6 +847,11 @@ gb_launch_edge_aware (const GbDevicePlane & plane,
   };
   char *partials = (char *) plane.edge_aware_scratch + 2 * slot;
   char *anticausal_partials = partials + slot;
+  /* kappa 0: the carried states after the four planes (16-byte aligned:
+   * slots are whole 256-byte blocks). */
+  float *transfers = (float *) (anticausal_partials + slot);
+  float *states = transfers + carry_floats (width, height, channels)
+      / (4 + 4 * (size_t) channels) * 4;
   const Image source = { (char *) plane.src, plane.src_pitch, sample_pixel,
     sample
   };
@@ -706,7 +925,7 @@ gb_launch_edge_aware (const GbDevicePlane & plane,
       set_constants (&a, &constants);
       a.warmup = (int) ceil (filter->kappa * constants.sigma);
       a.border_warmup = border == GB_BORDER_MIRROR ? constants.warmup : 1;
-      a.segment = segment_length (a.n, a.lines, filter->kappa);
+      a.segment = segment_length (a.n, a.lines);
       a.segments = (a.n + a.segment - 1) / a.segment;
       a.border = border;
       {
@@ -717,6 +936,13 @@ gb_launch_edge_aware (const GbDevicePlane & plane,
         a.weight[c] = (filter->distance_mask >> c) & 1
             ? (float) (filter->range_scale * filter->range_scale) : 0.0f;
 
+      if (filter->kappa > 0.0) {
+        a.transfers = NULL;
+        a.states = NULL;
+      } else {
+        a.transfers = transfers;
+        a.states = states;
+      }
       err = launch_pass (a, channels, stream);
       if (err != cudaSuccess)
         return err;

@@ -47,8 +47,8 @@
  * is an edge (in 8-bit levels; 16-bit samples are scaled to 8-bit levels
  * first), #GstCudaGaussBlur:iterations how many times the rows and columns
  * are filtered and #GstCudaGaussBlur:kappa how the GPU cuts lines into
- * segments (0: whole lines, exact and slower). Each plane is filtered on
- * its own and its edges come from its own channels: RGB by the distance
+ * segments (0: exact, states carried across segments). Each plane is
+ * filtered on its own and its edges come from its own channels: RGB by the distance
  * over R, G and B together, alpha (and RGBx's padding byte) filtered along
  * but not steering; gray by its one channel; YUV planes by what they hold:
  * the luma plane by Y, an interleaved chroma plane (NV12's UV) by U and V
@@ -493,17 +493,18 @@ gst_cuda_gauss_blur_class_init (GstCudaGaussBlurClass * klass)
   /**
    * GstCudaGaussBlur:kappa:
    *
-   * Edge-aware blur on the GPU only: lines are cut into segments, each
-   * started kappa * sigma pixels early from an estimated state, so that
-   * more of the GPU works at once (seed 004's Algorithm C). Larger values
-   * are closer to the exact filter and slower (seed 004 finds 2 free of
-   * visible artefacts); 0 filters whole lines, exact and slowest. The CPU
-   * always computes the exact filter.
+   * Edge-aware blur on the GPU only: lines are cut into segments, so that
+   * more of the GPU works at once, and each is started kappa * sigma
+   * pixels early from an estimated state (seed 004's Algorithm C). Larger
+   * values are closer to the exact filter and slower (seed 004 finds 2
+   * free of visible artefacts). 0 is exact: each segment starts from the
+   * state carried exactly across the ones before it, at about the speed
+   * of 2. The CPU always computes the exact filter.
    */
   g_object_class_install_property (gobject_class, PROP_KAPPA,
       g_param_spec_double ("kappa", "Kappa",
           "Edge-aware on the GPU: warm-up of each line segment, in sigmas "
-          "(0 = whole lines: exact, slower)", 0.0, GB_MAX_KAPPA,
+          "(0 = exact: states carried across segments)", 0.0, GB_MAX_KAPPA,
           DEFAULT_KAPPA, flags));
 
   /**

@@ -128,7 +128,7 @@ GST_START_TEST (test_parity)
             GstBuffer *output;
             gint difference;
 
-            /* Edge-aware: whole lines (kappa 0, the exact filter in float,
+            /* Edge-aware: kappa 0 (carried states, the exact filter in float,
              * within 1 of the CPU), with edges that steer (sigma-range 20);
              * not at the largest size, where its single-threaded exact
              * reference takes a second a frame. */

@@ -2,7 +2,7 @@
  * semi-planar and subsampled YUV, 16-bit samples, anisotropic sigma,
  * sharpening and a blur region. Every CUDA algorithm against the CPU
  * reference, max difference 1 (in the sample's own unit); edge-aware with
- * kappa 0 (whole lines, exact).
+ * kappa 0 (exact: states carried across segments).
  *
  * Copyright (C) 2026 The cudagaussblur authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
@@ -263,7 +263,7 @@ run_layout (const Layout * layout, Size size, int sanitizer)
         params.sharpen = variant->sharpen;
         params.algorithm = (GbAlgorithm) a;
         params.border = (GbBorder) b;
-        /* Edge-aware: whole lines (kappa 0), the exact filter, so that the
+        /* Edge-aware: kappa 0 (carried states), the exact filter, so that the
          * bound is 1 here too (test-gpu-parity measures kappa 2), and a
          * range sigma at which edges steer. */
         params.kappa = 0.0;

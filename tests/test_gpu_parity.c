@@ -224,8 +224,8 @@ out:
 }
 
 /* The edge-aware filter (issue 7): the GPU's Algorithm C against the CPU's
- * exact Algorithm A. kappa 0 (whole lines) is the same filter in float:
- * at most 1 apart. kappa 2 starts segments from an estimated state, within
+ * exact Algorithm A. kappa 0 (states carried exactly across segments) is
+ * the same filter in float: at most 1 apart. kappa 2 starts segments from an estimated state, within
  * issue 7's bound of 2 (on this frame of noise and 255-to-0 wraps it
  * measured 1 on the H100; the photographs' figures are the edge-aware
  * benchmark's). alpha_mask 0x8 (RGBA): the fourth channel
