@@ -140,7 +140,7 @@ edge_aware (const Image * src, Image * dst, double sigma_s, double sigma_r,
     int iterations, unsigned mask, GbBorder border)
 {
   GbEdgeAwareParams params = { sigma_s, sigma_s, sigma_r, iterations };
-  GbPlaneGeometry plane = { src->width, src->height, src->channels, 1, 1 };
+  GbPlaneGeometry plane = { src->width, src->height, src->channels, 1, 1, 0 };
   GbError error;
   GbStatus status;
 
@@ -157,7 +157,7 @@ static void
 recursive_blur (const Image * src, Image * dst, double sigma, GbBorder border)
 {
   GbGeometry geometry = { 1, src->bytes, {{src->width, src->height,
-                  src->channels, 1, 1}}
+                  src->channels, 1, 1, 0}}
   };
   GbParams params = gb_params_make (sigma, 0, GB_ALGORITHM_RECURSIVE, border);
   GbImage in = { {src->data}, {src->stride} }, out = { {dst->data},
@@ -907,7 +907,7 @@ static void
 test_invalid_arguments (void)
 {
   uint8_t pixels[4 * 4 * 4] = { 0 };
-  GbPlaneGeometry plane = { 4, 4, 4, 1, 1 };
+  GbPlaneGeometry plane = { 4, 4, 4, 1, 1, 0 };
   GbEdgeAwareParams good = { 3.0, 3.0, 20.0, 2 };
   const struct
   {
