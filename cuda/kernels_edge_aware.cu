@@ -208,9 +208,9 @@ struct PassArgs
   Surface anticausal;           /* Re{v}, the anticausal run's */
   int n;                        /* samples per line */
   int lines;
-  int segment;                  /* samples per segment (n: one segment) */
+  int segment;                  /* samples per segment */
   int segments;
-  int warmup;                   /* ceil (kappa * sigma) */
+  int warmup;                   /* ceil (kappa * sigma); unused at kappa 0 */
   int border_warmup;            /* the CPU's start-up beyond the line's ends */
   GbBorder border;
   float pole_re[2], pole_im[2]; /* p_s = lambda_s / sigma */
