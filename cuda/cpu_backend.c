@@ -1411,7 +1411,8 @@ process_plane (GbCpu * cpu, const GbPlaneJob * job, GbAlgorithm algorithm)
 }
 
 /* The edge-aware filter of the window: always exact (Algorithm A; the
- * GPU's kappa only cuts its lines into segments), single-threaded. */
+ * GPU's kappa only cuts its lines into segments), each pass's lines on
+ * threads of its own (edge_aware.c). */
 static GbStatus
 edge_aware_window (const GbPlaneJob * job, const GbPlaneGeometry * plane,
     GbError * error)

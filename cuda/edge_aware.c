@@ -17,8 +17,14 @@
 
 #include <complex.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <unistd.h>
+
+/* Most threads a pass runs on, and fewest lines each gets. */
+#define GB_EDGE_AWARE_MAX_THREADS 16
+#define GB_EDGE_AWARE_MIN_LINES 8
 
 /* Seed 004, appendix, alpha1 with the sign of ERRATA.md: recursive.c's
  * constants (kept there static, stored as float real sections), in the
@@ -233,6 +239,67 @@ validate (const GbEdgeAwareParams * params, const GbPlaneGeometry * plane,
   return gb_image_validate (&geometry, &image, "destination", error);
 }
 
+/* One thread's share of a pass: lines [first, end), each n samples long,
+ * the line i at plane + i line_step, its samples sample_step apart, with
+ * the thread's own scratch. */
+typedef struct
+{
+  GbEdgeAwareLine line;
+  double *plane;
+  size_t line_step;
+  size_t sample_step;
+  int n;
+  int first;
+  int end;
+} GbEdgeAwareShare;
+
+static void *
+filter_share (void *data)
+{
+  GbEdgeAwareShare *share = data;
+  int i;
+
+  for (i = share->first; i < share->end; i++)
+    filter_line (&share->line, share->plane + (size_t) i * share->line_step,
+        share->n, share->sample_step);
+  return NULL;
+}
+
+/* Every line of a pass, spread over the shares' threads (the calling
+ * thread takes the first share). Lines are independent, so the result is
+ * the same whatever the split; a thread that cannot start runs inline. */
+static void
+filter_lines (GbEdgeAwareShare * shares, int n_shares, double *plane,
+    size_t line_step, size_t sample_step, int n, int lines, double ratio2)
+{
+  pthread_t threads[GB_EDGE_AWARE_MAX_THREADS];
+  int started[GB_EDGE_AWARE_MAX_THREADS] = { 0 };
+  int t;
+
+  if (n_shares > lines)
+    n_shares = lines;
+  for (t = 0; t < n_shares; t++) {
+    GbEdgeAwareShare *share = &shares[t];
+    share->line.ratio2 = ratio2;
+    share->plane = plane;
+    share->line_step = line_step;
+    share->sample_step = sample_step;
+    share->n = n;
+    share->first = (int) ((long) lines * t / n_shares);
+    share->end = (int) ((long) lines * (t + 1) / n_shares);
+  }
+  for (t = 1; t < n_shares; t++)
+    started[t] = pthread_create (&threads[t], NULL, filter_share,
+        &shares[t]) == 0;
+  filter_share (&shares[0]);
+  for (t = 1; t < n_shares; t++) {
+    if (started[t])
+      pthread_join (threads[t], NULL);
+    else
+      filter_share (&shares[t]);
+  }
+}
+
 GbStatus
 gb_edge_aware_cpu (const GbEdgeAwareParams * params,
     const GbPlaneGeometry * plane, int bytes_per_sample,
@@ -240,12 +307,25 @@ gb_edge_aware_cpu (const GbEdgeAwareParams * params,
     const void *src, size_t src_stride, void *dst, size_t dst_stride,
     GbError * error)
 {
+  return gb_edge_aware_cpu_threads (params, plane, bytes_per_sample,
+      distance_mask, range_scale, border, src, src_stride, dst, dst_stride,
+      0, error);
+}
+
+GbStatus
+gb_edge_aware_cpu_threads (const GbEdgeAwareParams * params,
+    const GbPlaneGeometry * plane, int bytes_per_sample,
+    unsigned distance_mask, double range_scale, GbBorder border,
+    const void *src, size_t src_stride, void *dst, size_t dst_stride,
+    int threads, GbError * error)
+{
   GbEdgeAwarePass pass;
-  GbEdgeAwareLine line;
+  GbEdgeAwareShare shares[GB_EDGE_AWARE_MAX_THREADS];
   GbStatus status;
   double *plane_samples;
   size_t row, longest, count;
-  int width, height, channels, iteration, x, y, c, widest;
+  int width, height, channels, iteration, x, y, c, t, widest, n_shares;
+  int allocated = 0;
 
   status = validate (params, plane, bytes_per_sample, distance_mask,
       range_scale, border, src, src_stride, dst, dst_stride, error);
@@ -255,25 +335,45 @@ gb_edge_aware_cpu (const GbEdgeAwareParams * params,
   height = plane->height;
   channels = plane->channels;
   row = (size_t) width * channels;
+  longest = (size_t) (width > height ? width : height);
+
+  /* Threads: as asked, or as many as the machine has; at most
+   * GB_EDGE_AWARE_MAX_THREADS, at least GB_EDGE_AWARE_MIN_LINES lines
+   * each. */
+  n_shares = threads > 0 ? threads : (int) sysconf (_SC_NPROCESSORS_ONLN);
+  if (n_shares > GB_EDGE_AWARE_MAX_THREADS)
+    n_shares = GB_EDGE_AWARE_MAX_THREADS;
+  if ((size_t) n_shares * GB_EDGE_AWARE_MIN_LINES > longest)
+    n_shares = (int) (longest / GB_EDGE_AWARE_MIN_LINES);
+  if (n_shares < 1)
+    n_shares = 1;
 
   /* The first iteration's sigma is the largest: so is its warm-up. */
   gb_edge_aware_pass (gb_edge_aware_sigma (params->sigma_x > params->sigma_y
           ? params->sigma_x : params->sigma_y, params->iterations, 1), &pass);
   widest = border == GB_BORDER_MIRROR ? pass.warmup : 1;
-  longest = (size_t) (width > height ? width : height);
   count = longest + 2 * (size_t) widest;
   plane_samples = malloc (sizeof (double) * row * height);
-  line.extended = malloc (sizeof (double) * count * channels);
-  line.steps = malloc (sizeof (GbEdgeAwareStep) * count);
-  line.causal = malloc (sizeof (double) * longest * channels);
-  if (!plane_samples || !line.extended || !line.steps || !line.causal) {
-    free (plane_samples);
-    free (line.extended);
-    free (line.steps);
-    free (line.causal);
-    return gb_error_set (error, GB_ERROR_OUT_OF_MEMORY,
+  status = plane_samples ? GB_OK : GB_ERROR_OUT_OF_MEMORY;
+  for (t = 0; t < n_shares && status == GB_OK; t++, allocated++) {
+    GbEdgeAwareLine *line = &shares[t].line;
+    line->extended = malloc (sizeof (double) * count * channels);
+    line->steps = malloc (sizeof (GbEdgeAwareStep) * count);
+    line->causal = malloc (sizeof (double) * longest * channels);
+    if (!line->extended || !line->steps || !line->causal)
+      status = GB_ERROR_OUT_OF_MEMORY;
+    line->pass = &pass;
+    line->channels = channels;
+    for (c = 0; c < GB_MAX_CHANNELS; c++)
+      line->weight[c] = (distance_mask >> c) & 1
+          ? range_scale * range_scale : 0.0;
+    line->border = border;
+  }
+  if (status != GB_OK) {
+    status = gb_error_set (error, GB_ERROR_OUT_OF_MEMORY,
         "no memory for the edge-aware filter of a %dx%d plane", width,
         height);
+    goto out;
   }
 
   for (y = 0; y < height; y++) {
@@ -283,31 +383,22 @@ gb_edge_aware_cpu (const GbEdgeAwareParams * params,
           : ((const uint16_t *) in)[x];
   }
 
-  line.pass = &pass;
-  line.channels = channels;
-  for (c = 0; c < GB_MAX_CHANNELS; c++)
-    line.weight[c] = (distance_mask >> c) & 1 ? range_scale * range_scale : 0.0;
-  line.border = border;
-
   for (iteration = 1; iteration <= params->iterations; iteration++) {
     /* Each axis its own sigma_s (the seed's one sigma when they are
      * equal), in the spacings and the schedule alike. */
     if (params->sigma_x > 0.0) {
-      line.ratio2 = (params->sigma_x / params->sigma_r)
-          * (params->sigma_x / params->sigma_r);
       gb_edge_aware_pass (gb_edge_aware_sigma (params->sigma_x,
               params->iterations, iteration), &pass);
-      for (y = 0; y < height; y++)
-        filter_line (&line, plane_samples + y * row, width, channels);
+      filter_lines (shares, n_shares, plane_samples, row, channels, width,
+          height, (params->sigma_x / params->sigma_r)
+          * (params->sigma_x / params->sigma_r));
     }
     if (params->sigma_y > 0.0) {
-      line.ratio2 = (params->sigma_y / params->sigma_r)
-          * (params->sigma_y / params->sigma_r);
       gb_edge_aware_pass (gb_edge_aware_sigma (params->sigma_y,
               params->iterations, iteration), &pass);
-      for (x = 0; x < width; x++)
-        filter_line (&line, plane_samples + (size_t) x * channels, height,
-            row);
+      filter_lines (shares, n_shares, plane_samples, channels, row, height,
+          width, (params->sigma_y / params->sigma_r)
+          * (params->sigma_y / params->sigma_r));
     }
   }
 
@@ -322,9 +413,12 @@ gb_edge_aware_cpu (const GbEdgeAwareParams * params,
     }
   }
 
+out:
   free (plane_samples);
-  free (line.extended);
-  free (line.steps);
-  free (line.causal);
-  return GB_OK;
+  for (t = 0; t < allocated; t++) {
+    free (shares[t].line.extended);
+    free (shares[t].line.steps);
+    free (shares[t].line.causal);
+  }
+  return status;
 }

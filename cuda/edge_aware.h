@@ -96,12 +96,23 @@ void gb_edge_aware_pass (double sigma, GbEdgeAwarePass * pass);
  * sigma_r: 1 for 8-bit samples, 1.0 / 257 for 16-bit ones.
  * src and dst (strides in bytes, at least width * channels *
  * bytes_per_sample) may be the same buffer. Allocates a double copy of the
- * plane (8 bytes per sample) and a line's scratch; single-threaded. */
+ * plane (8 bytes per sample) and a line's scratch per thread; runs each
+ * pass's lines on as many threads as the machine has (up to 16), which does
+ * not change the result. */
 GbStatus gb_edge_aware_cpu (const GbEdgeAwareParams * params,
     const GbPlaneGeometry * plane, int bytes_per_sample,
     unsigned distance_mask, double range_scale, GbBorder border,
     const void *src, size_t src_stride, void *dst, size_t dst_stride,
     GbError * error);
+
+/* The same on at most `threads` threads (0: as gb_edge_aware_cpu). The
+ * result is the same for any count: lines are independent (tests compare
+ * 1 against several). */
+GbStatus gb_edge_aware_cpu_threads (const GbEdgeAwareParams * params,
+    const GbPlaneGeometry * plane, int bytes_per_sample,
+    unsigned distance_mask, double range_scale, GbBorder border,
+    const void *src, size_t src_stride, void *dst, size_t dst_stride,
+    int threads, GbError * error);
 
 #ifdef __cplusplus
 }

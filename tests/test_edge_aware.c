@@ -903,6 +903,43 @@ test_in_place (void)
   group_end ();
 }
 
+/* Lines are split over threads: any count gives the same bits. 1, 2, 3
+ * and 7 threads (uneven shares, more threads than the machine's cores) on
+ * an 8-bit and a 16-bit plane, both axes and the mirror start-up. */
+static void
+test_threads (void)
+{
+  static const int counts[] = { 2, 3, 7 };
+  const GbEdgeAwareParams params = { 4.0, 6.0, 20.0, 2 };
+  int bytes, k;
+
+  group_begin ("threads");
+  for (bytes = 1; bytes <= 2; bytes++) {
+    Image src = image_pattern (61, 37, 4, bytes, PATTERN_BLOCKS, 21);
+    Image one = image_new (61, 37, 4, bytes);
+    Image many = image_new (61, 37, 4, bytes);
+    GbPlaneGeometry plane = { 61, 37, 4, 1, 1, 0 };
+    GbError error;
+
+    check (gb_edge_aware_cpu_threads (&params, &plane, bytes, 7,
+            bytes == 2 ? 1.0 / 257.0 : 1.0, GB_BORDER_MIRROR, src.data,
+            src.stride, one.data, one.stride, 1, &error) == GB_OK,
+        "one thread: %s", error.message);
+    for (k = 0; k < N_ELEMENTS (counts); k++) {
+      check (gb_edge_aware_cpu_threads (&params, &plane, bytes, 7,
+              bytes == 2 ? 1.0 / 257.0 : 1.0, GB_BORDER_MIRROR, src.data,
+              src.stride, many.data, many.stride, counts[k], &error)
+          == GB_OK, "%d threads: %s", counts[k], error.message);
+      check (max_difference (&one, &many, NULL) == 0,
+          "%d-bit, %d threads differ from one", 8 * bytes, counts[k]);
+    }
+    image_free (&src);
+    image_free (&one);
+    image_free (&many);
+  }
+  group_end ();
+}
+
 static void
 test_invalid_arguments (void)
 {
@@ -975,6 +1012,7 @@ main (void)
   test_16bit ();
   test_symmetry ();
   test_in_place ();
+  test_threads ();
   test_invalid_arguments ();
 
   if (check_total_failures ()) {

@@ -130,8 +130,8 @@ GST_START_TEST (test_parity)
 
             /* Edge-aware: kappa 0 (carried states, the exact filter in float,
              * within 1 of the CPU), with edges that steer (sigma-range 20);
-             * not at the largest size, where its single-threaded exact
-             * reference takes a second a frame. */
+             * not at the largest size, where its exact reference takes
+             * most of a second a frame. */
             if (algorithms[a] == GB_ALGORITHM_EDGE_AWARE) {
               if (s == G_N_ELEMENTS (sizes) - 1)
                 continue;
