@@ -21,6 +21,7 @@
  */
 #include "edge_aware.h"
 #include "check_groups.h"
+#include "plane_image.h"
 #include "gaussblur.h"
 #include "recursive.h"
 
@@ -32,60 +33,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Row padding of test images, in bytes: odd for 8-bit rows; 16-bit rows
- * need an even one. */
-#define PADDING_8 3
-#define PADDING_16 6
 #define N_ELEMENTS(array) ((int) (sizeof (array) / sizeof ((array)[0])))
 
 static const GbBorder all_borders[] = {
   GB_BORDER_CLAMP, GB_BORDER_MIRROR, GB_BORDER_ZERO
 };
 
-/* --- images: one plane, rows padded --- */
-
-typedef struct
-{
-  int width, height, channels, bytes;   /* bytes per sample: 1 or 2 */
-  size_t stride;
-  uint8_t *data;
-} Image;
-
-static Image
-image_new (int width, int height, int channels, int bytes)
-{
-  Image image = { width, height, channels, bytes, 0, NULL };
-  image.stride = (size_t) width * channels * bytes
-      + (bytes == 1 ? PADDING_8 : PADDING_16);
-  image.data = calloc (image.stride * height, 1);
-  return image;
-}
-
-static void
-image_free (Image * image)
-{
-  free (image->data);
-  image->data = NULL;
-}
-
-static unsigned
-get (const Image * image, int x, int y, int c)
-{
-  const uint8_t *row = image->data + (size_t) y * image->stride;
-  size_t i = (size_t) x * image->channels + c;
-  return image->bytes == 1 ? row[i] : ((const uint16_t *) row)[i];
-}
-
-static void
-set (Image * image, int x, int y, int c, unsigned value)
-{
-  uint8_t *row = image->data + (size_t) y * image->stride;
-  size_t i = (size_t) x * image->channels + c;
-  if (image->bytes == 1)
-    row[i] = (uint8_t) value;
-  else
-    ((uint16_t *) row)[i] = (uint16_t) value;
-}
+/* --- test patterns --- */
 
 /* The test patterns, 8-bit values. */
 typedef enum
@@ -156,41 +110,11 @@ edge_aware (const Image * src, Image * dst, double sigma_s, double sigma_r,
 static void
 recursive_blur (const Image * src, Image * dst, double sigma, GbBorder border)
 {
-  GbGeometry geometry = { 1, src->bytes, {{src->width, src->height,
-                  src->channels, 1, 1, 0}}
-  };
-  GbParams params = gb_params_make (sigma, 0, GB_ALGORITHM_RECURSIVE, border);
-  GbImage in = { {src->data}, {src->stride} }, out = { {dst->data},
-  {dst->stride}
-  };
-  GbBlur *blur = NULL;
-  GbError error;
-
-  if (gb_blur_create (GB_BACKEND_CPU, -1, &geometry, &blur, &error) != GB_OK
-      || gb_blur_set_params (blur, &params, &error) != GB_OK
-      || gb_blur_process (blur, &in, &out, &error) != GB_OK) {
-    fprintf (stderr, "recursive blur: %s\n", error.message);
-    exit (2);
-  }
-  gb_blur_destroy (blur);
+  const GbParams params = gb_params_make (sigma, 0, GB_ALGORITHM_RECURSIVE,
+      border);
+  image_blur_cpu (src, dst, &params);
 }
 
-static int
-max_difference (const Image * a, const Image * b, int *differing)
-{
-  int x, y, c, worst = 0, count = 0;
-
-  for (y = 0; y < a->height; y++)
-    for (x = 0; x < a->width; x++)
-      for (c = 0; c < a->channels; c++) {
-        int d = abs ((int) get (a, x, y, c) - (int) get (b, x, y, c));
-        worst = d > worst ? d : worst;
-        count += d != 0;
-      }
-  if (differing)
-    *differing = count;
-  return worst;
-}
 
 /* --- seed 004's equations, literally --- */
 
@@ -245,21 +169,6 @@ seed_phi (const SeedConstants * k, int i, double delta, double fk, double fj)
   return (ratio - k->r1[i] * k->b[i]) * fk - (ratio - k->r1[i] * power) * fj;
 }
 
-/* The test's own border rule: clamp, mirror without repeating the edge,
- * zero (-1). */
-static int
-reference_source (int i, int n, GbBorder border)
-{
-  if (i >= 0 && i < n)
-    return i;
-  if (border == GB_BORDER_ZERO)
-    return -1;
-  if (n == 1 || border == GB_BORDER_CLAMP)
-    return i < 0 ? 0 : n - 1;
-  while (i < 0 || i >= n)
-    i = i < 0 ? -i : 2 * (n - 1) - i;
-  return i;
-}
 
 typedef struct
 {

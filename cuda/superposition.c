@@ -1,0 +1,396 @@
+/* Spatially varying Gaussian blur by kernel superposition (seed 003): the
+ * CPU reference, gather and scatter (see superposition.h).
+ *
+ * Copyright (C) 2026 The cudagaussblur authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * Double precision throughout, one rounding at the end: this is the oracle
+ * the GPU's float kernels will be measured against. Both methods read the
+ * plane through the same source rows (fill_source_row): each pixel of the
+ * plane extended by rmax on every side, its samples and its kernel,
+ * computed once. Gather keeps the 2 rmax + 1 rows an output row needs;
+ * scatter one row at a time, adding into the sums.
+ */
+#include "superposition.h"
+
+#include "sampling.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+double
+gb_superposition_sigma (double sigma, int rmax)
+{
+  const double largest = rmax / GB_SUPERPOSITION_CUTOFF;
+  return sigma < largest ? sigma : largest;
+}
+
+int
+gb_superposition_radius (double sigma, int rmax)
+{
+  double radius;
+
+  if (!(sigma > 0.0))
+    return 0;
+  radius = ceil (GB_SUPERPOSITION_CUTOFF * sigma);
+  return radius < rmax ? (int) radius : rmax;
+}
+
+int
+gb_superposition_kernel (double sigma, int rmax, double *weights)
+{
+  const int radius = gb_superposition_radius (sigma, rmax);
+  double scale, sum;
+  int k;
+
+  if (radius == 0) {
+    weights[0] = 1.0;
+    return 0;
+  }
+  /* Seed 003, Eq. 4: the Gaussian integrated over the pixel [k - 1/2, k + 1/2]. */
+  scale = 1.0 / (sqrt (2.0) * gb_superposition_sigma (sigma, rmax));
+  weights[0] = erf (0.5 * scale);
+  sum = weights[0];
+  for (k = 1; k <= radius; k++) {
+    /* erfc: erf(b) - erf(a) of two values near 1 would cancel. */
+    weights[k] = 0.5 * (erfc ((k - 0.5) * scale) - erfc ((k + 0.5) * scale));
+    sum += 2.0 * weights[k];
+  }
+  for (k = 0; k <= radius; k++)
+    weights[k] /= sum;
+  return radius;
+}
+
+const char *
+gb_superposition_method_name (GbSuperpositionMethod method)
+{
+  switch (method) {
+    case GB_SUPERPOSITION_GATHER:
+      return "gather";
+    case GB_SUPERPOSITION_SCATTER:
+      return "scatter";
+  }
+  return "unknown";
+}
+
+/* What both methods read. */
+typedef struct
+{
+  int width, height, channels, bytes_per_sample, rmax;
+  int extended_width;           /* width + 2 rmax: x' = -rmax .. width - 1 + rmax */
+  GbBorder border;
+  const float *sigma_map;
+  size_t sigma_stride;          /* floats */
+  const uint8_t *src;
+  size_t src_stride;            /* bytes */
+} GbSuperposition;
+
+/* The input pixels of one row y' of the extended plane, ready to spread. */
+typedef struct
+{
+  int *radius;                  /* per pixel; -1: outside under GB_BORDER_ZERO, no contribution */
+  double *weights;              /* rmax + 1 per pixel: its kernel, K[0 .. radius] */
+  double *samples;              /* channels per pixel */
+} GbSourceRow;
+
+static void
+fill_source_row (const GbSuperposition * s, int y, GbSourceRow * row)
+{
+  const int source_y = gb_border_index (y, s->height, s->border);
+  const uint8_t *in = NULL;
+  const float *sigma = NULL;
+  int i, c;
+
+  if (source_y >= 0) {
+    in = s->src + (size_t) source_y * s->src_stride;
+    sigma = s->sigma_map + (size_t) source_y * s->sigma_stride;
+  }
+  for (i = 0; i < s->extended_width; i++) {
+    const int source_x = source_y < 0 ? -1
+        : gb_border_index (i - s->rmax, s->width, s->border);
+    size_t first;
+    if (source_x < 0) {
+      row->radius[i] = -1;
+      continue;
+    }
+    first = (size_t) source_x * s->channels;
+    /* The sample and its sigma from the same mapped pixel. */
+    row->radius[i] = gb_superposition_kernel (sigma[source_x], s->rmax,
+        row->weights + (size_t) i * (s->rmax + 1));
+    for (c = 0; c < s->channels; c++)
+      row->samples[(size_t) i * s->channels + c] = s->bytes_per_sample == 1
+          ? in[first + c] : ((const uint16_t *) in)[first + c];
+  }
+}
+
+/* n rows of the extended plane's width; NULL if out of memory. */
+static GbSourceRow *
+source_rows_new (const GbSuperposition * s, int n)
+{
+  GbSourceRow *rows = calloc ((size_t) n, sizeof (GbSourceRow));
+  int i;
+
+  if (!rows)
+    return NULL;
+  for (i = 0; i < n; i++) {
+    rows[i].radius = malloc (sizeof (int) * s->extended_width);
+    rows[i].weights = malloc (sizeof (double) * s->extended_width
+        * (s->rmax + 1));
+    rows[i].samples = malloc (sizeof (double) * s->extended_width
+        * s->channels);
+    if (!rows[i].radius || !rows[i].weights || !rows[i].samples) {
+      free (rows[i].radius);
+      free (rows[i].weights);
+      free (rows[i].samples);
+      while (i-- > 0) {
+        free (rows[i].radius);
+        free (rows[i].weights);
+        free (rows[i].samples);
+      }
+      free (rows);
+      return NULL;
+    }
+  }
+  return rows;
+}
+
+static void
+source_rows_free (GbSourceRow * rows, int n)
+{
+  int i;
+
+  for (i = 0; i < n; i++) {
+    free (rows[i].radius);
+    free (rows[i].weights);
+    free (rows[i].samples);
+  }
+  free (rows);
+}
+
+/* Each output sums the pixels of its (2 rmax + 1)^2 window whose kernels
+ * reach it: input rows in order, and in each the pixels in order. The
+ * window's rows are a ring: row y' in slot (y' + rmax) mod (2 rmax + 1). */
+static GbStatus
+gather (const GbSuperposition * s, double *sums, GbError * error)
+{
+  const int rmax = s->rmax, channels = s->channels;
+  const int n_rows = 2 * rmax + 1;
+  GbSourceRow *ring = source_rows_new (s, n_rows);
+  int x, y, yy, xx, c;
+
+  if (!ring)
+    return gb_error_set (error, GB_ERROR_OUT_OF_MEMORY,
+        "no memory for the kernels of %d rows of %d pixels", n_rows,
+        s->extended_width);
+  for (yy = -rmax; yy < rmax; yy++)
+    fill_source_row (s, yy, &ring[yy + rmax]);
+  for (y = 0; y < s->height; y++) {
+    fill_source_row (s, y + rmax, &ring[(y + 2 * rmax) % n_rows]);
+    for (x = 0; x < s->width; x++) {
+      double acc[GB_MAX_CHANNELS] = { 0.0 };
+      for (yy = y - rmax; yy <= y + rmax; yy++) {
+        const GbSourceRow *row = &ring[(yy + rmax) % n_rows];
+        const int dy = abs (y - yy);
+        for (xx = x - rmax; xx <= x + rmax; xx++) {
+          const int i = xx + rmax, dx = abs (x - xx);
+          const double *weights, *samples;
+          if (row->radius[i] < dy || row->radius[i] < dx)
+            continue;
+          weights = row->weights + (size_t) i * (rmax + 1);
+          samples = row->samples + (size_t) i * channels;
+          for (c = 0; c < channels; c++)
+            acc[c] += (samples[c] * weights[dy]) * weights[dx];
+        }
+      }
+      for (c = 0; c < channels; c++)
+        sums[((size_t) y * s->width + x) * channels + c] = acc[c];
+    }
+  }
+  source_rows_free (ring, n_rows);
+  return GB_OK;
+}
+
+/* Each input pixel, in raster order, computes its kernel once (in
+ * fill_source_row) and adds sample K(dy) K(dx) to the outputs it reaches:
+ * every output receives its terms in gather's order. */
+static GbStatus
+scatter (const GbSuperposition * s, double *sums, GbError * error)
+{
+  const int rmax = s->rmax, channels = s->channels;
+  GbSourceRow *row = source_rows_new (s, 1);
+  int x, y, yy, xx, c;
+
+  if (!row)
+    return gb_error_set (error, GB_ERROR_OUT_OF_MEMORY,
+        "no memory for the kernels of a row of %d pixels", s->extended_width);
+  memset (sums, 0, sizeof (double) * s->width * s->height * channels);
+  for (yy = -rmax; yy < s->height + rmax; yy++) {
+    fill_source_row (s, yy, row);
+    for (xx = -rmax; xx < s->width + rmax; xx++) {
+      const int i = xx + rmax, r = row->radius[i];
+      const double *weights = row->weights + (size_t) i * (rmax + 1);
+      const double *samples = row->samples + (size_t) i * channels;
+      int x0, x1, y0, y1;
+      if (r < 0)
+        continue;
+      /* The outputs it reaches, within the plane. */
+      x0 = xx - r < 0 ? 0 : xx - r;
+      x1 = xx + r >= s->width ? s->width - 1 : xx + r;
+      y0 = yy - r < 0 ? 0 : yy - r;
+      y1 = yy + r >= s->height ? s->height - 1 : yy + r;
+      for (y = y0; y <= y1; y++) {
+        const double ky = weights[abs (y - yy)];
+        double *out = sums + (size_t) y * s->width * channels;
+        double scaled[GB_MAX_CHANNELS];
+        for (c = 0; c < channels; c++)
+          scaled[c] = samples[c] * ky;
+        for (x = x0; x <= x1; x++) {
+          const double kx = weights[abs (x - xx)];
+          for (c = 0; c < channels; c++)
+            out[(size_t) x * channels + c] += scaled[c] * kx;
+        }
+      }
+    }
+  }
+  source_rows_free (row, 1);
+  return GB_OK;
+}
+
+static GbStatus
+validate (GbSuperpositionMethod method, const GbPlaneGeometry * plane,
+    int bytes_per_sample, const float *sigma_map, size_t sigma_stride,
+    int rmax, GbBorder border, const void *src, size_t src_stride,
+    GbError * error)
+{
+  GbGeometry geometry = {.n_planes = 1,.bytes_per_sample = bytes_per_sample };
+  GbImage image = { {0}, {0} };
+  GbStatus status;
+  int x, y;
+
+  if (method != GB_SUPERPOSITION_GATHER && method != GB_SUPERPOSITION_SCATTER)
+    return gb_error_set (error, GB_ERROR_INVALID_ARGUMENT,
+        "unknown superposition method %d", (int) method);
+  if (!plane)
+    return gb_error_set (error, GB_ERROR_INVALID_ARGUMENT, "no plane");
+  geometry.planes[0] = *plane;
+  geometry.planes[0].subsampling_x = geometry.planes[0].subsampling_y = 1;
+  status = gb_geometry_validate (&geometry, error);
+  if (status != GB_OK)
+    return status;
+  if (rmax < 1 || rmax > GB_SUPERPOSITION_MAX_RADIUS)
+    return gb_error_set (error, GB_ERROR_INVALID_ARGUMENT,
+        "rmax %d is outside 1 .. %d", rmax, GB_SUPERPOSITION_MAX_RADIUS);
+  if (border < GB_BORDER_CLAMP || border > GB_BORDER_ZERO)
+    return gb_error_set (error, GB_ERROR_INVALID_ARGUMENT,
+        "unknown border %d", (int) border);
+  image.data[0] = (void *) src;
+  image.stride[0] = src_stride;
+  status = gb_image_validate (&geometry, &image, "source", error);
+  if (status != GB_OK)
+    return status;
+  if (!sigma_map)
+    return gb_error_set (error, GB_ERROR_INVALID_ARGUMENT, "no sigma map");
+  if (sigma_stride < (size_t) plane->width)
+    return gb_error_set (error, GB_ERROR_INVALID_ARGUMENT,
+        "sigma map stride %zu is below the width %d", sigma_stride,
+        plane->width);
+  for (y = 0; y < plane->height; y++)
+    for (x = 0; x < plane->width; x++) {
+      const float sigma = sigma_map[(size_t) y * sigma_stride + x];
+      if (!(sigma >= 0.0f) || isinf (sigma))
+        return gb_error_set (error, GB_ERROR_INVALID_ARGUMENT,
+            "sigma %g at (%d, %d) is not a finite number >= 0",
+            (double) sigma, x, y);
+    }
+  return GB_OK;
+}
+
+static GbStatus
+run (GbSuperpositionMethod method, const GbPlaneGeometry * plane,
+    int bytes_per_sample, const float *sigma_map, size_t sigma_stride,
+    int rmax, GbBorder border, const void *src, size_t src_stride,
+    double *sums, GbError * error)
+{
+  const GbSuperposition s = {
+    .width = plane->width,
+    .height = plane->height,
+    .channels = plane->channels,
+    .bytes_per_sample = bytes_per_sample,
+    .rmax = rmax,
+    .extended_width = plane->width + 2 * rmax,
+    .border = border,
+    .sigma_map = sigma_map,
+    .sigma_stride = sigma_stride,
+    .src = src,
+    .src_stride = src_stride,
+  };
+
+  return method == GB_SUPERPOSITION_GATHER ? gather (&s, sums, error)
+      : scatter (&s, sums, error);
+}
+
+GbStatus
+gb_superposition_cpu_sums (GbSuperpositionMethod method,
+    const GbPlaneGeometry * plane, int bytes_per_sample,
+    const float *sigma_map, size_t sigma_stride, int rmax, GbBorder border,
+    const void *src, size_t src_stride, double *sums, GbError * error)
+{
+  GbStatus status = validate (method, plane, bytes_per_sample, sigma_map,
+      sigma_stride, rmax, border, src, src_stride, error);
+
+  if (status != GB_OK)
+    return status;
+  if (!sums)
+    return gb_error_set (error, GB_ERROR_INVALID_ARGUMENT, "no sums");
+  return run (method, plane, bytes_per_sample, sigma_map, sigma_stride, rmax,
+      border, src, src_stride, sums, error);
+}
+
+GbStatus
+gb_superposition_cpu (GbSuperpositionMethod method,
+    const GbPlaneGeometry * plane, int bytes_per_sample,
+    const float *sigma_map, size_t sigma_stride, int rmax, GbBorder border,
+    const void *src, size_t src_stride, void *dst, size_t dst_stride,
+    GbError * error)
+{
+  GbGeometry geometry = {.n_planes = 1,.bytes_per_sample = bytes_per_sample };
+  GbImage image = { {dst}, {dst_stride} };
+  GbStatus status;
+  double *sums;
+  size_t row;
+  int x, y;
+
+  status = validate (method, plane, bytes_per_sample, sigma_map,
+      sigma_stride, rmax, border, src, src_stride, error);
+  if (status != GB_OK)
+    return status;
+  geometry.planes[0] = *plane;
+  geometry.planes[0].subsampling_x = geometry.planes[0].subsampling_y = 1;
+  status = gb_image_validate (&geometry, &image, "destination", error);
+  if (status != GB_OK)
+    return status;
+
+  row = (size_t) plane->width * plane->channels;
+  sums = malloc (sizeof (double) * row * plane->height);
+  if (!sums)
+    return gb_error_set (error, GB_ERROR_OUT_OF_MEMORY,
+        "no memory for the sums of a %dx%d plane", plane->width,
+        plane->height);
+  status = run (method, plane, bytes_per_sample, sigma_map, sigma_stride,
+      rmax, border, src, src_stride, sums, error);
+  if (status == GB_OK)
+    for (y = 0; y < plane->height; y++) {
+      uint8_t *out = (uint8_t *) dst + (size_t) y * dst_stride;
+      const double *samples = sums + y * row;
+      for (x = 0; x < (int) row; x++) {
+        if (bytes_per_sample == 1)
+          out[x] = gb_round_u8 ((float) samples[x]);
+        else
+          ((uint16_t *) out)[x] = gb_round_u16 ((float) samples[x]);
+      }
+    }
+  free (sums);
+  return status;
+}
