@@ -111,46 +111,34 @@ const Case cases[] = {
   {"NV12", 1, 2, {{1, 1, 1}, {2, 2, 2}}, 3840, 2160, false},
 };
 
-/* A case's geometry and where its planes lie in a frame: one block, the
- * planes one after the other, each from a PLANE_ALIGNMENT offset, rows
- * without padding. Chroma sizes round up. */
-struct FrameLayout
+/* A case's planes: chroma sizes round up. */
+GbGeometry
+case_geometry (const Case & c)
 {
   GbGeometry geometry;
-  size_t offset[GB_MAX_PLANES];
-  size_t stride[GB_MAX_PLANES];
-  size_t bytes;                 /* the planes' bytes (no gaps): GB/s, CSV */
-  size_t span;                  /* the block: allocated, copied by the floor */
 
-  explicit FrameLayout (const Case & c)
-  : geometry (), offset (), stride (), bytes (0), span (0)
-  {
-    geometry.n_planes = c.n_planes;
-    geometry.bytes_per_sample = c.bytes_per_sample;
-    for (int p = 0; p < c.n_planes; p++) {
-      const PlaneLayout & l = c.planes[p];
-      GbPlaneGeometry & g = geometry.planes[p];
-      g.width = (c.width + l.subsampling_x - 1) / l.subsampling_x;
-      g.height = (c.height + l.subsampling_y - 1) / l.subsampling_y;
-      g.channels = l.channels;
-      g.subsampling_x = l.subsampling_x;
-      g.subsampling_y = l.subsampling_y;
-      stride[p] = (size_t) g.width * g.channels * c.bytes_per_sample;
-      offset[p] = (span + PLANE_ALIGNMENT - 1) / PLANE_ALIGNMENT
-          * PLANE_ALIGNMENT;
-      span = offset[p] + stride[p] * g.height;
-      bytes += stride[p] * g.height;
-    }
+  memset (&geometry, 0, sizeof geometry);
+  geometry.n_planes = c.n_planes;
+  geometry.bytes_per_sample = c.bytes_per_sample;
+  for (int p = 0; p < c.n_planes; p++) {
+    const PlaneLayout & l = c.planes[p];
+    GbPlaneGeometry & g = geometry.planes[p];
+    g.width = (c.width + l.subsampling_x - 1) / l.subsampling_x;
+    g.height = (c.height + l.subsampling_y - 1) / l.subsampling_y;
+    g.channels = l.channels;
+    g.subsampling_x = l.subsampling_x;
+    g.subsampling_y = l.subsampling_y;
   }
-  /* The frame at base (span bytes). */
-  GbImage image (uint8_t * base) const
+  return geometry;
+}
+
+/* A case's frame (FrameLayout, device_timing.h) and what the report says
+ * of it. */
+struct CaseFrame : FrameLayout
+{
+  explicit CaseFrame (const Case & c)
+  : FrameLayout (case_geometry (c))
   {
-    GbImage image = { {NULL}, {0} };
-    for (int p = 0; p < geometry.n_planes; p++) {
-      image.data[p] = base + offset[p];
-      image.stride[p] = stride[p];
-    }
-    return image;
   }
   /* The plane auto decides for, as the handle picks it: the first with the
    * most samples (plane 0, luma, for every case here). */
@@ -536,7 +524,7 @@ main (int argc, char **argv)
 
   for (const Case * cp : selected) {
     const Case & c = *cp;
-    const FrameLayout layout (c);
+    const CaseFrame layout (c);
     const GbGeometry & geometry = layout.geometry;
     const int largest = layout.largest_plane ();
     DeviceFrames *frames = NULL;

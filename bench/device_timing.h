@@ -7,6 +7,8 @@
 #ifndef GB_BENCH_DEVICE_TIMING_H
 #define GB_BENCH_DEVICE_TIMING_H
 
+#include "gaussblur.h"
+
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -35,6 +37,41 @@ constexpr double SLOW_LAUNCH_MS = 100;          /* beyond: one timed launch */
 /* Each plane of a frame starts at a multiple of it (and so do 16-bit rows:
  * a row of 16-bit samples has an even number of bytes). */
 constexpr size_t PLANE_ALIGNMENT = 256;
+
+/* Where the planes of a geometry lie in a frame: one block, the planes one
+ * after the other, each from a PLANE_ALIGNMENT offset, rows without
+ * padding, so that the floor is one flat copy of the frame. */
+struct FrameLayout
+{
+  GbGeometry geometry;
+  size_t offset[GB_MAX_PLANES];
+  size_t stride[GB_MAX_PLANES];
+  size_t bytes;                 /* the planes' bytes (no gaps): GB/s, CSV */
+  size_t span;                  /* the block: allocated, copied by the floor */
+
+  explicit FrameLayout (const GbGeometry & g)
+  : geometry (g), offset (), stride (), bytes (0), span (0)
+  {
+    for (int p = 0; p < g.n_planes; p++) {
+      const GbPlaneGeometry & pl = g.planes[p];
+      stride[p] = (size_t) pl.width * pl.channels * g.bytes_per_sample;
+      offset[p] = (span + PLANE_ALIGNMENT - 1) / PLANE_ALIGNMENT
+          * PLANE_ALIGNMENT;
+      span = offset[p] + stride[p] * pl.height;
+      bytes += stride[p] * pl.height;
+    }
+  }
+  /* The frame at base (span bytes). */
+  GbImage image (uint8_t * base) const
+  {
+    GbImage image = { {NULL}, {0} };
+    for (int p = 0; p < geometry.n_planes; p++) {
+      image.data[p] = base + offset[p];
+      image.stride[p] = stride[p];
+    }
+    return image;
+  }
+};
 
 /* Per timed repetition; the programs' --batch-ms changes it. 50 ms x 5
  * keeps cudagaussblur-bench's default sweep (4 frame cases x 12 sigmas x 5

@@ -323,38 +323,7 @@ chroma_from_sum (int sum4)
   return (uint8_t) std::min (255, std::max (0, v));
 }
 
-/* --- frames: planes one after the other in one block --- */
-
-struct FrameLayout
-{
-  GbGeometry geometry;
-  size_t offset[GB_MAX_PLANES];
-  size_t stride[GB_MAX_PLANES];
-  size_t bytes;
-  size_t span;
-
-  explicit FrameLayout (const GbGeometry & g)
-  : geometry (g), offset (), stride (), bytes (0), span (0)
-  {
-    for (int p = 0; p < g.n_planes; p++) {
-      const GbPlaneGeometry & pl = g.planes[p];
-      stride[p] = (size_t) pl.width * pl.channels * g.bytes_per_sample;
-      offset[p] = (span + PLANE_ALIGNMENT - 1) / PLANE_ALIGNMENT
-          * PLANE_ALIGNMENT;
-      span = offset[p] + stride[p] * pl.height;
-      bytes += stride[p] * pl.height;
-    }
-  }
-  GbImage image (uint8_t * base) const
-  {
-    GbImage image = { {NULL}, {0} };
-    for (int p = 0; p < geometry.n_planes; p++) {
-      image.data[p] = base + offset[p];
-      image.stride[p] = stride[p];
-    }
-    return image;
-  }
-};
+/* --- frames: FrameLayout (device_timing.h) --- */
 
 GbPlaneGeometry
 plane_geometry (int width, int height, int channels, int sub,
