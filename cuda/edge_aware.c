@@ -192,8 +192,6 @@ validate (const GbEdgeAwareParams * params, const GbPlaneGeometry * plane,
     GbBorder border, const void *src, size_t src_stride, void *dst,
     size_t dst_stride, GbError * error)
 {
-  GbGeometry geometry = {.n_planes = 1,.bytes_per_sample = bytes_per_sample };
-  GbImage image = { {0}, {0} };
   GbStatus status;
 
   if (!params)
@@ -212,11 +210,8 @@ validate (const GbEdgeAwareParams * params, const GbPlaneGeometry * plane,
     return gb_error_set (error, GB_ERROR_INVALID_ARGUMENT,
         "%d iterations (1 to %d supported)", params->iterations,
         GB_EDGE_AWARE_MAX_ITERATIONS);
-  if (!plane)
-    return gb_error_set (error, GB_ERROR_INVALID_ARGUMENT, "no plane");
-  geometry.planes[0] = *plane;
-  geometry.planes[0].subsampling_x = geometry.planes[0].subsampling_y = 1;
-  status = gb_geometry_validate (&geometry, error);
+  status = gb_plane_image_validate (plane, bytes_per_sample, border, src,
+      src_stride, "source", error);
   if (status != GB_OK)
     return status;
   if (distance_mask >> plane->channels)
@@ -226,17 +221,8 @@ validate (const GbEdgeAwareParams * params, const GbPlaneGeometry * plane,
   if (!(range_scale > 0.0) || isinf (range_scale))
     return gb_error_set (error, GB_ERROR_INVALID_ARGUMENT,
         "range scale %g is not a positive number", range_scale);
-  if (border < GB_BORDER_CLAMP || border > GB_BORDER_ZERO)
-    return gb_error_set (error, GB_ERROR_INVALID_ARGUMENT,
-        "unknown border %d", (int) border);
-  image.data[0] = (void *) src;
-  image.stride[0] = src_stride;
-  status = gb_image_validate (&geometry, &image, "source", error);
-  if (status != GB_OK)
-    return status;
-  image.data[0] = dst;
-  image.stride[0] = dst_stride;
-  return gb_image_validate (&geometry, &image, "destination", error);
+  return gb_plane_image_validate (plane, bytes_per_sample, border, dst,
+      dst_stride, "destination", error);
 }
 
 /* One thread's share of a pass: lines [first, end), each n samples long,

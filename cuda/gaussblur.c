@@ -298,6 +298,30 @@ gb_image_validate (const GbGeometry * geometry, const GbImage * image,
   return GB_OK;
 }
 
+GbStatus
+gb_plane_image_validate (const GbPlaneGeometry * plane, int bytes_per_sample,
+    GbBorder border, const void *data, size_t stride, const char *which,
+    GbError * error)
+{
+  GbGeometry geometry = {.n_planes = 1,.bytes_per_sample = bytes_per_sample };
+  GbImage image = { {0}, {0} };
+  GbStatus status;
+
+  if (!plane)
+    return gb_error_set (error, GB_ERROR_INVALID_ARGUMENT, "no plane");
+  geometry.planes[0] = *plane;
+  geometry.planes[0].subsampling_x = geometry.planes[0].subsampling_y = 1;
+  status = gb_geometry_validate (&geometry, error);
+  if (status != GB_OK)
+    return status;
+  if (border < GB_BORDER_CLAMP || border > GB_BORDER_ZERO)
+    return gb_error_set (error, GB_ERROR_INVALID_ARGUMENT,
+        "unknown border %d", (int) border);
+  image.data[0] = (void *) data;
+  image.stride[0] = stride;
+  return gb_image_validate (&geometry, &image, which, error);
+}
+
 /* Resolves the parameters for every plane and hands them to the backend. */
 static GbStatus
 upload_filters (GbBlur * blur, const GbGeometry * geometry, GbError * error)

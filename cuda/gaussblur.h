@@ -237,6 +237,13 @@ GbStatus gb_params_validate (const GbParams * params, GbError * error);
 GbStatus gb_image_validate (const GbGeometry * geometry, const GbImage * image,
     const char *which, GbError * error);
 
+/* One plane on its own (its subsampling is not read: the standalone CPU
+ * references, edge_aware.h and superposition.h, take sigma in the plane's
+ * pixels), a border rule and one image of it; `which` names the image. */
+GbStatus gb_plane_image_validate (const GbPlaneGeometry * plane,
+    int bytes_per_sample, GbBorder border, const void *data, size_t stride,
+    const char *which, GbError * error);
+
 const char *gb_status_name (GbStatus status);
 const char *gb_algorithm_name (GbAlgorithm algorithm);
 const char *gb_border_name (GbBorder border);

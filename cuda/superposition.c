@@ -264,32 +264,19 @@ validate (GbSuperpositionMethod method, const GbPlaneGeometry * plane,
     int rmax, GbBorder border, const void *src, size_t src_stride,
     GbError * error)
 {
-  GbGeometry geometry = {.n_planes = 1,.bytes_per_sample = bytes_per_sample };
-  GbImage image = { {0}, {0} };
   GbStatus status;
   int x, y;
 
   if (method != GB_SUPERPOSITION_GATHER && method != GB_SUPERPOSITION_SCATTER)
     return gb_error_set (error, GB_ERROR_INVALID_ARGUMENT,
         "unknown superposition method %d", (int) method);
-  if (!plane)
-    return gb_error_set (error, GB_ERROR_INVALID_ARGUMENT, "no plane");
-  geometry.planes[0] = *plane;
-  geometry.planes[0].subsampling_x = geometry.planes[0].subsampling_y = 1;
-  status = gb_geometry_validate (&geometry, error);
+  status = gb_plane_image_validate (plane, bytes_per_sample, border, src,
+      src_stride, "source", error);
   if (status != GB_OK)
     return status;
   if (rmax < 1 || rmax > GB_SUPERPOSITION_MAX_RADIUS)
     return gb_error_set (error, GB_ERROR_INVALID_ARGUMENT,
         "rmax %d is outside 1 .. %d", rmax, GB_SUPERPOSITION_MAX_RADIUS);
-  if (border < GB_BORDER_CLAMP || border > GB_BORDER_ZERO)
-    return gb_error_set (error, GB_ERROR_INVALID_ARGUMENT,
-        "unknown border %d", (int) border);
-  image.data[0] = (void *) src;
-  image.stride[0] = src_stride;
-  status = gb_image_validate (&geometry, &image, "source", error);
-  if (status != GB_OK)
-    return status;
   if (!sigma_map)
     return gb_error_set (error, GB_ERROR_INVALID_ARGUMENT, "no sigma map");
   if (sigma_stride < (size_t) plane->width)
@@ -355,8 +342,6 @@ gb_superposition_cpu (GbSuperpositionMethod method,
     const void *src, size_t src_stride, void *dst, size_t dst_stride,
     GbError * error)
 {
-  GbGeometry geometry = {.n_planes = 1,.bytes_per_sample = bytes_per_sample };
-  GbImage image = { {dst}, {dst_stride} };
   GbStatus status;
   double *sums;
   size_t row;
@@ -366,9 +351,8 @@ gb_superposition_cpu (GbSuperpositionMethod method,
       sigma_stride, rmax, border, src, src_stride, error);
   if (status != GB_OK)
     return status;
-  geometry.planes[0] = *plane;
-  geometry.planes[0].subsampling_x = geometry.planes[0].subsampling_y = 1;
-  status = gb_image_validate (&geometry, &image, "destination", error);
+  status = gb_plane_image_validate (plane, bytes_per_sample, border, dst,
+      dst_stride, "destination", error);
   if (status != GB_OK)
     return status;
 
