@@ -126,6 +126,43 @@ check (int ok, const char *what)
   }
 }
 
+/* A one-plane 8-bit geometry's source (poisoned padding, filled) and two
+ * destinations, and a CUDA handle for it; NULL (a failure counted and
+ * printed) if the handle cannot be made. frames_close() frees the frames
+ * either way. */
+static GbBlur *
+frames_open (const GbGeometry * geometry, Frame * src, Frame * gpu_out,
+    Frame * cpu_out)
+{
+  const GbPlaneGeometry *plane = &geometry->planes[0];
+  GbBlur *gpu = NULL;
+  GbError error;
+
+  frame_alloc (src, plane->width, plane->height, plane->channels,
+      SRC_PADDING);
+  frame_alloc (gpu_out, plane->width, plane->height, plane->channels,
+      DST_PADDING);
+  frame_alloc (cpu_out, plane->width, plane->height, plane->channels,
+      DST_PADDING);
+  frame_poison (src);
+  frame_fill (src, plane->width, plane->channels);
+  if (gb_blur_create (GB_BACKEND_CUDA, -1, geometry, &gpu, &error) != GB_OK) {
+    printf ("FAIL: create %dx%d: %s\n", plane->width, plane->height,
+        error.message);
+    failures++;
+    return NULL;
+  }
+  return gpu;
+}
+
+static void
+frames_close (Frame * src, Frame * gpu_out, Frame * cpu_out)
+{
+  free (src->memory);
+  free (gpu_out->memory);
+  free (cpu_out->memory);
+}
+
 /* One size and channel count: every algorithm, border and sigma through one
  * CUDA handle (as the element uses it), each against its CPU reference. */
 /* Racecheck tracks every shared-memory access: the 2D shared kernel at the
@@ -141,22 +178,12 @@ run_size (Size size, int channels, const double *sigmas, int n_sigmas,
   const int row_bytes = size.width * channels;
   GbGeometry geometry = { 1, 1, {{size.width, size.height, channels, 1, 1, 0}} };
   Frame src, gpu_out, cpu_out;
-  GbBlur *gpu;
+  GbBlur *gpu = frames_open (&geometry, &src, &gpu_out, &cpu_out);
   GbError error;
   unsigned allocations;
 
-  frame_alloc (&src, size.width, size.height, channels, SRC_PADDING);
-  frame_alloc (&gpu_out, size.width, size.height, channels, DST_PADDING);
-  frame_alloc (&cpu_out, size.width, size.height, channels, DST_PADDING);
-  frame_poison (&src);
-  frame_fill (&src, size.width, channels);
-
-  if (gb_blur_create (GB_BACKEND_CUDA, -1, &geometry, &gpu, &error) != GB_OK) {
-    printf ("FAIL: create %dx%d: %s\n", size.width, size.height,
-        error.message);
-    failures++;
+  if (!gpu)
     goto out;
-  }
   allocations = gb_blur_get_allocation_count (gpu);
 
   for (int a = first_algorithm; a <= last_algorithm; a++)
@@ -218,9 +245,7 @@ run_size (Size size, int channels, const double *sigmas, int n_sigmas,
   gb_blur_destroy (gpu);
   printf ("  %4dx%-4d channels=%d done\n", size.width, size.height, channels);
 out:
-  free (src.memory);
-  free (gpu_out.memory);
-  free (cpu_out.memory);
+  frames_close (&src, &gpu_out, &cpu_out);
 }
 
 /* The edge-aware filter (issue 7): the GPU's Algorithm C against the CPU's
@@ -243,21 +268,11 @@ run_edge_aware (Size size, int channels, unsigned alpha_mask,
               alpha_mask}}
   };
   Frame src, gpu_out, cpu_out;
-  GbBlur *gpu;
+  GbBlur *gpu = frames_open (&geometry, &src, &gpu_out, &cpu_out);
   GbError error;
 
-  frame_alloc (&src, size.width, size.height, channels, SRC_PADDING);
-  frame_alloc (&gpu_out, size.width, size.height, channels, DST_PADDING);
-  frame_alloc (&cpu_out, size.width, size.height, channels, DST_PADDING);
-  frame_poison (&src);
-  frame_fill (&src, size.width, channels);
-
-  if (gb_blur_create (GB_BACKEND_CUDA, -1, &geometry, &gpu, &error) != GB_OK) {
-    printf ("FAIL: create %dx%d: %s\n", size.width, size.height,
-        error.message);
-    failures++;
+  if (!gpu)
     goto out;
-  }
   for (int b = GB_BORDER_CLAMP; b <= GB_BORDER_ZERO; b++)
     for (int i = 0; i < n_sigmas; i++)
       for (int r = 0; r < 2; r++) {
@@ -306,9 +321,7 @@ run_edge_aware (Size size, int channels, unsigned alpha_mask,
   printf ("  edge-aware %4dx%-4d channels=%d done\n", size.width, size.height,
       channels);
 out:
-  free (src.memory);
-  free (gpu_out.memory);
-  free (cpu_out.memory);
+  frames_close (&src, &gpu_out, &cpu_out);
 }
 
 /* Geometry changes reallocate; identical geometry does not; errors carry text. */
