@@ -22,6 +22,7 @@
  */
 #include "cpu_backend.h"
 #include "edge_aware.h"
+#include "superposition.h"
 #include "sampling.h"
 
 #include <pthread.h>
@@ -1431,6 +1432,30 @@ edge_aware_window (const GbPlaneJob * job, const GbPlaneGeometry * plane,
       job->src_stride, job->dst, job->dst_stride, error);
 }
 
+/* The superposition of the window, exact (superposition.c): the window is
+ * its plane, reading the frame's map from the window's corner. */
+static GbStatus
+superposition_window (const GbPlaneJob * job, const GbPlaneGeometry * plane,
+    GbAlgorithm algorithm, GbError * error)
+{
+  const GbPlaneFilter *filter = job->filter;
+  const float *map = filter->sigma_map
+      + (size_t) filter->window.y * filter->step_y * filter->sigma_stride
+      + (size_t) filter->window.x * filter->step_x;
+  GbPlaneGeometry window = *plane;
+
+  if (!filter->sigma_map || filter->rmax < 1)
+    return gb_error_set (error, GB_ERROR_INVALID_ARGUMENT,
+        "the superposition has no sigma map or radius");
+  window.width = job->width;
+  window.height = job->height;
+  return gb_superposition_cpu (algorithm == GB_ALGORITHM_SUPERPOSITION_GATHER
+      ? GB_SUPERPOSITION_GATHER : GB_SUPERPOSITION_SCATTER, &window,
+      job->bytes_per_sample, map, filter->sigma_stride, filter->rmax,
+      job->border, job->src, job->src_stride, job->dst, job->dst_stride,
+      error);
+}
+
 /* --- finishing: sharpen the region, copy the rest of the plane --- */
 
 /* out = in + amount (in - out) over n samples, out holding the rounded blur:
@@ -1565,7 +1590,8 @@ gb_cpu_process (GbCpu * cpu, const GbImage * src, const GbImage * dst,
       && algorithm != GB_ALGORITHM_FUSED
       && algorithm != GB_ALGORITHM_RECURSIVE
       && algorithm != GB_ALGORITHM_MULTISCALE
-      && algorithm != GB_ALGORITHM_EDGE_AWARE)
+      && algorithm != GB_ALGORITHM_EDGE_AWARE
+      && !GB_ALGORITHM_IS_SUPERPOSITION (algorithm))
     return gb_error_set (error, GB_ERROR_INVALID_ARGUMENT,
         "algorithm %d is not one the CPU backend runs (auto is resolved "
         "by the caller)", (int) algorithm);
@@ -1628,6 +1654,10 @@ gb_cpu_process (GbCpu * cpu, const GbImage * src, const GbImage * dst,
      * convolution, as on the GPU. */
     if (blur && algorithm == GB_ALGORITHM_EDGE_AWARE) {
       status = edge_aware_window (&job, plane, error);
+      if (status != GB_OK)
+        return status;
+    } else if (blur && GB_ALGORITHM_IS_SUPERPOSITION (algorithm)) {
+      status = superposition_window (&job, plane, algorithm, error);
       if (status != GB_OK)
         return status;
     } else if (blur)

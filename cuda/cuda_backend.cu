@@ -38,6 +38,13 @@ struct GbCudaPlaneBuffers
    * plane's first edge-aware frame and kept until the geometry changes, so
    * that other algorithms cost no memory for it. */
   void *edge_aware_scratch;
+  /* Superposition only (gb_superposition_scratch_bytes of the plane),
+   * allocated with the plane's first such frame; and what it holds: the
+   * kernels of map `generation` over `window` with `rmax` (0: nothing). */
+  void *superposition_scratch;
+  unsigned prepared_generation;
+  GbRect prepared_window;
+  int prepared_rmax;
 };
 
 struct GbCuda
@@ -68,6 +75,9 @@ struct GbCuda
   float *device_weights;        /* per plane, x then y: WEIGHTS_STRIDE taps
                                  * each, allocated once */
   float *device_multiscale;     /* GB_MAX_PLANES tables, allocated once */
+  float *device_sigma_map;      /* gb_cuda_set_sigma_map, plane 0's size */
+  size_t sigma_map_pitch;       /* bytes */
+  unsigned sigma_map_generation;        /* counts uploads, from 1 */
   bool fused_available;         /* the tensor-core kernel runs on the device */
   unsigned allocations;
 };
@@ -152,6 +162,17 @@ gb_cuda_auto_algorithm (const GbCuda * cuda, const GbPlaneFilter * filter,
   return filter->multiscale.factor_x
       && samples >= MULTISCALE_AUTO_MIN_SAMPLES
       ? GB_ALGORITHM_MULTISCALE : GB_ALGORITHM_RECURSIVE;
+}
+
+GbAlgorithm
+gb_cuda_auto_superposition (const GbCuda * cuda, const GbPlaneFilter * filter,
+    const GbPlaneGeometry * plane, int bytes_per_sample)
+{
+  (void) cuda;
+  (void) filter;
+  (void) plane;
+  (void) bytes_per_sample;
+  return GB_ALGORITHM_SUPERPOSITION_SCATTER;
 }
 
 GbStatus
@@ -250,9 +271,44 @@ free_planes (GbCuda * cuda)
     cudaFree (cuda->planes[p].output);
     cudaFree (cuda->planes[p].output_odd);
     cudaFree (cuda->planes[p].edge_aware_scratch);
+    cudaFree (cuda->planes[p].superposition_scratch);
   }
+  cudaFree (cuda->device_sigma_map);
+  cuda->device_sigma_map = NULL;
   memset (cuda->planes, 0, sizeof cuda->planes);
   memset (&cuda->geometry, 0, sizeof cuda->geometry);
+}
+
+GbStatus
+gb_cuda_set_sigma_map (GbCuda * cuda, const float *map, size_t stride,
+    GbError * error)
+{
+  const GbPlaneGeometry *frame = &cuda->geometry.planes[0];
+  const size_t row_bytes = (size_t) frame->width * sizeof (float);
+
+  if (cuda->geometry.n_planes == 0)
+    return gb_error_set (error, GB_ERROR_INVALID_ARGUMENT,
+        "the CUDA backend has no geometry");
+  if (!map || stride < (size_t) frame->width)
+    return gb_error_set (error, GB_ERROR_INVALID_ARGUMENT,
+        "no sigma map, or its stride %zu is below the width %d", stride,
+        frame->width);
+  CUDA_TRY (cudaSetDevice (cuda->device), "cannot select the CUDA device");
+  if (!cuda->device_sigma_map) {
+    CUDA_TRY (cudaMallocPitch ((void **) &cuda->device_sigma_map,
+            &cuda->sigma_map_pitch, row_bytes, frame->height),
+        "cannot allocate the sigma map on the GPU");
+    cuda->allocations++;
+  }
+  /* From pageable memory the call returns once map has been staged: the
+   * caller may reuse it. Ordered before the frames that follow on the
+   * stream, after those before (which read the old map). */
+  CUDA_TRY (cudaMemcpy2DAsync (cuda->device_sigma_map, cuda->sigma_map_pitch,
+          map, stride * sizeof (float), row_bytes, frame->height,
+          cudaMemcpyHostToDevice, cuda->stream),
+      "cannot upload the sigma map");
+  cuda->sigma_map_generation++;
+  return GB_OK;
 }
 
 GbStatus
@@ -474,6 +530,54 @@ plane_taps (const GbCuda * cuda, int p)
   return taps;
 }
 
+/* The superposition of plane p's window (plane), its kernels prepared from
+ * the map unless the last frame left the same ones. */
+static GbStatus
+enqueue_superposition (GbCuda * cuda, int p, GbDevicePlane plane,
+    GbAlgorithm algorithm, GbBorder border, cudaStream_t stream,
+    GbError * error)
+{
+  const GbPlaneGeometry *geometry = &cuda->geometry.planes[p];
+  const GbPlaneFilter *filter = &cuda->filters[p];
+  GbCudaPlaneBuffers *buffers = &cuda->planes[p];
+  bool prepare;
+  cudaError_t err;
+
+  if (!cuda->device_sigma_map)
+    return gb_error_set (error, GB_ERROR_INVALID_ARGUMENT,
+        "the superposition needs a sigma map (none uploaded)");
+  if (filter->rmax < 1)
+    return gb_error_set (error, GB_ERROR_INVALID_ARGUMENT,
+        "plane %d: the filter has no superposition radius", p);
+  if (!buffers->superposition_scratch) {
+    err = cudaMalloc (&buffers->superposition_scratch,
+        gb_superposition_scratch_bytes (geometry->width, geometry->height));
+    if (err != cudaSuccess)
+      return cuda_fail (error, err,
+          "cannot allocate the superposition's kernels on the GPU");
+    cuda->allocations++;
+    buffers->prepared_rmax = 0;
+  }
+  plane.superposition_scratch = buffers->superposition_scratch;
+  prepare = buffers->prepared_rmax != filter->rmax
+      || buffers->prepared_generation != cuda->sigma_map_generation
+      || memcmp (&buffers->prepared_window, &filter->window,
+      sizeof filter->window) != 0;
+  /* Until this launch is queued, the scratch holds nothing known. */
+  buffers->prepared_rmax = 0;
+  err = gb_launch_superposition (plane, filter,
+      algorithm == GB_ALGORITHM_SUPERPOSITION_GATHER
+      ? GB_SUPERPOSITION_GATHER : GB_SUPERPOSITION_SCATTER,
+      cuda->device_sigma_map, cuda->sigma_map_pitch / sizeof (float),
+      prepare, border, stream);
+  if (err != cudaSuccess)
+    return cuda_fail (error, err, "cannot launch the superposition kernels");
+  buffers->prepared_rmax = filter->rmax;
+  buffers->prepared_generation = cuda->sigma_map_generation;
+  buffers->prepared_window = filter->window;
+  return GB_OK;
+}
+
 /* Everything one plane needs, on `stream`. */
 static GbStatus
 enqueue_plane (GbCuda * cuda, int p, const GbImage * src, const GbImage * dst,
@@ -501,7 +605,13 @@ enqueue_plane (GbCuda * cuda, int p, const GbImage * src, const GbImage * dst,
     cuda->allocations++;
     plane.edge_aware_scratch = buffers->edge_aware_scratch;
   }
-  if (plane.width > 0 && plane.height > 0) {
+  if (plane.width > 0 && plane.height > 0
+      && GB_ALGORITHM_IS_SUPERPOSITION (algorithm)) {
+    GbStatus status = enqueue_superposition (cuda, p, plane, algorithm,
+        border, stream, error);
+    if (status != GB_OK)
+      return status;
+  } else if (plane.width > 0 && plane.height > 0) {
     err = launch_blur (cuda, plane, taps, filter, algorithm, border, stream);
     if (err != cudaSuccess)
       return cuda_fail (error, err, "cannot launch the blur kernel");

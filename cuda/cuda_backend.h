@@ -36,6 +36,12 @@ GbStatus gb_cuda_enqueue (GbCuda * cuda, const GbImage * device_src,
     const GbImage * device_dst, GbAlgorithm algorithm, GbBorder border,
     GbError * error);
 GbStatus gb_cuda_synchronize (GbCuda * cuda, GbError * error);
+/* The superposition's sigma map (gb_blur_set_sigma_map): the configured
+ * frame's plane 0 size, stride in floats, uploaded on the backend's stream
+ * (map may be reused once this returns); kept until the next one or a
+ * geometry change. */
+GbStatus gb_cuda_set_sigma_map (GbCuda * cuda, const float *map,
+    size_t stride, GbError * error);
 /* The backend's cudaStream_t, for the benchmark's events. */
 void *gb_cuda_stream (GbCuda * cuda);
 unsigned gb_cuda_allocation_count (const GbCuda * cuda);
@@ -47,6 +53,12 @@ void gb_cuda_destroy (GbCuda * cuda);
 /* The algorithm GB_ALGORITHM_AUTO means on the GPU for a plane of this
  * filter, size and sample size (the handle asks for its largest plane). */
 GbAlgorithm gb_cuda_auto_algorithm (const GbCuda * cuda,
+    const GbPlaneFilter * filter, const GbPlaneGeometry * plane,
+    int bytes_per_sample);
+
+/* Gather or scatter, whichever is faster on the GPU for a sigma map on
+ * frames of this plane (the handle asks for plane 0). */
+GbAlgorithm gb_cuda_auto_superposition (const GbCuda * cuda,
     const GbPlaneFilter * filter, const GbPlaneGeometry * plane,
     int bytes_per_sample);
 

@@ -4,6 +4,7 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #include "filter.h"
+#include "superposition.h"
 
 #include <limits.h>
 #include <string.h>
@@ -121,6 +122,48 @@ gb_plane_filters_resolve (const GbParams * params, const GbGeometry * geometry,
         & ~plane->alpha_mask;
     filter->range_scale = geometry->bytes_per_sample == 2 ? 1.0 / 257.0
         : 1.0;
+    filter->rmax = filter->reach_x = filter->reach_y = 0;
+    filter->step_x = sub_x;
+    filter->step_y = sub_y;
+    filter->sigma_map = NULL;
+    filter->sigma_stride = 0;
+  }
+}
+
+void
+gb_plane_filters_set_superposition (const GbParams * params,
+    const GbGeometry * geometry, int rmax, const float *sigma_map,
+    size_t sigma_stride, GbPlaneFilter * filters)
+{
+  int p;
+
+  (void) params;
+  for (p = 0; p < geometry->n_planes; p++) {
+    const GbPlaneGeometry *plane = &geometry->planes[p];
+    GbPlaneFilter *filter = &filters[p];
+    const GbRect *region = &filter->region;
+    int apron_x, apron_y, x0, y0, x1, y1;
+
+    filter->rmax = rmax;
+    filter->reach_x = gb_superposition_reach (rmax, filter->step_x);
+    filter->reach_y = gb_superposition_reach (rmax, filter->step_y);
+    filter->sigma_map = sigma_map;
+    filter->sigma_stride = sigma_stride;
+    if (region->width <= 0 || region->height <= 0)
+      continue;
+    /* The outputs of the region read every input pixel within the reach. */
+    apron_x = apron (&filter->x) > filter->reach_x ? apron (&filter->x)
+        : filter->reach_x;
+    apron_y = apron (&filter->y) > filter->reach_y ? apron (&filter->y)
+        : filter->reach_y;
+    x0 = region->x - apron_x > 0 ? region->x - apron_x : 0;
+    y0 = region->y - apron_y > 0 ? region->y - apron_y : 0;
+    x1 = region->x + region->width + apron_x < plane->width
+        ? region->x + region->width + apron_x : plane->width;
+    y1 = region->y + region->height + apron_y < plane->height
+        ? region->y + region->height + apron_y : plane->height;
+    filter->window = (GbRect) {
+    x0, y0, x1 - x0, y1 - y0};
   }
 }
 

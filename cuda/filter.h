@@ -51,12 +51,32 @@ typedef struct {
   double kappa;
   unsigned distance_mask;       /* the channels that steer (not alpha) */
   double range_scale;           /* samples to 8-bit levels: 1 or 1/257 */
+  /* GB_ALGORITHM_SUPERPOSITION_* (superposition.h), set by
+   * gb_plane_filters_set_superposition (rmax 0 otherwise): rmax in frame
+   * pixels, how far each axis reaches in the plane's pixels (the window's
+   * apron is at least that), and the frame's sigma map on the host, read
+   * at (x * step_x, y * step_y) for plane pixel (x, y). */
+  int rmax;
+  int reach_x;
+  int reach_y;
+  int step_x;
+  int step_y;
+  const float *sigma_map;
+  size_t sigma_stride;          /* floats */
 } GbPlaneFilter;
 
 /* Fills filters[0 .. geometry->n_planes - 1] for valid parameters and
  * geometry (gb_params_validate, gb_geometry_validate). */
 void gb_plane_filters_resolve (const GbParams * params,
     const GbGeometry * geometry, GbPlaneFilter * filters);
+
+/* For the superposition algorithms: rmax (frame pixels, 1 ..
+ * GB_SUPERPOSITION_MAX_RADIUS) and the frame's sigma map into each plane's
+ * filter, each window widened to the reach of its axes. After
+ * gb_plane_filters_resolve() of the same parameters and geometry. */
+void gb_plane_filters_set_superposition (const GbParams * params,
+    const GbGeometry * geometry, int rmax, const float *sigma_map,
+    size_t sigma_stride, GbPlaneFilter * filters);
 
 /* 1 when both axes have the same sigma and radius (the fused kernel needs it). */
 static inline int

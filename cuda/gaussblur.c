@@ -7,6 +7,7 @@
 #include "cpu_backend.h"
 #include "cuda_backend.h"
 #include "filter.h"
+#include "superposition.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -28,6 +29,15 @@ struct GbBlur
   GbParams params;
   GbPlaneFilter filters[GB_MAX_PLANES]; /* params resolved per plane */
   int weights_stale;            /* the last upload failed: retry, refuse frames */
+  /* The superposition's sigma map (gb_blur_set_sigma_map), plane 0's size,
+   * stride = its width; or, without one, a uniform map of sigma_x made when
+   * a superposition algorithm first needs it. */
+  float *sigma_map;
+  size_t sigma_map_floats;      /* allocated */
+  int sigma_map_set;            /* the caller's map */
+  int sigma_map_uniform;        /* filled with uniform_sigma */
+  double uniform_sigma;
+  double sigma_map_max;         /* its largest value */
 };
 
 GbStatus
@@ -83,6 +93,10 @@ gb_algorithm_name (GbAlgorithm algorithm)
       return "multiscale";
     case GB_ALGORITHM_EDGE_AWARE:
       return "edge-aware";
+    case GB_ALGORITHM_SUPERPOSITION_GATHER:
+      return "superposition-gather";
+    case GB_ALGORITHM_SUPERPOSITION_SCATTER:
+      return "superposition-scatter";
   }
   return "unknown";
 }
@@ -256,6 +270,11 @@ gb_params_validate (const GbParams * params, GbError * error)
   if (params->border < GB_BORDER_CLAMP || params->border > GB_BORDER_ZERO)
     return gb_error_set (error, GB_ERROR_INVALID_ARGUMENT,
         "unknown border %d", (int) params->border);
+  if (GB_ALGORITHM_IS_SUPERPOSITION (params->algorithm)
+      && params->radius > GB_SUPERPOSITION_MAX_RADIUS)
+    return gb_error_set (error, GB_ERROR_INVALID_ARGUMENT,
+        "radius %d is above the superposition's largest, %d",
+        params->radius, GB_SUPERPOSITION_MAX_RADIUS);
   if (!(params->sigma_range > 0.0))
     return gb_error_set (error, GB_ERROR_INVALID_ARGUMENT,
         "range sigma %g is not positive", params->sigma_range);
@@ -322,6 +341,60 @@ gb_plane_image_validate (const GbPlaneGeometry * plane, int bytes_per_sample,
   return gb_image_validate (&geometry, &image, which, error);
 }
 
+/* 1 when the frames go through a superposition algorithm. */
+static int
+uses_superposition (const GbBlur * blur)
+{
+  return GB_ALGORITHM_IS_SUPERPOSITION (blur->params.algorithm)
+      || (blur->params.algorithm == GB_ALGORITHM_AUTO && blur->sigma_map_set);
+}
+
+/* rmax: the parameters' radius, or ceil(3 x the largest sigma), within
+ * 1 .. GB_SUPERPOSITION_MAX_RADIUS. */
+static int
+superposition_rmax (const GbBlur * blur)
+{
+  const double largest = blur->sigma_map_set ? blur->sigma_map_max
+      : blur->params.sigma_x;
+  double rmax;
+
+  if (blur->params.radius > 0)
+    return blur->params.radius < GB_SUPERPOSITION_MAX_RADIUS
+        ? blur->params.radius : GB_SUPERPOSITION_MAX_RADIUS;
+  rmax = ceil (GB_SUPERPOSITION_CUTOFF * largest);
+  return rmax < 1 ? 1 : rmax > GB_SUPERPOSITION_MAX_RADIUS
+      ? GB_SUPERPOSITION_MAX_RADIUS : (int) rmax;
+}
+
+/* The map a superposition reads: the caller's, or a uniform one of
+ * sigma_x (made here, once per sigma). */
+static GbStatus
+ensure_sigma_map (GbBlur * blur, GbError * error)
+{
+  const GbPlaneGeometry *frame = &blur->geometry.planes[0];
+  const size_t floats = (size_t) frame->width * frame->height;
+  size_t i;
+
+  if (blur->sigma_map_set || (blur->sigma_map_uniform
+          && blur->uniform_sigma == blur->params.sigma_x))
+    return GB_OK;
+  if (blur->sigma_map_floats < floats) {
+    float *map = realloc (blur->sigma_map, floats * sizeof (float));
+    if (!map)
+      return gb_error_set (error, GB_ERROR_OUT_OF_MEMORY,
+          "no memory for a %dx%d sigma map", frame->width, frame->height);
+    blur->sigma_map = map;
+    blur->sigma_map_floats = floats;
+  }
+  for (i = 0; i < floats; i++)
+    blur->sigma_map[i] = (float) blur->params.sigma_x;
+  blur->sigma_map_uniform = 1;
+  blur->uniform_sigma = blur->params.sigma_x;
+  blur->sigma_map_max = (float) blur->params.sigma_x;
+  return blur->cuda ? gb_cuda_set_sigma_map (blur->cuda, blur->sigma_map,
+      frame->width, error) : GB_OK;
+}
+
 /* Resolves the parameters for every plane and hands them to the backend. */
 static GbStatus
 upload_filters (GbBlur * blur, const GbGeometry * geometry, GbError * error)
@@ -329,6 +402,10 @@ upload_filters (GbBlur * blur, const GbGeometry * geometry, GbError * error)
   GbStatus status = GB_OK;
 
   gb_plane_filters_resolve (&blur->params, geometry, blur->filters);
+  if (uses_superposition (blur))
+    gb_plane_filters_set_superposition (&blur->params, geometry,
+        superposition_rmax (blur), blur->sigma_map, geometry->planes[0].width,
+        blur->filters);
   if (blur->cuda)
     status = gb_cuda_set_filters (blur->cuda, blur->filters, error);
   blur->weights_stale = status != GB_OK;
@@ -408,6 +485,10 @@ gb_blur_set_geometry (GbBlur * blur, const GbGeometry * geometry,
   status = gb_geometry_validate (geometry, error);
   if (status != GB_OK || geometry_equal (&blur->geometry, geometry))
     return status;
+  /* A map is for one frame size. */
+  if (geometry->planes[0].width != blur->geometry.planes[0].width
+      || geometry->planes[0].height != blur->geometry.planes[0].height)
+    blur->sigma_map_set = blur->sigma_map_uniform = 0;
   status = blur->cuda ? gb_cuda_configure (blur->cuda, geometry, error)
       : gb_cpu_configure (blur->cpu, geometry, error);
   if (status == GB_OK)          /* the filters follow the planes' sizes */
@@ -433,6 +514,7 @@ gb_blur_set_params (GbBlur * blur, const GbParams * params, GbError * error)
   /* Only the algorithm and the border leave the filters as they are. */
   filters_change = params->sigma_x != blur->params.sigma_x
       || params->sigma_y != blur->params.sigma_y
+      || params->algorithm != blur->params.algorithm
       || params->radius != blur->params.radius
       || params->sharpen != blur->params.sharpen
       || params->sigma_range != blur->params.sigma_range
@@ -454,6 +536,11 @@ gb_blur_get_effective_algorithm (const GbBlur * blur)
 
   if (blur->params.algorithm != GB_ALGORITHM_AUTO)
     return blur->params.algorithm;
+  if (blur->sigma_map_set)
+    return blur->cuda ? gb_cuda_auto_superposition (blur->cuda,
+        &blur->filters[0], &blur->geometry.planes[0],
+        blur->geometry.bytes_per_sample)
+        : GB_ALGORITHM_SUPERPOSITION_SCATTER;
   /* The plane that costs the most decides for all (luma, for YUV). */
   for (p = 0; p < blur->geometry.n_planes; p++) {
     const GbPlaneGeometry *plane = &blur->geometry.planes[p];
@@ -501,6 +588,19 @@ gb_blur_process (GbBlur * blur, const GbImage * src, const GbImage * dst,
     return status;
 
   algorithm = gb_blur_get_effective_algorithm (blur);
+  if (GB_ALGORITHM_IS_SUPERPOSITION (algorithm)) {
+    if (!blur->sigma_map_set && blur->params.sigma_y != blur->params.sigma_x)
+      return gb_error_set (error, GB_ERROR_UNSUPPORTED,
+          "the superposition blurs each pixel alike on both axes: sigma "
+          "%g x %g needs a sigma map or sigma-x = sigma-y",
+          blur->params.sigma_x, blur->params.sigma_y);
+    status = ensure_sigma_map (blur, error);
+    if (status == GB_OK && (!blur->filters[0].rmax
+            || blur->filters[0].sigma_map != blur->sigma_map))
+      status = upload_filters (blur, &blur->geometry, error);
+    if (status != GB_OK)
+      return status;
+  }
   if (blur->cuda)
     return gb_cuda_process_host (blur->cuda, src, dst, algorithm,
         blur->params.border, error);
@@ -545,5 +645,78 @@ gb_blur_destroy (GbBlur * blur)
     gb_cuda_destroy (blur->cuda);
   if (blur->cpu)
     gb_cpu_destroy (blur->cpu);
+  free (blur->sigma_map);
   free (blur);
+}
+
+GbStatus
+gb_blur_set_sigma_map (GbBlur * blur, const float *map, size_t stride,
+    GbError * error)
+{
+  const GbPlaneGeometry *frame;
+  const int was_set = blur ? blur->sigma_map_set : 0;
+  const double old_rmax_source = blur ? blur->sigma_map_max : 0.0;
+  size_t floats;
+  double largest = 0.0;
+  int x, y, same;
+
+  if (!blur)
+    return gb_error_set (error, GB_ERROR_INVALID_ARGUMENT, "no handle");
+  if (blur->geometry.n_planes == 0)
+    return gb_error_set (error, GB_ERROR_INVALID_ARGUMENT,
+        "no geometry: the last geometry change failed");
+  if (!map) {
+    blur->sigma_map_set = blur->sigma_map_uniform = 0;
+    return was_set ? upload_filters (blur, &blur->geometry, error) : GB_OK;
+  }
+  frame = &blur->geometry.planes[0];
+  if (stride < (size_t) frame->width)
+    return gb_error_set (error, GB_ERROR_INVALID_ARGUMENT,
+        "sigma map stride %zu is below the frame's width %d", stride,
+        frame->width);
+  same = was_set;
+  for (y = 0; y < frame->height; y++) {
+    const float *row = map + (size_t) y * stride;
+    for (x = 0; x < frame->width; x++) {
+      if (!(row[x] >= 0.0f) || isinf (row[x]))
+        return gb_error_set (error, GB_ERROR_INVALID_ARGUMENT,
+            "sigma %g at (%d, %d) is not a finite number >= 0",
+            (double) row[x], x, y);
+      if (row[x] > largest)
+        largest = row[x];
+    }
+    if (same)
+      same = memcmp (row, blur->sigma_map + (size_t) y * frame->width,
+          (size_t) frame->width * sizeof (float)) == 0;
+  }
+  if (same)
+    return GB_OK;
+  floats = (size_t) frame->width * frame->height;
+  if (blur->sigma_map_floats < floats) {
+    float *copy = realloc (blur->sigma_map, floats * sizeof (float));
+    if (!copy)
+      return gb_error_set (error, GB_ERROR_OUT_OF_MEMORY,
+          "no memory for a %dx%d sigma map", frame->width, frame->height);
+    blur->sigma_map = copy;
+    blur->sigma_map_floats = floats;
+  }
+  for (y = 0; y < frame->height; y++)
+    memcpy (blur->sigma_map + (size_t) y * frame->width,
+        map + (size_t) y * stride, (size_t) frame->width * sizeof (float));
+  blur->sigma_map_set = 1;
+  blur->sigma_map_uniform = 0;
+  blur->sigma_map_max = largest;
+  if (blur->cuda) {
+    GbStatus status = gb_cuda_set_sigma_map (blur->cuda, blur->sigma_map,
+        frame->width, error);
+    if (status != GB_OK) {
+      blur->sigma_map_set = 0;
+      return status;
+    }
+  }
+  /* A new largest sigma may change rmax, and a first map the windows. */
+  if (!was_set || largest != old_rmax_source || !blur->filters[0].rmax
+      || blur->filters[0].sigma_map != blur->sigma_map)
+    return upload_filters (blur, &blur->geometry, error);
+  return GB_OK;
 }

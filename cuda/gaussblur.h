@@ -74,9 +74,24 @@ typedef enum {
                                  * recursive Gaussian of seed 004
                                  * (edge_aware.h); radius is not used, auto
                                  * never picks it */
+  GB_ALGORITHM_SUPERPOSITION_GATHER,    /* spatially varying: each pixel's
+                                         * sigma from the sigma map
+                                         * (gb_blur_set_sigma_map), kernel
+                                         * superposition of seed 003
+                                         * (superposition.h), each output
+                                         * summing its neighbours' kernels */
+  GB_ALGORITHM_SUPERPOSITION_SCATTER,   /* the same sums, each input pixel
+                                         * spreading its kernel, computed
+                                         * once; auto picks one of the two
+                                         * when a sigma map is set */
 } GbAlgorithm;
 
-#define GB_ALGORITHM_LAST GB_ALGORITHM_EDGE_AWARE
+#define GB_ALGORITHM_LAST GB_ALGORITHM_SUPERPOSITION_SCATTER
+
+/* 1 for the two kernel-superposition algorithms. */
+#define GB_ALGORITHM_IS_SUPERPOSITION(a) \
+  ((a) == GB_ALGORITHM_SUPERPOSITION_GATHER \
+      || (a) == GB_ALGORITHM_SUPERPOSITION_SCATTER)
 
 typedef enum {
   GB_BORDER_CLAMP = 0,          /* replicate the edge sample: aaa|abcd|ddd */
@@ -127,7 +142,12 @@ typedef struct {
   double sigma_x;               /* >= 0 each, not both 0 (both 0 is the */
   double sigma_y;               /* caller's passthrough); 0 leaves that axis as it is */
   int radius;                   /* taps each side on both axes; 0 = automatic,
-                                 * gb_auto_radius() of each axis' sigma */
+                                 * gb_auto_radius() of each axis' sigma.
+                                 * Superposition: rmax, 1 ..
+                                 * GB_SUPERPOSITION_MAX_RADIUS (a larger
+                                 * sigma is taken as rmax / 3); 0 =
+                                 * ceil(3 x the map's largest sigma),
+                                 * capped there */
   GbAlgorithm algorithm;
   GbBorder border;
   double sharpen;               /* 0: blur. > 0: unsharp mask,
@@ -177,6 +197,20 @@ GbStatus gb_blur_set_geometry (GbBlur * blur, const GbGeometry * geometry,
 /* Recomputes the weights if the parameters changed; never allocates. */
 GbStatus gb_blur_set_params (GbBlur * blur, const GbParams * params,
     GbError * error);
+
+/* The per-pixel sigma of the superposition algorithms: a frame-resolution
+ * map (plane 0's width x height floats, row y at map + y * stride, stride
+ * in floats), sigma in frame pixels, every value finite and >= 0; each
+ * plane reads it at its own pixels (superposition.h). Copied: the caller
+ * may reuse map at once. NULL: no map, every pixel has GbParams' sigma
+ * (sigma_x; the superposition is isotropic per pixel, so sigma_y must then
+ * equal it). With a map set, GB_ALGORITHM_AUTO means superposition; the
+ * other algorithms ignore the map. Cheap when the map is unchanged from the
+ * last call (compared); else it costs a copy here and, on the GPU, an upload
+ * with the next frame. Fails (keeping the old map) on a bad value or a size
+ * that is not the geometry's. */
+GbStatus gb_blur_set_sigma_map (GbBlur * blur, const float *map,
+    size_t stride, GbError * error);
 
 /* Blurs every plane of src into dst (host memory; must not overlap). */
 GbStatus gb_blur_process (GbBlur * blur, const GbImage * src,

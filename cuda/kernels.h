@@ -18,6 +18,7 @@
 #include "multiscale.h"
 #include "recursive.h"
 #include "sampling.h"
+#include "superposition.h"
 
 
 /* One plane on the device: interleaved samples of bytes_per_sample bytes
@@ -40,6 +41,8 @@ struct GbDevicePlane
                                  * gb_multiscale_scratch_floats() x channels */
   void *edge_aware_scratch;     /* edge-aware only:
                                  * gb_edge_aware_scratch_bytes() */
+  void *superposition_scratch;  /* superposition only: each pixel's kernel,
+                                 * gb_superposition_scratch_bytes() */
   int width;
   int height;
   int channels;
@@ -115,6 +118,17 @@ cudaError_t gb_launch_edge_aware (const GbDevicePlane & plane,
 /* Bytes of GbDevicePlane.edge_aware_scratch for a plane of that size. */
 size_t gb_edge_aware_scratch_bytes (int width, int height, int channels,
     int bytes_per_sample);
+/* Kernel superposition (superposition.h) of the filter's rmax and reach,
+ * from the frame's sigma map on the device (map_stride floats per row):
+ * prepare computes each window pixel's kernel into the scratch first; false
+ * reuses what the last launch of the same map, window and rmax left there
+ * (kernels_superposition.cu). */
+cudaError_t gb_launch_superposition (const GbDevicePlane & plane,
+    const GbPlaneFilter * filter, GbSuperpositionMethod method,
+    const float *device_map, size_t map_stride, bool prepare,
+    GbBorder border, cudaStream_t stream);
+/* Bytes of GbDevicePlane.superposition_scratch for a window of that size. */
+size_t gb_superposition_scratch_bytes (int width, int height);
 /* Tensor-core kernel for 8-bit planes with the same radius 1 ..
  * GB_FUSED_MAX_RADIUS and weights on both axes; runs only where
  * gb_fused_available() (sm_80 or later code for the current device). */

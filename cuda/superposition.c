@@ -79,7 +79,9 @@ gb_superposition_method_name (GbSuperpositionMethod method)
 typedef struct
 {
   int width, height, channels, bytes_per_sample, rmax;
-  int extended_width;           /* width + 2 rmax: x' = -rmax .. width - 1 + rmax */
+  int step_x, step_y;           /* the plane's subsampling: map pixels per plane pixel */
+  int reach_x, reach_y;         /* the largest radius on each axis, plane pixels */
+  int extended_width;           /* width + 2 reach_x: x' = -reach_x .. width - 1 + reach_x */
   GbBorder border;
   const float *sigma_map;
   size_t sigma_stride;          /* floats */
@@ -90,10 +92,29 @@ typedef struct
 /* The input pixels of one row y' of the extended plane, ready to spread. */
 typedef struct
 {
-  int *radius;                  /* per pixel; -1: outside under GB_BORDER_ZERO, no contribution */
-  double *weights;              /* rmax + 1 per pixel: its kernel, K[0 .. radius] */
+  int *radius_x;                /* per pixel; -1: outside under GB_BORDER_ZERO, no contribution */
+  int *radius_y;
+  double *weights_x;            /* reach_x + 1 per pixel: its kernel along x, K[0 .. radius_x] */
+  double *weights_y;            /* reach_y + 1 per pixel */
   double *samples;              /* channels per pixel */
 } GbSourceRow;
+
+int
+gb_superposition_reach (int rmax, int subsampling)
+{
+  const int step = subsampling > 1 ? subsampling : 1;
+  return (rmax + step - 1) / step;
+}
+
+int
+gb_superposition_axis_kernel (double sigma, int rmax, int subsampling,
+    double *weights)
+{
+  const int step = subsampling > 1 ? subsampling : 1;
+
+  return gb_superposition_kernel (gb_superposition_sigma (sigma, rmax) / step,
+      gb_superposition_reach (rmax, step), weights);
+}
 
 static void
 fill_source_row (const GbSuperposition * s, int y, GbSourceRow * row)
@@ -105,50 +126,61 @@ fill_source_row (const GbSuperposition * s, int y, GbSourceRow * row)
 
   if (source_y >= 0) {
     in = s->src + (size_t) source_y * s->src_stride;
-    sigma = s->sigma_map + (size_t) source_y * s->sigma_stride;
+    sigma = s->sigma_map + (size_t) source_y * s->step_y * s->sigma_stride;
   }
   for (i = 0; i < s->extended_width; i++) {
     const int source_x = source_y < 0 ? -1
-        : gb_border_index (i - s->rmax, s->width, s->border);
+        : gb_border_index (i - s->reach_x, s->width, s->border);
     size_t first;
+    double map_sigma;
     if (source_x < 0) {
-      row->radius[i] = -1;
+      row->radius_x[i] = row->radius_y[i] = -1;
       continue;
     }
     first = (size_t) source_x * s->channels;
     /* The sample and its sigma from the same mapped pixel. */
-    row->radius[i] = gb_superposition_kernel (sigma[source_x], s->rmax,
-        row->weights + (size_t) i * (s->rmax + 1));
+    map_sigma = sigma[(size_t) source_x * s->step_x];
+    row->radius_x[i] = gb_superposition_axis_kernel (map_sigma, s->rmax,
+        s->step_x, row->weights_x + (size_t) i * (s->reach_x + 1));
+    row->radius_y[i] = gb_superposition_axis_kernel (map_sigma, s->rmax,
+        s->step_y, row->weights_y + (size_t) i * (s->reach_y + 1));
     for (c = 0; c < s->channels; c++)
       row->samples[(size_t) i * s->channels + c] = s->bytes_per_sample == 1
           ? in[first + c] : ((const uint16_t *) in)[first + c];
   }
 }
 
+static void
+source_row_clear (GbSourceRow * row)
+{
+  free (row->radius_x);
+  free (row->radius_y);
+  free (row->weights_x);
+  free (row->weights_y);
+  free (row->samples);
+}
+
 /* n rows of the extended plane's width; NULL if out of memory. */
 static GbSourceRow *
 source_rows_new (const GbSuperposition * s, int n)
 {
+  const size_t width = s->extended_width;
   GbSourceRow *rows = calloc ((size_t) n, sizeof (GbSourceRow));
   int i;
 
   if (!rows)
     return NULL;
   for (i = 0; i < n; i++) {
-    rows[i].radius = malloc (sizeof (int) * s->extended_width);
-    rows[i].weights = malloc (sizeof (double) * s->extended_width
-        * (s->rmax + 1));
-    rows[i].samples = malloc (sizeof (double) * s->extended_width
-        * s->channels);
-    if (!rows[i].radius || !rows[i].weights || !rows[i].samples) {
-      free (rows[i].radius);
-      free (rows[i].weights);
-      free (rows[i].samples);
-      while (i-- > 0) {
-        free (rows[i].radius);
-        free (rows[i].weights);
-        free (rows[i].samples);
-      }
+    rows[i].radius_x = malloc (sizeof (int) * width);
+    rows[i].radius_y = malloc (sizeof (int) * width);
+    rows[i].weights_x = malloc (sizeof (double) * width * (s->reach_x + 1));
+    rows[i].weights_y = malloc (sizeof (double) * width * (s->reach_y + 1));
+    rows[i].samples = malloc (sizeof (double) * width * s->channels);
+    if (!rows[i].radius_x || !rows[i].radius_y || !rows[i].weights_x
+        || !rows[i].weights_y || !rows[i].samples) {
+      do
+        source_row_clear (&rows[i]);
+      while (i-- > 0);
       free (rows);
       return NULL;
     }
@@ -161,22 +193,21 @@ source_rows_free (GbSourceRow * rows, int n)
 {
   int i;
 
-  for (i = 0; i < n; i++) {
-    free (rows[i].radius);
-    free (rows[i].weights);
-    free (rows[i].samples);
-  }
+  for (i = 0; i < n; i++)
+    source_row_clear (&rows[i]);
   free (rows);
 }
 
-/* Each output sums the pixels of its (2 rmax + 1)^2 window whose kernels
- * reach it: input rows in order, and in each the pixels in order. The
- * window's rows are a ring: row y' in slot (y' + rmax) mod (2 rmax + 1). */
+/* Each output sums the pixels of its (2 reach_x + 1) x (2 reach_y + 1)
+ * window whose kernels reach it: input rows in order, and in each the
+ * pixels in order. The window's rows are a ring: row y' in slot
+ * (y' + reach_y) mod (2 reach_y + 1). */
 static GbStatus
 gather (const GbSuperposition * s, double *sums, GbError * error)
 {
-  const int rmax = s->rmax, channels = s->channels;
-  const int n_rows = 2 * rmax + 1;
+  const int reach_x = s->reach_x, reach_y = s->reach_y;
+  const int channels = s->channels;
+  const int n_rows = 2 * reach_y + 1;
   GbSourceRow *ring = source_rows_new (s, n_rows);
   int x, y, yy, xx, c;
 
@@ -184,24 +215,26 @@ gather (const GbSuperposition * s, double *sums, GbError * error)
     return gb_error_set (error, GB_ERROR_OUT_OF_MEMORY,
         "no memory for the kernels of %d rows of %d pixels", n_rows,
         s->extended_width);
-  for (yy = -rmax; yy < rmax; yy++)
-    fill_source_row (s, yy, &ring[yy + rmax]);
+  for (yy = -reach_y; yy < reach_y; yy++)
+    fill_source_row (s, yy, &ring[yy + reach_y]);
   for (y = 0; y < s->height; y++) {
-    fill_source_row (s, y + rmax, &ring[(y + 2 * rmax) % n_rows]);
+    fill_source_row (s, y + reach_y, &ring[(y + 2 * reach_y) % n_rows]);
     for (x = 0; x < s->width; x++) {
       double acc[GB_MAX_CHANNELS] = { 0.0 };
-      for (yy = y - rmax; yy <= y + rmax; yy++) {
-        const GbSourceRow *row = &ring[(yy + rmax) % n_rows];
+      for (yy = y - reach_y; yy <= y + reach_y; yy++) {
+        const GbSourceRow *row = &ring[(yy + reach_y) % n_rows];
         const int dy = abs (y - yy);
-        for (xx = x - rmax; xx <= x + rmax; xx++) {
-          const int i = xx + rmax, dx = abs (x - xx);
-          const double *weights, *samples;
-          if (row->radius[i] < dy || row->radius[i] < dx)
+        for (xx = x - reach_x; xx <= x + reach_x; xx++) {
+          const int i = xx + reach_x, dx = abs (x - xx);
+          const double *samples;
+          double ky, kx;
+          if (row->radius_y[i] < dy || row->radius_x[i] < dx)
             continue;
-          weights = row->weights + (size_t) i * (rmax + 1);
+          ky = row->weights_y[(size_t) i * (reach_y + 1) + dy];
+          kx = row->weights_x[(size_t) i * (reach_x + 1) + dx];
           samples = row->samples + (size_t) i * channels;
           for (c = 0; c < channels; c++)
-            acc[c] += (samples[c] * weights[dy]) * weights[dx];
+            acc[c] += (samples[c] * ky) * kx;
         }
       }
       for (c = 0; c < channels; c++)
@@ -212,13 +245,14 @@ gather (const GbSuperposition * s, double *sums, GbError * error)
   return GB_OK;
 }
 
-/* Each input pixel, in raster order, computes its kernel once (in
- * fill_source_row) and adds sample K(dy) K(dx) to the outputs it reaches:
- * every output receives its terms in gather's order. */
+/* Each input pixel, in raster order, computes its kernels once (in
+ * fill_source_row) and adds sample K_y(dy) K_x(dx) to the outputs it
+ * reaches: every output receives its terms in gather's order. */
 static GbStatus
 scatter (const GbSuperposition * s, double *sums, GbError * error)
 {
-  const int rmax = s->rmax, channels = s->channels;
+  const int reach_x = s->reach_x, reach_y = s->reach_y;
+  const int channels = s->channels;
   GbSourceRow *row = source_rows_new (s, 1);
   int x, y, yy, xx, c;
 
@@ -226,28 +260,30 @@ scatter (const GbSuperposition * s, double *sums, GbError * error)
     return gb_error_set (error, GB_ERROR_OUT_OF_MEMORY,
         "no memory for the kernels of a row of %d pixels", s->extended_width);
   memset (sums, 0, sizeof (double) * s->width * s->height * channels);
-  for (yy = -rmax; yy < s->height + rmax; yy++) {
+  for (yy = -reach_y; yy < s->height + reach_y; yy++) {
     fill_source_row (s, yy, row);
-    for (xx = -rmax; xx < s->width + rmax; xx++) {
-      const int i = xx + rmax, r = row->radius[i];
-      const double *weights = row->weights + (size_t) i * (rmax + 1);
+    for (xx = -reach_x; xx < s->width + reach_x; xx++) {
+      const int i = xx + reach_x;
+      const int rx = row->radius_x[i], ry = row->radius_y[i];
+      const double *weights_x = row->weights_x + (size_t) i * (reach_x + 1);
+      const double *weights_y = row->weights_y + (size_t) i * (reach_y + 1);
       const double *samples = row->samples + (size_t) i * channels;
       int x0, x1, y0, y1;
-      if (r < 0)
+      if (rx < 0)
         continue;
       /* The outputs it reaches, within the plane. */
-      x0 = xx - r < 0 ? 0 : xx - r;
-      x1 = xx + r >= s->width ? s->width - 1 : xx + r;
-      y0 = yy - r < 0 ? 0 : yy - r;
-      y1 = yy + r >= s->height ? s->height - 1 : yy + r;
+      x0 = xx - rx < 0 ? 0 : xx - rx;
+      x1 = xx + rx >= s->width ? s->width - 1 : xx + rx;
+      y0 = yy - ry < 0 ? 0 : yy - ry;
+      y1 = yy + ry >= s->height ? s->height - 1 : yy + ry;
       for (y = y0; y <= y1; y++) {
-        const double ky = weights[abs (y - yy)];
+        const double ky = weights_y[abs (y - yy)];
         double *out = sums + (size_t) y * s->width * channels;
         double scaled[GB_MAX_CHANNELS];
         for (c = 0; c < channels; c++)
           scaled[c] = samples[c] * ky;
         for (x = x0; x <= x1; x++) {
-          const double kx = weights[abs (x - xx)];
+          const double kx = weights_x[abs (x - xx)];
           for (c = 0; c < channels; c++)
             out[(size_t) x * channels + c] += scaled[c] * kx;
         }
@@ -265,7 +301,7 @@ validate (GbSuperpositionMethod method, const GbPlaneGeometry * plane,
     GbError * error)
 {
   GbStatus status;
-  int x, y;
+  int x, y, step_x, step_y;
 
   if (method != GB_SUPERPOSITION_GATHER && method != GB_SUPERPOSITION_SCATTER)
     return gb_error_set (error, GB_ERROR_INVALID_ARGUMENT,
@@ -279,13 +315,20 @@ validate (GbSuperpositionMethod method, const GbPlaneGeometry * plane,
         "rmax %d is outside 1 .. %d", rmax, GB_SUPERPOSITION_MAX_RADIUS);
   if (!sigma_map)
     return gb_error_set (error, GB_ERROR_INVALID_ARGUMENT, "no sigma map");
-  if (sigma_stride < (size_t) plane->width)
+  step_x = plane->subsampling_x > 1 ? plane->subsampling_x : 1;
+  step_y = plane->subsampling_y > 1 ? plane->subsampling_y : 1;
+  if (step_x == 3 || step_x > 4 || step_y == 3 || step_y > 4)
     return gb_error_set (error, GB_ERROR_INVALID_ARGUMENT,
-        "sigma map stride %zu is below the width %d", sigma_stride,
-        plane->width);
+        "subsampling %dx%d (1, 2 or 4 supported)", plane->subsampling_x,
+        plane->subsampling_y);
+  if (sigma_stride < (size_t) (plane->width - 1) * step_x + 1)
+    return gb_error_set (error, GB_ERROR_INVALID_ARGUMENT,
+        "sigma map stride %zu is below the map's width %d", sigma_stride,
+        (plane->width - 1) * step_x + 1);
   for (y = 0; y < plane->height; y++)
     for (x = 0; x < plane->width; x++) {
-      const float sigma = sigma_map[(size_t) y * sigma_stride + x];
+      const float sigma = sigma_map[(size_t) y * step_y * sigma_stride
+          + (size_t) x * step_x];
       if (!(sigma >= 0.0f) || isinf (sigma))
         return gb_error_set (error, GB_ERROR_INVALID_ARGUMENT,
             "sigma %g at (%d, %d) is not a finite number >= 0",
@@ -306,7 +349,12 @@ run (GbSuperpositionMethod method, const GbPlaneGeometry * plane,
     .channels = plane->channels,
     .bytes_per_sample = bytes_per_sample,
     .rmax = rmax,
-    .extended_width = plane->width + 2 * rmax,
+    .step_x = plane->subsampling_x > 1 ? plane->subsampling_x : 1,
+    .step_y = plane->subsampling_y > 1 ? plane->subsampling_y : 1,
+    .reach_x = gb_superposition_reach (rmax, plane->subsampling_x),
+    .reach_y = gb_superposition_reach (rmax, plane->subsampling_y),
+    .extended_width = plane->width
+        + 2 * gb_superposition_reach (rmax, plane->subsampling_x),
     .border = border,
     .sigma_map = sigma_map,
     .sigma_stride = sigma_stride,

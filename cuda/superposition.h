@@ -24,6 +24,13 @@
  * the radius: a sigma above rmax / 3 is taken as rmax / 3, so that
  * ceil(3 sigma) <= rmax and no kernel is cut short of its 3-sigma support.
  *
+ * A subsampled plane (a chroma plane of 4:2:0 or 4:2:2 video) reads the
+ * frame's map at its own pixels, (x' * subsampling_x, y' * subsampling_y),
+ * and blurs each axis with that sigma divided by the axis' subsampling (as
+ * the uniform blur does): the kernel of an input pixel is then
+ * K_{s_x}(dx) K_{s_y}(dy), each axis reaching at most
+ * ceil(rmax / subsampling) plane pixels (gb_superposition_reach).
+ *
  * Borders: in~ and s are the plane and its map extended by the border rule
  * (gb_border_index, the same mapped pixel for the sample and its sigma); an
  * input pixel up to rmax outside the plane reaches into it. Under
@@ -61,6 +68,17 @@ double gb_superposition_sigma (double sigma, int rmax);
 /* Its radius: min(ceil(3 sigma), rmax); 0 for sigma 0. */
 int gb_superposition_radius (double sigma, int rmax);
 
+/* The farthest an axis of subsampling 1, 2 or 4 (0 means 1) reaches, in
+ * plane pixels: ceil(rmax / subsampling). */
+int gb_superposition_reach (int rmax, int subsampling);
+
+/* The kernel along an axis of that subsampling for the map value sigma
+ * (frame pixels): gb_superposition_kernel of
+ * gb_superposition_sigma (sigma, rmax) / subsampling, cut at the reach.
+ * Returns its radius; weights needs reach + 1 entries. */
+int gb_superposition_axis_kernel (double sigma, int rmax, int subsampling,
+    double *weights);
+
 /* The 1D kernel of a map value sigma (>= 0): weights[k] = K_s(k), k = 0 ..
  * r, s = gb_superposition_sigma (sigma, rmax), normalised so that
  * weights[0] + 2 (weights[1] + ... + weights[r]) = 1 (double). Returns r
@@ -77,11 +95,11 @@ int gb_superposition_kernel (double sigma, int rmax, double *weights);
  * docs/algorithms.md section 12).
  *
  * plane: width, height and channels (1 .. GB_MAX_CHANNELS) of interleaved
- * samples; its subsampling and alpha mask are not read (every channel is
- * blurred alike). sigma_map: one float per plane pixel, row y at
- * sigma_map + y * sigma_stride (stride in floats, >= width), in the plane's
- * own pixels (a caller blurring 4:2:0 chroma passes a map at the chroma
- * plane's size with sigma divided by 2); every value finite and >= 0.
+ * samples, and its subsampling (above); its alpha mask is not read (every
+ * channel is blurred alike). sigma_map: the frame's map, sigma in frame
+ * pixels, row Y at sigma_map + Y * sigma_stride (stride in floats), read
+ * at (x' * subsampling_x, y' * subsampling_y) for plane pixel (x', y');
+ * every value read finite and >= 0. rmax is in frame pixels.
  * src: stride in bytes, at least width * channels * bytes_per_sample (1 or
  * 2). Allocates the kernels of 2 rmax + 1 rows (gather) or one row
  * (scatter), (width + 2 rmax) (rmax + 1) doubles each; single-threaded. */

@@ -83,7 +83,11 @@
 #include <gst/video/video.h>
 
 #include "gaussblur.h"
+#include "sigma_map.h"
+#include "superposition.h"
 #include "gstpinnedallocator.h"
+#include "gstroiregions.h"
+#include "gstsigmamapfile.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_cuda_gauss_blur_debug);
 #define GST_CAT_DEFAULT gst_cuda_gauss_blur_debug
@@ -104,7 +108,11 @@ G_STATIC_ASSERT ((int) GST_CUDA_GAUSS_BLUR_ALGORITHM_MULTISCALE ==
     GB_ALGORITHM_MULTISCALE);
 G_STATIC_ASSERT ((int) GST_CUDA_GAUSS_BLUR_ALGORITHM_EDGE_AWARE ==
     GB_ALGORITHM_EDGE_AWARE);
-G_STATIC_ASSERT (GB_ALGORITHM_LAST == GB_ALGORITHM_EDGE_AWARE);
+G_STATIC_ASSERT ((int) GST_CUDA_GAUSS_BLUR_ALGORITHM_SUPERPOSITION_GATHER ==
+    GB_ALGORITHM_SUPERPOSITION_GATHER);
+G_STATIC_ASSERT ((int) GST_CUDA_GAUSS_BLUR_ALGORITHM_SUPERPOSITION_SCATTER ==
+    GB_ALGORITHM_SUPERPOSITION_SCATTER);
+G_STATIC_ASSERT (GB_ALGORITHM_LAST == GB_ALGORITHM_SUPERPOSITION_SCATTER);
 G_STATIC_ASSERT ((int) GST_CUDA_GAUSS_BLUR_BORDER_CLAMP == GB_BORDER_CLAMP);
 G_STATIC_ASSERT ((int) GST_CUDA_GAUSS_BLUR_BORDER_MIRROR == GB_BORDER_MIRROR);
 G_STATIC_ASSERT ((int) GST_CUDA_GAUSS_BLUR_BORDER_ZERO == GB_BORDER_ZERO);
@@ -128,6 +136,15 @@ enum
   PROP_SIGMA_RANGE,
   PROP_ITERATIONS,
   PROP_KAPPA,
+  PROP_SIGMA_MAP,
+  PROP_ROI_FEATHER,
+  PROP_ROI_TYPES,
+  PROP_FOCUS_X,
+  PROP_FOCUS_Y,
+  PROP_FOCUS_SIZE,
+  PROP_FOCUS_TRANSITION,
+  PROP_FOCUS_ANGLE,
+  PROP_SIGMA_MAP_LOCATION,
 };
 
 #define DEFAULT_SIGMA 2.0
@@ -147,6 +164,16 @@ enum
 #define MAX_SIGMA_RANGE 100000.0
 #define DEFAULT_ITERATIONS GB_DEFAULT_ITERATIONS
 #define DEFAULT_KAPPA GB_DEFAULT_KAPPA
+
+/* Spatially varying blur: the sigma map and its shapes. */
+#define DEFAULT_SIGMA_MAP GST_CUDA_GAUSS_BLUR_SIGMA_MAP_NONE
+#define DEFAULT_ROI_FEATHER 8.0
+#define MAX_ROI_FEATHER 512.0
+#define DEFAULT_FOCUS_X 0.5
+#define DEFAULT_FOCUS_Y 0.5
+#define DEFAULT_FOCUS_SIZE 0.2
+#define DEFAULT_FOCUS_TRANSITION 0.3
+#define DEFAULT_FOCUS_ANGLE 0.0
 
 #define MAX_DIMENSION 8192
 
@@ -195,8 +222,31 @@ struct _GstCudaGaussBlur
   GstCudaGaussBlurBorder border;
   GstCudaGaussBlurBackend backend;
   gint cuda_device_id;
+  GstCudaGaussBlurSigmaMap sigma_map;
+  gdouble roi_feather;
+  gchar *roi_types;             /* as set; NULL: every type */
+  gchar **roi_type_list;        /* parsed */
+  gdouble focus_x;
+  gdouble focus_y;
+  gdouble focus_size;
+  gdouble focus_transition;
+  gdouble focus_angle;
+  gchar *sigma_map_location;
+  gboolean map_changed;         /* a property the static maps depend on */
 
   /* streaming thread only (set_caps, transform) and stop */
+  float *map;                   /* the frame's sigma map, width floats a row */
+  gboolean map_valid;           /* a static map (tilt-shift, radial, image)
+                                 * built for the current settings and
+                                 * handed to the core */
+  GArray *regions;              /* GbSigmaRegion of the buffer at hand */
+  guint8 *map_image;            /* sigma-map=image: the file, 8-bit gray */
+  gint map_image_width;
+  gint map_image_height;
+  gchar *map_image_location;    /* the file map_image was read from */
+  gboolean core_has_map;        /* the handle holds a map of ours */
+  gboolean pass_buffer;         /* this buffer goes out as it came (no
+                                 * region of interest on it) */
   GstVideoInfo info;            /* of both pads: in and out caps are equal */
   GbGeometry geometry;
   GbBlur *blur;
@@ -236,11 +286,45 @@ gst_cuda_gauss_blur_algorithm_get_type (void)
     {GST_CUDA_GAUSS_BLUR_ALGORITHM_EDGE_AWARE,
         "Edge-preserving (domain transform, recursive Gaussian): see "
         "sigma-range, iterations, kappa; radius unused", "edge-aware"},
+    {GST_CUDA_GAUSS_BLUR_ALGORITHM_SUPERPOSITION_GATHER,
+          "Spatially varying (sigma-map), each output summing its "
+          "neighbours' kernels; radius = rmax <= 32",
+        "superposition-gather"},
+    {GST_CUDA_GAUSS_BLUR_ALGORITHM_SUPERPOSITION_SCATTER,
+          "Spatially varying (sigma-map), each input spreading its kernel; "
+          "radius = rmax <= 32", "superposition-scatter"},
     {0, NULL, NULL},
   };
 
   if (g_once_init_enter (&type)) {
     GType new_type = g_enum_register_static ("GstCudaGaussBlurAlgorithm",
+        values);
+    g_once_init_leave (&type, new_type);
+  }
+  return type;
+}
+
+GType
+gst_cuda_gauss_blur_sigma_map_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    {GST_CUDA_GAUSS_BLUR_SIGMA_MAP_NONE, "One sigma for the whole frame",
+        "none"},
+    {GST_CUDA_GAUSS_BLUR_SIGMA_MAP_ROI,
+          "Blur the buffer's regions of interest (GstVideoRegionOfInterestMeta)",
+        "roi"},
+    {GST_CUDA_GAUSS_BLUR_SIGMA_MAP_TILT_SHIFT,
+        "Sharp band (focus-*), blurred away from it", "tilt-shift"},
+    {GST_CUDA_GAUSS_BLUR_SIGMA_MAP_RADIAL,
+        "Sharp centre (focus-*), blurred away from it", "radial"},
+    {GST_CUDA_GAUSS_BLUR_SIGMA_MAP_IMAGE,
+        "Grayscale image (sigma-map-location), white = sigma", "image"},
+    {0, NULL, NULL},
+  };
+
+  if (g_once_init_enter (&type)) {
+    GType new_type = g_enum_register_static ("GstCudaGaussBlurSigmaMap",
         values);
     g_once_init_leave (&type, new_type);
   }
@@ -310,6 +394,8 @@ static void gst_cuda_gauss_blur_before_transform (GstBaseTransform * trans,
     GstBuffer * buffer);
 static GstFlowReturn gst_cuda_gauss_blur_transform (GstBaseTransform * trans,
     GstBuffer * inbuf, GstBuffer * outbuf);
+static GstFlowReturn gst_cuda_gauss_blur_prepare_output_buffer
+    (GstBaseTransform * trans, GstBuffer * inbuf, GstBuffer ** outbuf);
 
 static GstCaps *
 gst_cuda_gauss_blur_make_caps (void)
@@ -509,6 +595,114 @@ gst_cuda_gauss_blur_class_init (GstCudaGaussBlurClass * klass)
           DEFAULT_KAPPA, flags));
 
   /**
+   * GstCudaGaussBlur:sigma-map:
+   *
+   * Where each pixel's sigma comes from. none: #GstCudaGaussBlur:sigma
+   * everywhere. Otherwise the blur varies over the frame, from 0 (sharp)
+   * to sigma, by kernel superposition (seed 003; the algorithm is then
+   * superposition-gather or -scatter, auto picking the faster, and any
+   * other choice acts as auto): roi blurs the rectangles of the buffer's
+   * GstVideoRegionOfInterestMeta (#GstCudaGaussBlur:roi-types,
+   * #GstCudaGaussBlur:roi-feather), and lets buffers without any through
+   * untouched; tilt-shift and radial keep a band or a disc sharp
+   * (#GstCudaGaussBlur:focus-x and the other focus properties); image reads
+   * a grayscale file (#GstCudaGaussBlur:sigma-map-location).
+   */
+  g_object_class_install_property (gobject_class, PROP_SIGMA_MAP,
+      g_param_spec_enum ("sigma-map", "Sigma map",
+          "Where each pixel's sigma comes from (spatially varying blur)",
+          GST_TYPE_CUDA_GAUSS_BLUR_SIGMA_MAP, DEFAULT_SIGMA_MAP, flags));
+
+  /**
+   * GstCudaGaussBlur:roi-feather:
+   *
+   * sigma-map=roi: how many pixels outside each region the blur fades out
+   * over (smoothly; 0: a hard edge). The region itself is blurred with
+   * its full sigma up to its edge.
+   */
+  g_object_class_install_property (gobject_class, PROP_ROI_FEATHER,
+      g_param_spec_double ("roi-feather", "ROI feather",
+          "sigma-map=roi: pixels outside each region over which the blur "
+          "fades out", 0.0, MAX_ROI_FEATHER, DEFAULT_ROI_FEATHER, flags));
+
+  /**
+   * GstCudaGaussBlur:roi-types:
+   *
+   * sigma-map=roi: a comma-separated list of the region types to blur (the
+   * meta's roi_type, e.g. "face,license-plate"); empty or unset: every
+   * region. A region whose meta carries a "cudagaussblur" parameter with a
+   * "sigma" field is blurred with that sigma instead of
+   * #GstCudaGaussBlur:sigma.
+   */
+  g_object_class_install_property (gobject_class, PROP_ROI_TYPES,
+      g_param_spec_string ("roi-types", "ROI types",
+          "sigma-map=roi: comma-separated region types to blur "
+          "(empty = all)", NULL, flags & ~GST_PARAM_CONTROLLABLE));
+
+  /**
+   * GstCudaGaussBlur:focus-x:
+   *
+   * sigma-map=tilt-shift or radial: the horizontal position of the sharp
+   * band's centre line or of the sharp disc's centre, as a fraction of the
+   * width (#GstCudaGaussBlur:focus-y: of the height).
+   */
+  g_object_class_install_property (gobject_class, PROP_FOCUS_X,
+      g_param_spec_double ("focus-x", "Focus x",
+          "tilt-shift/radial: centre of the sharp part, fraction of the width",
+          0.0, 1.0, DEFAULT_FOCUS_X, flags));
+  g_object_class_install_property (gobject_class, PROP_FOCUS_Y,
+      g_param_spec_double ("focus-y", "Focus y",
+          "tilt-shift/radial: centre of the sharp part, fraction of the "
+          "height", 0.0, 1.0, DEFAULT_FOCUS_Y, flags));
+
+  /**
+   * GstCudaGaussBlur:focus-size:
+   *
+   * The sharp part: for tilt-shift the band's width as a fraction of the
+   * frame's height, for radial the disc's radius as a fraction of half the
+   * frame's diagonal.
+   */
+  g_object_class_install_property (gobject_class, PROP_FOCUS_SIZE,
+      g_param_spec_double ("focus-size", "Focus size",
+          "tilt-shift: band width / height; radial: radius / half diagonal",
+          0.0, 2.0, DEFAULT_FOCUS_SIZE, flags));
+
+  /**
+   * GstCudaGaussBlur:focus-transition:
+   *
+   * How far beyond the sharp part the blur takes to reach sigma, in the
+   * units of #GstCudaGaussBlur:focus-size (0: at once).
+   */
+  g_object_class_install_property (gobject_class, PROP_FOCUS_TRANSITION,
+      g_param_spec_double ("focus-transition", "Focus transition",
+          "tilt-shift/radial: distance over which the blur grows to sigma, "
+          "in focus-size's units", 0.0, 2.0, DEFAULT_FOCUS_TRANSITION, flags));
+
+  /**
+   * GstCudaGaussBlur:focus-angle:
+   *
+   * sigma-map=tilt-shift: the band's angle in degrees (0: horizontal,
+   * counter-clockwise positive).
+   */
+  g_object_class_install_property (gobject_class, PROP_FOCUS_ANGLE,
+      g_param_spec_double ("focus-angle", "Focus angle",
+          "tilt-shift: angle of the sharp band in degrees", -180.0, 180.0,
+          DEFAULT_FOCUS_ANGLE, flags));
+
+  /**
+   * GstCudaGaussBlur:sigma-map-location:
+   *
+   * sigma-map=image: a grayscale PGM or PNG file (PNG where the plugin was
+   * built with libpng), scaled to the frame; a value v gives sigma * v /
+   * 255. Read when the first frame needs it and again when this changes; a
+   * file that cannot be read is an element error.
+   */
+  g_object_class_install_property (gobject_class, PROP_SIGMA_MAP_LOCATION,
+      g_param_spec_string ("sigma-map-location", "Sigma map location",
+          "sigma-map=image: grayscale PGM or PNG file, white = sigma", NULL,
+          flags & ~GST_PARAM_CONTROLLABLE));
+
+  /**
    * GstCudaGaussBlur:border:
    *
    * Which samples stand in for those outside the frame.
@@ -563,9 +757,12 @@ gst_cuda_gauss_blur_class_init (GstCudaGaussBlurClass * klass)
   trans_class->before_transform =
       GST_DEBUG_FUNCPTR (gst_cuda_gauss_blur_before_transform);
   trans_class->transform = GST_DEBUG_FUNCPTR (gst_cuda_gauss_blur_transform);
+  trans_class->prepare_output_buffer =
+      GST_DEBUG_FUNCPTR (gst_cuda_gauss_blur_prepare_output_buffer);
 
   gst_type_mark_as_plugin_api (GST_TYPE_CUDA_GAUSS_BLUR_ALGORITHM, 0);
   gst_type_mark_as_plugin_api (GST_TYPE_CUDA_GAUSS_BLUR_BORDER, 0);
+  gst_type_mark_as_plugin_api (GST_TYPE_CUDA_GAUSS_BLUR_SIGMA_MAP, 0);
   gst_type_mark_as_plugin_api (GST_TYPE_CUDA_GAUSS_BLUR_BACKEND, 0);
 }
 
@@ -583,6 +780,14 @@ gst_cuda_gauss_blur_init (GstCudaGaussBlur * self)
   self->border = DEFAULT_BORDER;
   self->backend = DEFAULT_BACKEND;
   self->cuda_device_id = DEFAULT_CUDA_DEVICE_ID;
+  self->sigma_map = DEFAULT_SIGMA_MAP;
+  self->roi_feather = DEFAULT_ROI_FEATHER;
+  self->focus_x = DEFAULT_FOCUS_X;
+  self->focus_y = DEFAULT_FOCUS_Y;
+  self->focus_size = DEFAULT_FOCUS_SIZE;
+  self->focus_transition = DEFAULT_FOCUS_TRANSITION;
+  self->focus_angle = DEFAULT_FOCUS_ANGLE;
+  self->regions = g_array_new (FALSE, FALSE, sizeof (GbSigmaRegion));
   gst_video_info_init (&self->info);
 }
 
@@ -592,6 +797,13 @@ gst_cuda_gauss_blur_finalize (GObject * object)
   GstCudaGaussBlur *self = GST_CUDA_GAUSS_BLUR (object);
 
   g_clear_pointer (&self->blur, gb_blur_destroy);
+  g_free (self->roi_types);
+  g_strfreev (self->roi_type_list);
+  g_free (self->sigma_map_location);
+  g_free (self->map);
+  g_free (self->map_image);
+  g_free (self->map_image_location);
+  g_array_unref (self->regions);
 
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
@@ -688,10 +900,43 @@ gst_cuda_gauss_blur_set_property (GObject * object, guint prop_id,
     case PROP_CUDA_DEVICE_ID:
       self->cuda_device_id = g_value_get_int (value);
       break;
+    case PROP_SIGMA_MAP:
+      self->sigma_map = g_value_get_enum (value);
+      break;
+    case PROP_ROI_FEATHER:
+      self->roi_feather = g_value_get_double (value);
+      break;
+    case PROP_ROI_TYPES:
+      g_free (self->roi_types);
+      g_strfreev (self->roi_type_list);
+      self->roi_types = g_value_dup_string (value);
+      self->roi_type_list = gst_roi_regions_parse_types (self->roi_types);
+      break;
+    case PROP_FOCUS_X:
+      self->focus_x = g_value_get_double (value);
+      break;
+    case PROP_FOCUS_Y:
+      self->focus_y = g_value_get_double (value);
+      break;
+    case PROP_FOCUS_SIZE:
+      self->focus_size = g_value_get_double (value);
+      break;
+    case PROP_FOCUS_TRANSITION:
+      self->focus_transition = g_value_get_double (value);
+      break;
+    case PROP_FOCUS_ANGLE:
+      self->focus_angle = g_value_get_double (value);
+      break;
+    case PROP_SIGMA_MAP_LOCATION:
+      g_free (self->sigma_map_location);
+      self->sigma_map_location = g_value_dup_string (value);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
   }
+  /* The static maps follow the sigma and their shapes. */
+  self->map_changed = TRUE;
   GST_OBJECT_UNLOCK (self);
 
   if (prop_id == PROP_SIGMA || prop_id == PROP_SIGMA_X
@@ -753,6 +998,33 @@ gst_cuda_gauss_blur_get_property (GObject * object, guint prop_id,
     case PROP_CUDA_DEVICE_ID:
       g_value_set_int (value, self->cuda_device_id);
       break;
+    case PROP_SIGMA_MAP:
+      g_value_set_enum (value, self->sigma_map);
+      break;
+    case PROP_ROI_FEATHER:
+      g_value_set_double (value, self->roi_feather);
+      break;
+    case PROP_ROI_TYPES:
+      g_value_set_string (value, self->roi_types);
+      break;
+    case PROP_FOCUS_X:
+      g_value_set_double (value, self->focus_x);
+      break;
+    case PROP_FOCUS_Y:
+      g_value_set_double (value, self->focus_y);
+      break;
+    case PROP_FOCUS_SIZE:
+      g_value_set_double (value, self->focus_size);
+      break;
+    case PROP_FOCUS_TRANSITION:
+      g_value_set_double (value, self->focus_transition);
+      break;
+    case PROP_FOCUS_ANGLE:
+      g_value_set_double (value, self->focus_angle);
+      break;
+    case PROP_SIGMA_MAP_LOCATION:
+      g_value_set_string (value, self->sigma_map_location);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -809,6 +1081,7 @@ gst_cuda_gauss_blur_ensure_blur (GstCudaGaussBlur * self)
   }
 
   g_clear_pointer (&self->blur, gb_blur_destroy);
+  self->map_valid = self->core_has_map = FALSE;
   self->blur_backend = backend;
   self->blur_device_id = device_id;
   self->blur_failed = TRUE;
@@ -933,6 +1206,13 @@ gst_cuda_gauss_blur_set_caps (GstBaseTransform * trans, GstCaps * incaps,
     return FALSE;
   }
 
+  if (in_info.width != self->info.width
+      || in_info.height != self->info.height) {
+    g_free (self->map);
+    self->map = g_new (float, (gsize) in_info.width * in_info.height);
+    /* the core drops a map of another size */
+    self->map_valid = self->core_has_map = FALSE;
+  }
   self->info = in_info;
   gst_cuda_gauss_blur_geometry_from_info (&in_info, &geometry);
   /* a failure for another geometry says nothing about this one */
@@ -1143,10 +1423,142 @@ gst_cuda_gauss_blur_before_transform (GstBaseTransform * trans,
   gst_cuda_gauss_blur_update_passthrough (GST_CUDA_GAUSS_BLUR (trans));
 }
 
+/* The shapes a static sigma map is made from (under the object lock). */
+typedef struct
+{
+  GstCudaGaussBlurSigmaMap kind;
+  gdouble sigma;
+  gdouble feather;
+  gdouble focus_x, focus_y, focus_size, focus_transition, focus_angle;
+  gchar *location;
+  gboolean changed;
+} GstCudaGaussBlurMapSettings;
+
+/* sigma-map=image: the file, read again when its location changed. */
+static gboolean
+gst_cuda_gauss_blur_load_map_image (GstCudaGaussBlur * self,
+    const gchar * location)
+{
+  GError *error = NULL;
+
+  if (!location || !*location) {
+    GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND,
+        ("sigma-map=image needs sigma-map-location"), (NULL));
+    return FALSE;
+  }
+  if (self->map_image && g_strcmp0 (location, self->map_image_location) == 0)
+    return TRUE;
+  g_clear_pointer (&self->map_image, g_free);
+  g_clear_pointer (&self->map_image_location, g_free);
+  if (!gst_sigma_map_file_load (location, &self->map_image,
+          &self->map_image_width, &self->map_image_height, &error)) {
+    GST_ELEMENT_ERROR (self, RESOURCE, OPEN_READ,
+        ("Cannot read the sigma map: %s", error->message), (NULL));
+    g_clear_error (&error);
+    return FALSE;
+  }
+  self->map_image_location = g_strdup (location);
+  return TRUE;
+}
+
+/* Hands the core this frame's sigma map: the regions of interest collected
+ * from the buffer, or the static map, rebuilt when its settings changed. */
+static gboolean
+gst_cuda_gauss_blur_update_map (GstCudaGaussBlur * self,
+    const GstCudaGaussBlurMapSettings * settings)
+{
+  const gint width = self->info.width, height = self->info.height;
+  GbError error = { 0 };
+
+  if (settings->kind == GST_CUDA_GAUSS_BLUR_SIGMA_MAP_NONE) {
+    if (self->core_has_map
+        && gb_blur_set_sigma_map (self->blur, NULL, 0, &error) != GB_OK)
+      goto failed;
+    self->core_has_map = self->map_valid = FALSE;
+    return TRUE;
+  }
+  if (settings->kind != GST_CUDA_GAUSS_BLUR_SIGMA_MAP_ROI && self->map_valid
+      && !settings->changed)
+    return TRUE;
+
+  switch (settings->kind) {
+    case GST_CUDA_GAUSS_BLUR_SIGMA_MAP_ROI:
+      gb_sigma_map_regions (self->map, width, height, width,
+          (const GbSigmaRegion *) self->regions->data, self->regions->len,
+          settings->feather);
+      break;
+    case GST_CUDA_GAUSS_BLUR_SIGMA_MAP_TILT_SHIFT:
+      gb_sigma_map_tilt_shift (self->map, width, height, width,
+          settings->sigma, settings->focus_x, settings->focus_y,
+          settings->focus_angle, settings->focus_size,
+          settings->focus_transition);
+      break;
+    case GST_CUDA_GAUSS_BLUR_SIGMA_MAP_RADIAL:
+      gb_sigma_map_radial (self->map, width, height, width, settings->sigma,
+          settings->focus_x, settings->focus_y, settings->focus_size,
+          settings->focus_transition);
+      break;
+    case GST_CUDA_GAUSS_BLUR_SIGMA_MAP_IMAGE:
+      if (!gst_cuda_gauss_blur_load_map_image (self, settings->location))
+        return FALSE;
+      gb_sigma_map_image (self->map, width, height, width, settings->sigma,
+          self->map_image, self->map_image_width, self->map_image_height,
+          self->map_image_width);
+      break;
+    default:
+      g_assert_not_reached ();
+  }
+  if (gb_blur_set_sigma_map (self->blur, self->map, width, &error) != GB_OK)
+    goto failed;
+  self->core_has_map = TRUE;
+  self->map_valid = settings->kind != GST_CUDA_GAUSS_BLUR_SIGMA_MAP_ROI;
+  return TRUE;
+
+failed:
+  gst_cuda_gauss_blur_post_error (self, "Cannot use the sigma map", &error);
+  return FALSE;
+}
+
+/* sigma-map=roi: the buffer's regions of interest, collected before its
+ * output buffer is made; a buffer without any goes out as it came, at no
+ * cost (the base class pushes the input buffer itself). */
+static GstFlowReturn
+gst_cuda_gauss_blur_prepare_output_buffer (GstBaseTransform * trans,
+    GstBuffer * inbuf, GstBuffer ** outbuf)
+{
+  GstCudaGaussBlur *self = GST_CUDA_GAUSS_BLUR (trans);
+  gboolean roi;
+  gdouble sigma;
+  gchar **types;
+
+  self->pass_buffer = FALSE;
+  g_array_set_size (self->regions, 0);
+  GST_OBJECT_LOCK (self);
+  roi = self->sigma_map == GST_CUDA_GAUSS_BLUR_SIGMA_MAP_ROI;
+  sigma = fabs (self->sigma_x);
+  types = g_strdupv (self->roi_type_list);
+  GST_OBJECT_UNLOCK (self);
+
+  if (roi && !gst_base_transform_is_passthrough (trans)) {
+    gst_roi_regions_collect (inbuf, sigma, (const gchar * const *) types,
+        self->regions);
+    if (self->regions->len == 0) {
+      g_strfreev (types);
+      self->pass_buffer = TRUE;
+      *outbuf = inbuf;
+      return GST_FLOW_OK;
+    }
+  }
+  g_strfreev (types);
+  return GST_BASE_TRANSFORM_CLASS (parent_class)->prepare_output_buffer (trans,
+      inbuf, outbuf);
+}
+
 static GstFlowReturn
 gst_cuda_gauss_blur_transform (GstBaseTransform * trans, GstBuffer * inbuf,
     GstBuffer * outbuf)
 {
+  GstCudaGaussBlurMapSettings map = { 0 };
   GstCudaGaussBlur *self = GST_CUDA_GAUSS_BLUR (trans);
   GstVideoFrame in_frame, out_frame;
   GbParams params;
@@ -1156,10 +1568,23 @@ gst_cuda_gauss_blur_transform (GstBaseTransform * trans, GstBuffer * inbuf,
   gboolean identity;
   guint plane;
 
+  if (self->pass_buffer && inbuf == outbuf)
+    return GST_FLOW_OK;
   if (!gst_cuda_gauss_blur_ensure_blur (self))
     return GST_FLOW_ERROR;
 
   GST_OBJECT_LOCK (self);
+  map.kind = self->sigma_map;
+  map.sigma = fabs (self->sigma_x);
+  map.feather = self->roi_feather;
+  map.focus_x = self->focus_x;
+  map.focus_y = self->focus_y;
+  map.focus_size = self->focus_size;
+  map.focus_transition = self->focus_transition;
+  map.focus_angle = self->focus_angle;
+  map.location = g_strdup (self->sigma_map_location);
+  map.changed = self->map_changed;
+  self->map_changed = FALSE;
   gb_params_init (&params, 0.0);
   params.sigma_x = fabs (self->sigma_x);
   params.sigma_y = fabs (self->sigma_y);
@@ -1174,6 +1599,16 @@ gst_cuda_gauss_blur_transform (GstBaseTransform * trans, GstBuffer * inbuf,
   params.border = (GbBorder) self->border;
   identity = gst_cuda_gauss_blur_is_identity (self);
   GST_OBJECT_UNLOCK (self);
+
+  if (map.kind != GST_CUDA_GAUSS_BLUR_SIGMA_MAP_NONE) {
+    /* A map is blurred by superposition (whose rmax is at most 32). */
+    if (!GB_ALGORITHM_IS_SUPERPOSITION (params.algorithm))
+      params.algorithm = GB_ALGORITHM_AUTO;
+    if (params.radius > GB_SUPERPOSITION_MAX_RADIUS)
+      params.radius = GB_SUPERPOSITION_MAX_RADIUS;
+  } else if (GB_ALGORITHM_IS_SUPERPOSITION (params.algorithm)
+      && params.radius > GB_SUPERPOSITION_MAX_RADIUS)
+    params.radius = GB_SUPERPOSITION_MAX_RADIUS;
 
   if (!gst_video_frame_map (&in_frame, &self->info, inbuf, GST_MAP_READ)) {
     GST_ELEMENT_ERROR (self, STREAM, FAILED, (NULL),
@@ -1205,6 +1640,10 @@ gst_cuda_gauss_blur_transform (GstBaseTransform * trans, GstBuffer * inbuf,
     dst.stride[plane] = GST_VIDEO_FRAME_PLANE_STRIDE (&out_frame, plane);
   }
 
+  if (!gst_cuda_gauss_blur_update_map (self, &map)) {
+    ret = GST_FLOW_ERROR;
+    goto done;
+  }
   if (gb_blur_set_params (self->blur, &params, &error) != GB_OK
       || gb_blur_process (self->blur, &src, &dst, &error) != GB_OK) {
     gst_cuda_gauss_blur_post_error (self, "Cannot blur the frame", &error);
@@ -1212,6 +1651,7 @@ gst_cuda_gauss_blur_transform (GstBaseTransform * trans, GstBuffer * inbuf,
   }
 
 done:
+  g_free (map.location);
   gst_video_frame_unmap (&out_frame);
   gst_video_frame_unmap (&in_frame);
   return ret;
@@ -1224,6 +1664,10 @@ gst_cuda_gauss_blur_stop (GstBaseTransform * trans)
 
   g_clear_pointer (&self->blur, gb_blur_destroy);
   self->blur_failed = FALSE;
+  self->map_valid = self->core_has_map = FALSE;
+  g_clear_pointer (&self->map, g_free);
+  g_clear_pointer (&self->map_image, g_free);
+  g_clear_pointer (&self->map_image_location, g_free);
   gst_video_info_init (&self->info);
   return TRUE;
 }

@@ -41,6 +41,12 @@ G_BEGIN_DECLS
  *   transform and recursive Gaussian of seed 004, steered by
  *   #GstCudaGaussBlur:sigma-range, #GstCudaGaussBlur:iterations and
  *   #GstCudaGaussBlur:kappa; radius is not used, auto never picks it
+ * @GST_CUDA_GAUSS_BLUR_ALGORITHM_SUPERPOSITION_GATHER: spatially varying
+ *   (kernel superposition, seed 003): each output sums its neighbours, each
+ *   with the kernel of its own sigma (#GstCudaGaussBlur:sigma-map); radius
+ *   is rmax, at most 32
+ * @GST_CUDA_GAUSS_BLUR_ALGORITHM_SUPERPOSITION_SCATTER: the same blur, each
+ *   input pixel spreading its kernel, computed once
  */
 typedef enum
 {
@@ -52,7 +58,30 @@ typedef enum
   GST_CUDA_GAUSS_BLUR_ALGORITHM_RECURSIVE = 5,
   GST_CUDA_GAUSS_BLUR_ALGORITHM_MULTISCALE = 6,
   GST_CUDA_GAUSS_BLUR_ALGORITHM_EDGE_AWARE = 7,
+  GST_CUDA_GAUSS_BLUR_ALGORITHM_SUPERPOSITION_GATHER = 8,
+  GST_CUDA_GAUSS_BLUR_ALGORITHM_SUPERPOSITION_SCATTER = 9,
 } GstCudaGaussBlurAlgorithm;
+
+/**
+ * GstCudaGaussBlurSigmaMap:
+ * @GST_CUDA_GAUSS_BLUR_SIGMA_MAP_NONE: one sigma for the whole frame
+ * @GST_CUDA_GAUSS_BLUR_SIGMA_MAP_ROI: blur the regions of interest that
+ *   GstVideoRegionOfInterestMeta marks on each buffer (faces, plates...)
+ * @GST_CUDA_GAUSS_BLUR_SIGMA_MAP_TILT_SHIFT: a sharp band across the frame,
+ *   blurred more and more away from it
+ * @GST_CUDA_GAUSS_BLUR_SIGMA_MAP_RADIAL: a sharp centre, blurred more and
+ *   more away from it
+ * @GST_CUDA_GAUSS_BLUR_SIGMA_MAP_IMAGE: a grayscale image file scaled to the
+ *   frame, white = sigma
+ */
+typedef enum
+{
+  GST_CUDA_GAUSS_BLUR_SIGMA_MAP_NONE = 0,
+  GST_CUDA_GAUSS_BLUR_SIGMA_MAP_ROI,
+  GST_CUDA_GAUSS_BLUR_SIGMA_MAP_TILT_SHIFT,
+  GST_CUDA_GAUSS_BLUR_SIGMA_MAP_RADIAL,
+  GST_CUDA_GAUSS_BLUR_SIGMA_MAP_IMAGE,
+} GstCudaGaussBlurSigmaMap;
 
 /**
  * GstCudaGaussBlurBorder:
@@ -84,6 +113,10 @@ typedef enum
 #define GST_TYPE_CUDA_GAUSS_BLUR_ALGORITHM \
     (gst_cuda_gauss_blur_algorithm_get_type ())
 GType gst_cuda_gauss_blur_algorithm_get_type (void);
+
+#define GST_TYPE_CUDA_GAUSS_BLUR_SIGMA_MAP \
+    (gst_cuda_gauss_blur_sigma_map_get_type ())
+GType gst_cuda_gauss_blur_sigma_map_get_type (void);
 
 #define GST_TYPE_CUDA_GAUSS_BLUR_BORDER (gst_cuda_gauss_blur_border_get_type ())
 GType gst_cuda_gauss_blur_border_get_type (void);

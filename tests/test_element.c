@@ -191,12 +191,17 @@ GST_START_TEST (test_properties)
 {
   static const gchar *const algorithms[] =
       { "auto", "naive", "shared", "separable", "fused", "recursive",
-    "multiscale", "edge-aware", NULL
+    "multiscale", "edge-aware", "superposition-gather",
+    "superposition-scatter", NULL
   };
   static const gint algorithm_values[] = { GB_ALGORITHM_AUTO,
     GB_ALGORITHM_NAIVE, GB_ALGORITHM_SHARED, GB_ALGORITHM_SEPARABLE,
     GB_ALGORITHM_FUSED, GB_ALGORITHM_RECURSIVE, GB_ALGORITHM_MULTISCALE,
-    GB_ALGORITHM_EDGE_AWARE
+    GB_ALGORITHM_EDGE_AWARE, GB_ALGORITHM_SUPERPOSITION_GATHER,
+    GB_ALGORITHM_SUPERPOSITION_SCATTER
+  };
+  static const gchar *const sigma_maps[] = { "none", "roi", "tilt-shift",
+    "radial", "image", NULL
   };
   static const gchar *const borders[] = { "clamp", "mirror", "zero", NULL };
   static const gint border_values[] = { GB_BORDER_CLAMP, GB_BORDER_MIRROR,
@@ -206,7 +211,9 @@ GST_START_TEST (test_properties)
   static const gchar *const names[] = { "sigma", "sigma-x", "sigma-y",
     "amount", "region-x", "region-y", "region-width", "region-height",
     "radius", "algorithm", "border", "backend", "cuda-device-id",
-    "sigma-range", "iterations", "kappa", NULL
+    "sigma-range", "iterations", "kappa", "sigma-map", "roi-feather",
+    "focus-x", "focus-y", "focus-size", "focus-transition", "focus-angle",
+    NULL
   };
   static const gchar *const region_names[] = { "region-x", "region-y",
     "region-width", "region-height", NULL
@@ -258,6 +265,28 @@ GST_START_TEST (test_properties)
       algorithm_values);
   check_enum_property (klass, "border", "clamp", borders, border_values);
   check_enum_property (klass, "backend", "auto", backends, NULL);
+  check_enum_property (klass, "sigma-map", "none", sigma_maps, NULL);
+  /* the spatially varying blur's shapes */
+  check_double_property (klass, "roi-feather", 0.0, 512.0, 8.0);
+  check_double_property (klass, "focus-x", 0.0, 1.0, 0.5);
+  check_double_property (klass, "focus-y", 0.0, 1.0, 0.5);
+  check_double_property (klass, "focus-size", 0.0, 2.0, 0.2);
+  check_double_property (klass, "focus-transition", 0.0, 2.0, 0.3);
+  check_double_property (klass, "focus-angle", -180.0, 180.0, 0.0);
+  {
+    gchar *types = NULL, *location = NULL;
+    g_object_get (element, "roi-types", &types, "sigma-map-location",
+        &location, NULL);
+    fail_unless (types == NULL && location == NULL);
+    g_object_set (element, "roi-types", "face, license-plate",
+        "sigma-map-location", "/tmp/map.pgm", NULL);
+    g_object_get (element, "roi-types", &types, "sigma-map-location",
+        &location, NULL);
+    fail_unless_equals_string (types, "face, license-plate");
+    fail_unless_equals_string (location, "/tmp/map.pgm");
+    g_free (types);
+    g_free (location);
+  }
 
   /* a new element holds the defaults */
   g_object_get (element, "sigma", &sigma_value, "sigma-x", &sigma_x,
