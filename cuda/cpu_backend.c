@@ -1449,7 +1449,8 @@ superposition_window (const GbPlaneJob * job, const GbPlaneGeometry * plane,
         "the superposition has no sigma map or radius");
   window.width = job->width;
   window.height = job->height;
-  return gb_superposition_cpu (algorithm == GB_ALGORITHM_SUPERPOSITION_GATHER
+  return (filter->normalize ? gb_superposition_cpu_normalized
+      : gb_superposition_cpu) (algorithm == GB_ALGORITHM_SUPERPOSITION_GATHER
       ? GB_SUPERPOSITION_GATHER : GB_SUPERPOSITION_SCATTER, &window,
       job->bytes_per_sample, map, filter->sigma_stride, filter->rmax,
       job->border, job->src, job->src_stride, job->dst, job->dst_stride,

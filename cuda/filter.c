@@ -127,6 +127,7 @@ gb_plane_filters_resolve (const GbParams * params, const GbGeometry * geometry,
     filter->step_y = sub_y;
     filter->sigma_map = NULL;
     filter->sigma_stride = 0;
+    filter->normalize = params->normalize != 0;
   }
 }
 

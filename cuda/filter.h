@@ -63,6 +63,7 @@ typedef struct {
   int step_y;
   const float *sigma_map;
   size_t sigma_stride;          /* floats */
+  int normalize;                /* GbParams.normalize */
 } GbPlaneFilter;
 
 /* Fills filters[0 .. geometry->n_planes - 1] for valid parameters and

@@ -126,6 +126,7 @@ gb_params_init (GbParams * params, double sigma)
   params->sigma_range = GB_DEFAULT_SIGMA_RANGE;
   params->iterations = GB_DEFAULT_ITERATIONS;
   params->kappa = GB_DEFAULT_KAPPA;
+  params->normalize = 1;
 }
 
 GbParams
@@ -520,6 +521,7 @@ gb_blur_set_params (GbBlur * blur, const GbParams * params, GbError * error)
       || params->sigma_range != blur->params.sigma_range
       || params->iterations != blur->params.iterations
       || params->kappa != blur->params.kappa
+      || params->normalize != blur->params.normalize
       || memcmp (&params->region, &blur->params.region,
       sizeof params->region) != 0 || blur->weights_stale;
   blur->params = *params;

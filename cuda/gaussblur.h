@@ -167,6 +167,11 @@ typedef struct {
                                  * segment from the state carried across the
                                  * ones before it (Algorithm A's result). The
                                  * CPU is always exact */
+  /* Superposition only: 1 divides each output by the weight that reaches
+   * it (constant areas stay constant where sigma varies: no halo around a
+   * blurred region); 0 is seed 003's plain superposition, which conserves
+   * each pixel's mass. gb_params_init sets 1. */
+  int normalize;
 } GbParams;
 
 /* Defaults of the edge-aware parameters (gb_params_init). */

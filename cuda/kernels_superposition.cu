@@ -24,6 +24,9 @@
  *   global atomics and no second pass are needed, at the price of
  *   computing the kernels of the apron's pixels in up to 9 blocks.
  *
+ * With GbPlaneFilter.normalize, each also sums the weights that reach an
+ * output (one more accumulator) and divides by them at the end.
+ *
  * Both bound their loops by the largest radius of the tiles around them
  * (a tile whose neighbourhood has sigma 0 everywhere copies its pixels):
  * a map that blurs a few regions costs little more than a copy outside
@@ -155,7 +158,8 @@ copy_tile (const GbDevicePlane & plane, int x0, int y0, int thread,
 }
 
 template < typename Sample, int C > __global__ void
-superposition_gather (GbDevicePlane plane, Kernels kernels, GbBorder border)
+superposition_gather (GbDevicePlane plane, Kernels kernels, bool normalize,
+    GbBorder border)
 {
   const int x0 = blockIdx.x * TILE, y0 = blockIdx.y * TILE;
   const int2 reach = reach_of_tile (kernels, blockIdx.x, blockIdx.y);
@@ -170,7 +174,7 @@ superposition_gather (GbDevicePlane plane, Kernels kernels, GbBorder border)
     return;
   for (int y = y0 + threadIdx.y; y < plane.height && y < y0 + TILE;
       y += GATHER_ROWS) {
-    float acc[C];
+    float acc[C], weight = 0.0f;
     for (int c = 0; c < C; c++)
       acc[c] = 0.0f;
     /* Input rows in order, and in each the pixels in order: the CPU's. */
@@ -194,20 +198,23 @@ superposition_gather (GbDevicePlane plane, Kernels kernels, GbBorder border)
         const float kx = kernel_weight (dx, p.x, p.y);
         for (int c = 0; c < C; c++)
           acc[c] += ((float) in[sx * C + c] * ky) * kx;
+        weight += ky * kx;
       }
     }
     Sample *out = gb_dst_row < Sample > (plane, y) + (size_t) x * C;
     for (int c = 0; c < C; c++)
-      out[c] = gb_round_sample < Sample > (acc[c]);
+      out[c] = gb_round_sample < Sample > (normalize ? acc[c] / weight
+          : acc[c]);
   }
 }
 
 template < typename Sample, int C > __global__ void
 __launch_bounds__ (SCATTER_THREADS)
 superposition_scatter (GbDevicePlane plane, Kernels kernels, int reach_x,
-    GbBorder border)
+    bool normalize, GbBorder border)
 {
   __shared__ float sums[TILE * TILE * C];
+  __shared__ float weights[TILE * TILE];        /* normalize only */
   extern __shared__ float kernel_x[];   /* (reach_x + 1) per thread */
   const int x0 = blockIdx.x * TILE, y0 = blockIdx.y * TILE;
   const int x1 = min (x0 + TILE, plane.width) - 1;
@@ -221,6 +228,8 @@ superposition_scatter (GbDevicePlane plane, Kernels kernels, int reach_x,
   }
   for (int i = threadIdx.x; i < TILE * TILE * C; i += SCATTER_THREADS)
     sums[i] = 0.0f;
+  for (int i = threadIdx.x; i < TILE * TILE; i += SCATTER_THREADS)
+    weights[i] = 0.0f;
   __syncthreads ();
 
   /* Every input pixel within the reach of the tile; consecutive threads
@@ -251,7 +260,8 @@ superposition_scatter (GbDevicePlane plane, Kernels kernels, int reach_x,
       my_kernel[d] = kernel_weight (d, p.x, p.y);
     for (int dy = dy0; dy <= dy1; dy++) {
       const float ky = kernel_weight (abs (dy), p.z, p.w);
-      float *row = sums + ((yy + dy - y0) * TILE + (xx - x0)) * C;
+      const int first = (yy + dy - y0) * TILE + (xx - x0);
+      float *row = sums + first * C;
       float scaled[C];
       for (int c = 0; c < C; c++)
         scaled[c] = sample[c] * ky;
@@ -259,6 +269,8 @@ superposition_scatter (GbDevicePlane plane, Kernels kernels, int reach_x,
         const float kx = my_kernel[abs (dx)];
         for (int c = 0; c < C; c++)
           atomicAdd (row + dx * C + c, scaled[c] * kx);
+        if (normalize)
+          atomicAdd (weights + first + dx, ky * kx);
       }
     }
   }
@@ -266,24 +278,26 @@ superposition_scatter (GbDevicePlane plane, Kernels kernels, int reach_x,
   const int w = (x1 - x0 + 1) * C;
   for (int i = threadIdx.x; i < w * (y1 - y0 + 1); i += SCATTER_THREADS) {
     const int y = i / w, s = i % w;
+    const float sum = sums[y * TILE * C + s];
     gb_dst_row < Sample > (plane, y0 + y)[x0 * C + s] =
-        gb_round_sample < Sample > (sums[y * TILE * C + s]);
+        gb_round_sample < Sample > (normalize
+        ? sum / weights[y * TILE + s / C] : sum);
   }
 }
 
 template < typename Sample, int C > cudaError_t
 launch_method (const GbDevicePlane & plane, const Kernels & kernels,
-    GbSuperpositionMethod method, int reach_x, GbBorder border,
-    cudaStream_t stream)
+    GbSuperpositionMethod method, int reach_x, bool normalize,
+    GbBorder border, cudaStream_t stream)
 {
   const dim3 grid (kernels.tiles_x, kernels.tiles_y);
   if (method == GB_SUPERPOSITION_GATHER)
     superposition_gather < Sample, C > <<<grid, dim3 (TILE, GATHER_ROWS), 0,
-        stream>>> (plane, kernels, border);
+        stream>>> (plane, kernels, normalize, border);
   else
     superposition_scatter < Sample, C > <<<grid, SCATTER_THREADS,
         SCATTER_THREADS * (reach_x + 1) * sizeof (float), stream>>> (plane,
-        kernels, reach_x, border);
+        kernels, reach_x, normalize, border);
   return cudaGetLastError ();
 }
 
@@ -347,16 +361,16 @@ gb_launch_superposition (const GbDevicePlane & plane,
         switch (plane.channels) {
           case 1:
             return launch_method < Sample, 1 > (plane, kernels, method,
-                filter->reach_x, border, stream);
+                filter->reach_x, filter->normalize != 0, border, stream);
           case 2:
             return launch_method < Sample, 2 > (plane, kernels, method,
-                filter->reach_x, border, stream);
+                filter->reach_x, filter->normalize != 0, border, stream);
           case 3:
             return launch_method < Sample, 3 > (plane, kernels, method,
-                filter->reach_x, border, stream);
+                filter->reach_x, filter->normalize != 0, border, stream);
           case 4:
             return launch_method < Sample, 4 > (plane, kernels, method,
-                filter->reach_x, border, stream);
+                filter->reach_x, filter->normalize != 0, border, stream);
         }
         return cudaErrorInvalidValue;});
 }

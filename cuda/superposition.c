@@ -383,15 +383,37 @@ gb_superposition_cpu_sums (GbSuperpositionMethod method,
       border, src, src_stride, sums, error);
 }
 
-GbStatus
-gb_superposition_cpu (GbSuperpositionMethod method,
-    const GbPlaneGeometry * plane, int bytes_per_sample,
+/* The weight that reaches each output: the sums of a plane of ones. */
+static GbStatus
+weight_sums (GbSuperpositionMethod method, const GbPlaneGeometry * plane,
     const float *sigma_map, size_t sigma_stride, int rmax, GbBorder border,
-    const void *src, size_t src_stride, void *dst, size_t dst_stride,
-    GbError * error)
+    double *weights, GbError * error)
+{
+  GbPlaneGeometry ones_plane = *plane;
+  uint8_t *ones;
+  GbStatus status;
+
+  ones_plane.channels = 1;
+  ones = malloc ((size_t) plane->width * plane->height);
+  if (!ones)
+    return gb_error_set (error, GB_ERROR_OUT_OF_MEMORY,
+        "no memory for the weights of a %dx%d plane", plane->width,
+        plane->height);
+  memset (ones, 1, (size_t) plane->width * plane->height);
+  status = run (method, &ones_plane, 1, sigma_map, sigma_stride, rmax,
+      border, ones, plane->width, weights, error);
+  free (ones);
+  return status;
+}
+
+static GbStatus
+superpose (GbSuperpositionMethod method, const GbPlaneGeometry * plane,
+    int bytes_per_sample, const float *sigma_map, size_t sigma_stride,
+    int rmax, GbBorder border, int normalize, const void *src,
+    size_t src_stride, void *dst, size_t dst_stride, GbError * error)
 {
   GbStatus status;
-  double *sums;
+  double *sums, *weights = NULL;
   size_t row;
   int x, y;
 
@@ -406,23 +428,58 @@ gb_superposition_cpu (GbSuperpositionMethod method,
 
   row = (size_t) plane->width * plane->channels;
   sums = malloc (sizeof (double) * row * plane->height);
-  if (!sums)
+  if (normalize)
+    weights = malloc (sizeof (double) * plane->width * plane->height);
+  if (!sums || (normalize && !weights)) {
+    free (sums);
+    free (weights);
     return gb_error_set (error, GB_ERROR_OUT_OF_MEMORY,
         "no memory for the sums of a %dx%d plane", plane->width,
         plane->height);
+  }
   status = run (method, plane, bytes_per_sample, sigma_map, sigma_stride,
       rmax, border, src, src_stride, sums, error);
+  if (status == GB_OK && normalize)
+    status = weight_sums (method, plane, sigma_map, sigma_stride, rmax,
+        border, weights, error);
   if (status == GB_OK)
     for (y = 0; y < plane->height; y++) {
       uint8_t *out = (uint8_t *) dst + (size_t) y * dst_stride;
       const double *samples = sums + y * row;
       for (x = 0; x < (int) row; x++) {
+        /* The output's own pixel always reaches it: the weight is > 0. */
+        const double value = normalize ? samples[x]
+            / weights[(size_t) y * plane->width + x / plane->channels]
+            : samples[x];
         if (bytes_per_sample == 1)
-          out[x] = gb_round_u8 ((float) samples[x]);
+          out[x] = gb_round_u8 ((float) value);
         else
-          ((uint16_t *) out)[x] = gb_round_u16 ((float) samples[x]);
+          ((uint16_t *) out)[x] = gb_round_u16 ((float) value);
       }
     }
   free (sums);
+  free (weights);
   return status;
+}
+
+GbStatus
+gb_superposition_cpu (GbSuperpositionMethod method,
+    const GbPlaneGeometry * plane, int bytes_per_sample,
+    const float *sigma_map, size_t sigma_stride, int rmax, GbBorder border,
+    const void *src, size_t src_stride, void *dst, size_t dst_stride,
+    GbError * error)
+{
+  return superpose (method, plane, bytes_per_sample, sigma_map, sigma_stride,
+      rmax, border, 0, src, src_stride, dst, dst_stride, error);
+}
+
+GbStatus
+gb_superposition_cpu_normalized (GbSuperpositionMethod method,
+    const GbPlaneGeometry * plane, int bytes_per_sample,
+    const float *sigma_map, size_t sigma_stride, int rmax, GbBorder border,
+    const void *src, size_t src_stride, void *dst, size_t dst_stride,
+    GbError * error)
+{
+  return superpose (method, plane, bytes_per_sample, sigma_map, sigma_stride,
+      rmax, border, 1, src, src_stride, dst, dst_stride, error);
 }

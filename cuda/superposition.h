@@ -118,6 +118,18 @@ GbStatus gb_superposition_cpu (GbSuperpositionMethod method,
     const void *src, size_t src_stride, void *dst, size_t dst_stride,
     GbError * error);
 
+/* The same, each output divided by the weight that reaches it,
+ * sum_{p'} K_{s(p')}(p - p') (the sums of a plane of ones, computed the
+ * same way): a normalised superposition, which keeps a constant image
+ * constant where sigma varies (the plain one conserves each pixel's mass
+ * instead; docs/algorithms.md section 12). The output's own pixel always
+ * reaches it, so the weight is above 0. */
+GbStatus gb_superposition_cpu_normalized (GbSuperpositionMethod method,
+    const GbPlaneGeometry * plane, int bytes_per_sample,
+    const float *sigma_map, size_t sigma_stride, int rmax, GbBorder border,
+    const void *src, size_t src_stride, void *dst, size_t dst_stride,
+    GbError * error);
+
 const char *gb_superposition_method_name (GbSuperpositionMethod method);
 
 #ifdef __cplusplus

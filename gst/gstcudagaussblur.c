@@ -145,6 +145,7 @@ enum
   PROP_FOCUS_TRANSITION,
   PROP_FOCUS_ANGLE,
   PROP_SIGMA_MAP_LOCATION,
+  PROP_NORMALIZE,
 };
 
 #define DEFAULT_SIGMA 2.0
@@ -174,6 +175,7 @@ enum
 #define DEFAULT_FOCUS_SIZE 0.2
 #define DEFAULT_FOCUS_TRANSITION 0.3
 #define DEFAULT_FOCUS_ANGLE 0.0
+#define DEFAULT_NORMALIZE TRUE
 
 #define MAX_DIMENSION 8192
 
@@ -232,6 +234,7 @@ struct _GstCudaGaussBlur
   gdouble focus_transition;
   gdouble focus_angle;
   gchar *sigma_map_location;
+  gboolean normalize;
   gboolean map_changed;         /* a property the static maps depend on */
 
   /* streaming thread only (set_caps, transform) and stop */
@@ -703,6 +706,21 @@ gst_cuda_gauss_blur_class_init (GstCudaGaussBlurClass * klass)
           flags & ~GST_PARAM_CONTROLLABLE));
 
   /**
+   * GstCudaGaussBlur:normalize:
+   *
+   * Spatially varying blur: divide each output by the weight of the kernels
+   * that reach it, so that flat areas stay flat where sigma changes (no
+   * bright or dark halo around a blurred region). FALSE gives seed 003's
+   * plain superposition, in which every pixel keeps its mass: a sharp pixel
+   * beside a blurred one also receives what the blurred one spreads.
+   */
+  g_object_class_install_property (gobject_class, PROP_NORMALIZE,
+      g_param_spec_boolean ("normalize", "Normalize",
+          "Spatially varying blur: divide by the weight reaching each pixel "
+          "(no halo where sigma changes; FALSE: seed 003's plain "
+          "superposition)", DEFAULT_NORMALIZE, flags));
+
+  /**
    * GstCudaGaussBlur:border:
    *
    * Which samples stand in for those outside the frame.
@@ -787,6 +805,7 @@ gst_cuda_gauss_blur_init (GstCudaGaussBlur * self)
   self->focus_size = DEFAULT_FOCUS_SIZE;
   self->focus_transition = DEFAULT_FOCUS_TRANSITION;
   self->focus_angle = DEFAULT_FOCUS_ANGLE;
+  self->normalize = DEFAULT_NORMALIZE;
   self->regions = g_array_new (FALSE, FALSE, sizeof (GbSigmaRegion));
   gst_video_info_init (&self->info);
 }
@@ -931,6 +950,9 @@ gst_cuda_gauss_blur_set_property (GObject * object, guint prop_id,
       g_free (self->sigma_map_location);
       self->sigma_map_location = g_value_dup_string (value);
       break;
+    case PROP_NORMALIZE:
+      self->normalize = g_value_get_boolean (value);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -1024,6 +1046,9 @@ gst_cuda_gauss_blur_get_property (GObject * object, guint prop_id,
       break;
     case PROP_SIGMA_MAP_LOCATION:
       g_value_set_string (value, self->sigma_map_location);
+      break;
+    case PROP_NORMALIZE:
+      g_value_set_boolean (value, self->normalize);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -1595,6 +1620,7 @@ gst_cuda_gauss_blur_transform (GstBaseTransform * trans, GstBuffer * inbuf,
   params.sigma_range = self->sigma_range;
   params.iterations = self->iterations;
   params.kappa = self->kappa;
+  params.normalize = self->normalize;
   params.algorithm = (GbAlgorithm) self->algorithm;
   params.border = (GbBorder) self->border;
   identity = gst_cuda_gauss_blur_is_identity (self);

@@ -90,7 +90,7 @@ gboolean exact_blur_applies (const GstVideoInfo * info,
  * test_element.c checks that PARAMS_STEP matches gb_params_make. */
 #define PARAMS_DEFAULTS \
   .sigma_range = GB_DEFAULT_SIGMA_RANGE, .iterations = GB_DEFAULT_ITERATIONS, \
-  .kappa = GB_DEFAULT_KAPPA
+  .kappa = GB_DEFAULT_KAPPA, .normalize = 1
 
 /* Sigma x and y, radius, algorithm and border (the enums' suffixes), sharpen
  * and region x, y, width, height; the edge-aware settings at their
@@ -107,7 +107,7 @@ gboolean exact_blur_applies (const GstVideoInfo * info,
 #define PARAMS_EDGE_AWARE(sx, sy, taps, bord, range, n, k) \
   { .sigma_x = (sx), .sigma_y = (sy), .radius = (taps), \
     .algorithm = GB_ALGORITHM_EDGE_AWARE, .border = GB_BORDER_ ## bord, \
-    .sigma_range = (range), .iterations = (n), .kappa = (k) }
+    .sigma_range = (range), .iterations = (n), .kappa = (k), .normalize = 1 }
 
 /* Sets all of params on the element (the edge-aware ones included). */
 void element_set_params (GstElement * element, const GbParams * params);
