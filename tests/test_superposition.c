@@ -719,6 +719,101 @@ test_varying_sigma (void)
   group_end ();
 }
 
+/* The normalised superposition: each output is its sums over the weight
+ * that reaches it, so a constant image stays constant wherever sigma
+ * changes (halo-free region edges), the sums divided by those of a plane of
+ * ones, pixel by pixel; where sigma is uniform within rmax the weight is 1
+ * and it is the plain superposition; gather and scatter agree. */
+static void
+test_normalized (void)
+{
+  static const int feathers[] = { 0, 4, 16 };
+  const int width = 72, height = 21, rmax = 15, value = 100;
+  int f, b, x, y, c;
+
+  group_begin ("normalized superposition");
+  for (f = 0; f < N_ELEMENTS (feathers); f++)
+    for (b = 0; b < 3; b++) {
+      const int start = 24, end = start + feathers[f];
+      Image flat = image_constant (width, height, 3, 1, value);
+      Image random = image_noise (width, height, 3, 1, 7u + f);
+      Image got = image_new (width, height, 3, 1);
+      Image plain = image_new (width, height, 3, 1);
+      Image scattered = image_new (width, height, 3, 1);
+      Map map = map_new (width, height, 0.0);
+      GbPlaneGeometry plane = plane_of (&flat);
+      GbError error;
+      int changed = 0, unlike_plain = 0, unlike_scatter = 0, ok;
+      double worst = 0.0;
+      double *sums, *ones;
+      for (y = 0; y < height; y++)
+        for (x = 0; x < width; x++)
+          *at (&map, x, y) = x < start ? 0.0f : x >= end ? 5.0f
+              : (float) (5.0 * (x - start + 0.5) / feathers[f]);
+      ok = gb_superposition_cpu_normalized (GB_SUPERPOSITION_GATHER, &plane,
+          1, map.sigma, map.stride, rmax, all_borders[b], flat.data,
+          flat.stride, got.data, got.stride, &error) == GB_OK;
+      check (ok, "normalized: %s", error.message);
+      for (y = 0; ok && y < height; y++)
+        for (x = 0; x < width; x++)
+          for (c = 0; c < 3; c++)
+            changed += (int) get (&got, x, y, c) != value + 13 * c;
+      check (changed == 0, "feather %d, %s: %d samples of a constant image "
+          "changed", feathers[f], gb_border_name (all_borders[b]), changed);
+
+      /* A random image: plain where sigma is uniform within rmax; the
+       * sums over the weights (those of ones) everywhere, within
+       * rounding; scatter = gather. */
+      ok = gb_superposition_cpu_normalized (GB_SUPERPOSITION_GATHER, &plane,
+          1, map.sigma, map.stride, rmax, all_borders[b], random.data,
+          random.stride, got.data, got.stride, &error) == GB_OK
+          && gb_superposition_cpu_normalized (GB_SUPERPOSITION_SCATTER,
+          &plane, 1, map.sigma, map.stride, rmax, all_borders[b],
+          random.data, random.stride, scattered.data, scattered.stride,
+          &error) == GB_OK
+          && superpose (GB_SUPERPOSITION_GATHER, &random, &map, rmax,
+          all_borders[b], &plain) == GB_OK;
+      check (ok, "normalized random: %s", error.message);
+      sums = ok ? superpose_sums (GB_SUPERPOSITION_GATHER, &random, &map,
+          rmax, all_borders[b]) : NULL;
+      ones = ok ? superpose_sums (GB_SUPERPOSITION_GATHER, &flat, &map, rmax,
+          all_borders[b]) : NULL;
+      for (y = 0; sums && ones && y < height; y++)
+        for (x = 0; x < width; x++)
+          for (c = 0; c < 3; c++) {
+            const size_t i = ((size_t) y * width + x) * 3 + c;
+            /* flat's sums are its value x the weight */
+            const double expected = sums[i] / (ones[i] / (value + 13 * c));
+            const double d = fabs (get (&got, x, y, c) - expected);
+            worst = d > worst ? d : worst;
+            unlike_scatter += get (&got, x, y, c) != get (&scattered, x, y,
+                c);
+            /* (under the zero border, the weight that the frame's edge
+             * cuts off is made up: no dark edge) */
+            if ((x + rmax < start || x - rmax >= end)
+                && all_borders[b] != GB_BORDER_ZERO)
+              unlike_plain += get (&got, x, y, c) != get (&plain, x, y, c);
+          }
+      check (worst <= 0.5 + 1e-6, "feather %d, %s: %g from sums / weights",
+          feathers[f], gb_border_name (all_borders[b]), worst);
+      check (unlike_plain == 0, "feather %d, %s: %d samples of uniform sigma "
+          "differ from the plain superposition", feathers[f],
+          gb_border_name (all_borders[b]), unlike_plain);
+      check (unlike_scatter == 0, "feather %d, %s: scatter differs from "
+          "gather in %d samples", feathers[f],
+          gb_border_name (all_borders[b]), unlike_scatter);
+      free (sums);
+      free (ones);
+      image_free (&flat);
+      image_free (&random);
+      image_free (&got);
+      image_free (&plain);
+      image_free (&scattered);
+      map_free (&map);
+    }
+  group_end ();
+}
+
 static double
 sum_of (const double *sums, size_t n)
 {
@@ -977,6 +1072,7 @@ main (void)
   test_uniform_blur ();
   test_identity_constant ();
   test_varying_sigma ();
+  test_normalized ();
   test_mass ();
   test_locality ();
   test_in_place ();
