@@ -260,17 +260,19 @@ superposition_scatter (GbDevicePlane plane, Kernels kernels, int reach_x,
       my_kernel[d] = kernel_weight (d, p.x, p.y);
     for (int dy = dy0; dy <= dy1; dy++) {
       const float ky = kernel_weight (abs (dy), p.z, p.w);
-      const int first = (yy + dy - y0) * TILE + (xx - x0);
-      float *row = sums + first * C;
+      /* The first output it reaches on this row (an index, never a
+       * pointer before the array: an input left of the tile would make
+       * one, which the compiler may assume does not exist). */
+      const int first = (yy + dy - y0) * TILE + (xx + dx0 - x0);
       float scaled[C];
       for (int c = 0; c < C; c++)
         scaled[c] = sample[c] * ky;
-      for (int dx = dx0; dx <= dx1; dx++) {
-        const float kx = my_kernel[abs (dx)];
+      for (int k = 0; k <= dx1 - dx0; k++) {
+        const float kx = my_kernel[abs (dx0 + k)];
         for (int c = 0; c < C; c++)
-          atomicAdd (row + dx * C + c, scaled[c] * kx);
+          atomicAdd (&sums[(first + k) * C + c], scaled[c] * kx);
         if (normalize)
-          atomicAdd (weights + first + dx, ky * kx);
+          atomicAdd (&weights[first + k], ky * kx);
       }
     }
   }
