@@ -492,6 +492,11 @@ gb_blur_set_geometry (GbBlur * blur, const GbGeometry * geometry,
     blur->sigma_map_set = blur->sigma_map_uniform = 0;
   status = blur->cuda ? gb_cuda_configure (blur->cuda, geometry, error)
       : gb_cpu_configure (blur->cpu, geometry, error);
+  /* The backend dropped its device copy of the map with its buffers. */
+  blur->sigma_map_uniform = 0;
+  if (status == GB_OK && blur->sigma_map_set && blur->cuda)
+    status = gb_cuda_set_sigma_map (blur->cuda, blur->sigma_map,
+        geometry->planes[0].width, error);
   if (status == GB_OK)          /* the filters follow the planes' sizes */
     status = upload_filters (blur, geometry, error);
   if (status == GB_OK)

@@ -157,54 +157,111 @@ copy_tile (const GbDevicePlane & plane, int x0, int y0, int thread,
   }
 }
 
+/* Gather, a block per output tile and a thread per column of it (4 rows,
+ * GATHER_ROWS apart). Input rows are taken in order, as the CPU sums them:
+ * for each, the block first tabulates the kernels of the row's inputs
+ * within the reach (each input's x and y weights, zero past its radius, and
+ * its samples) in shared memory, once for all the tile's outputs; then
+ * every output adds the inputs of that row within its reach, in order. Each
+ * weight is then an erfc pair per (block, input, axis) instead of per
+ * (output, input): the seed's "compute the kernel once" without its
+ * scatter's write conflicts. */
+constexpr int GATHER_SPAN = TILE + 2 * GB_SUPERPOSITION_MAX_RADIUS;
+constexpr int GATHER_TABLE = GB_SUPERPOSITION_MAX_RADIUS + 1;
+
+template < int C > struct GatherRow
+{
+  float kx[GATHER_SPAN][GATHER_TABLE];  /* K_x(d), 0 past the radius */
+  float ky[GATHER_SPAN][GATHER_TABLE];
+  float sample[GATHER_SPAN][C];
+};
+
 template < typename Sample, int C > __global__ void
+__launch_bounds__ (TILE * GATHER_ROWS)
 superposition_gather (GbDevicePlane plane, Kernels kernels, bool normalize,
     GbBorder border)
 {
+  extern __shared__ float4 gather_shared[];
+  GatherRow < C > &table = *reinterpret_cast < GatherRow < C > *>(gather_shared);
+  constexpr int OUTPUTS = TILE / GATHER_ROWS;
   const int x0 = blockIdx.x * TILE, y0 = blockIdx.y * TILE;
   const int2 reach = reach_of_tile (kernels, blockIdx.x, blockIdx.y);
+  const int thread = threadIdx.y * TILE + threadIdx.x;
   const int x = x0 + threadIdx.x;
 
   if (reach.x == 0 && reach.y == 0) {
-    copy_tile < Sample, C > (plane, x0, y0,
-        threadIdx.y * TILE + threadIdx.x, TILE * GATHER_ROWS);
+    copy_tile < Sample, C > (plane, x0, y0, thread, TILE * GATHER_ROWS);
     return;
+  }
+  const int span = TILE + 2 * reach.x;
+  float acc[OUTPUTS][C], weight[OUTPUTS];
+  for (int k = 0; k < OUTPUTS; k++) {
+    weight[k] = 0.0f;
+    for (int c = 0; c < C; c++)
+      acc[k][c] = 0.0f;
+  }
+
+  for (int yy = y0 - reach.y; yy < y0 + TILE + reach.y; yy++) {
+    const int sy = gb_border_index (yy, plane.height, border);
+    /* The row's kernels: a thread per (input, d). */
+    for (int i = thread; i < span * GATHER_TABLE; i += TILE * GATHER_ROWS) {
+      const int at = i / GATHER_TABLE, d = i % GATHER_TABLE;
+      const int sx = gb_border_index (x0 - reach.x + at, plane.width, border);
+      const bool inside = sx >= 0 && sy >= 0;   /* not cut by the zero border */
+      float kx = 0.0f, ky = 0.0f;
+      if (inside && d <= max (reach.x, reach.y)) {
+        const size_t p = (size_t) sy * plane.width + sx;
+        const uchar2 r = kernels.radii[p];
+        const float4 k = kernels.params[p];
+        if (d <= r.x)
+          kx = kernel_weight (d, k.x, k.y);
+        if (d <= r.y)
+          ky = kernel_weight (d, k.z, k.w);
+      }
+      if (d < C)
+        table.sample[at][d] = inside
+            ? (float) gb_src_row < Sample > (plane, sy)[(size_t) sx * C + d]
+            : 0.0f;
+      table.kx[at][d] = kx;
+      table.ky[at][d] = ky;
+    }
+    __syncthreads ();
+    if (x < plane.width) {
+      /* Outputs farther than reach.y from this row take none of it (an
+       * index past the table, not its last entry). */
+      int dy[OUTPUTS];
+      bool near[OUTPUTS];
+      for (int k = 0; k < OUTPUTS; k++) {
+        dy[k] = abs (y0 + (int) threadIdx.y + k * GATHER_ROWS - yy);
+        near[k] = dy[k] <= reach.y;
+        dy[k] = min (dy[k], GATHER_TABLE - 1);
+      }
+      for (int xx = x - reach.x; xx <= x + reach.x; xx++) {
+        const int at = xx - (x0 - reach.x);
+        const float kx = table.kx[at][abs (x - xx)];
+        float sample[C];
+        for (int c = 0; c < C; c++)
+          sample[c] = table.sample[at][c];
+        for (int k = 0; k < OUTPUTS; k++) {
+          const float ky = near[k] ? table.ky[at][dy[k]] : 0.0f;
+          for (int c = 0; c < C; c++)
+            acc[k][c] += (sample[c] * ky) * kx;
+          weight[k] += ky * kx;
+        }
+      }
+    }
+    __syncthreads ();
   }
   if (x >= plane.width)
     return;
-  for (int y = y0 + threadIdx.y; y < plane.height && y < y0 + TILE;
-      y += GATHER_ROWS) {
-    float acc[C], weight = 0.0f;
-    for (int c = 0; c < C; c++)
-      acc[c] = 0.0f;
-    /* Input rows in order, and in each the pixels in order: the CPU's. */
-    for (int yy = y - reach.y; yy <= y + reach.y; yy++) {
-      const int sy = gb_border_index (yy, plane.height, border);
-      const int dy = abs (y - yy);
-      if (sy < 0)
-        continue;
-      const Sample *in = gb_src_row < Sample > (plane, sy);
-      for (int xx = x - reach.x; xx <= x + reach.x; xx++) {
-        const int sx = gb_border_index (xx, plane.width, border);
-        const int dx = abs (x - xx);
-        if (sx < 0)
-          continue;
-        const size_t i = (size_t) sy * plane.width + sx;
-        const uchar2 r = kernels.radii[i];
-        if (r.x < dx || r.y < dy)
-          continue;
-        const float4 p = kernels.params[i];
-        const float ky = kernel_weight (dy, p.z, p.w);
-        const float kx = kernel_weight (dx, p.x, p.y);
-        for (int c = 0; c < C; c++)
-          acc[c] += ((float) in[sx * C + c] * ky) * kx;
-        weight += ky * kx;
-      }
-    }
+  for (int k = 0; k < OUTPUTS; k++) {
+    const int y = y0 + threadIdx.y + k * GATHER_ROWS;
+    if (y >= plane.height)
+      break;
     Sample *out = gb_dst_row < Sample > (plane, y) + (size_t) x * C;
     for (int c = 0; c < C; c++)
-      out[c] = gb_round_sample < Sample > (normalize ? acc[c] / weight
-          : acc[c]);
+      out[c] = gb_round_sample < Sample > (normalize ? acc[k][c] / weight[k]
+          : acc[k][c]);
   }
 }
 
@@ -293,9 +350,12 @@ launch_method (const GbDevicePlane & plane, const Kernels & kernels,
     GbBorder border, cudaStream_t stream)
 {
   const dim3 grid (kernels.tiles_x, kernels.tiles_y);
-  if (method == GB_SUPERPOSITION_GATHER)
-    superposition_gather < Sample, C > <<<grid, dim3 (TILE, GATHER_ROWS), 0,
-        stream>>> (plane, kernels, normalize, border);
+  if (method == GB_SUPERPOSITION_GATHER) {
+    /* (27 KB of tables with 4 channels) */
+    superposition_gather < Sample, C > <<<grid, dim3 (TILE, GATHER_ROWS),
+        sizeof (GatherRow < C >), stream>>> (plane, kernels, normalize,
+        border);
+  }
   else
     superposition_scatter < Sample, C > <<<grid, SCATTER_THREADS,
         SCATTER_THREADS * (reach_x + 1) * sizeof (float), stream>>> (plane,

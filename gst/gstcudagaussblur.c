@@ -1524,8 +1524,12 @@ gst_cuda_gauss_blur_update_map (GstCudaGaussBlur * self,
           settings->focus_transition);
       break;
     case GST_CUDA_GAUSS_BLUR_SIGMA_MAP_IMAGE:
-      if (!gst_cuda_gauss_blur_load_map_image (self, settings->location))
+      /* The core keeps the last map: every frame fails (and retries the
+       * file) until one is read. */
+      if (!gst_cuda_gauss_blur_load_map_image (self, settings->location)) {
+        self->map_valid = FALSE;
         return FALSE;
+      }
       gb_sigma_map_image (self->map, width, height, width, settings->sigma,
           self->map_image, self->map_image_width, self->map_image_height,
           self->map_image_width);
@@ -1540,6 +1544,7 @@ gst_cuda_gauss_blur_update_map (GstCudaGaussBlur * self,
   return TRUE;
 
 failed:
+  self->map_valid = FALSE;
   gst_cuda_gauss_blur_post_error (self, "Cannot use the sigma map", &error);
   return FALSE;
 }

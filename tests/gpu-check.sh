@@ -39,16 +39,20 @@ if [ "$what" = tests ] || [ "$what" = all ]; then
   step pipeline 60 gst-launch-1.0 -q videotestsrc num-buffers=30 ! video/x-raw,format=RGBA,width=1920,height=1080 ! cudagaussblur sigma=3 backend=cuda ! fakesink
   step parity 240 "$build/tests/test-gpu-parity"
   step formats 240 "$build/tests/test-gpu-formats"
+  step superposition 300 "$build/tests/test-gpu-superposition"
   step pipeline-nv12 60 gst-launch-1.0 -q videotestsrc num-buffers=30 ! video/x-raw,format=NV12,width=1920,height=1080 ! cudagaussblur sigma=-2 region-x=101 region-y=51 region-width=640 region-height=360 backend=cuda ! fakesink
   step pipeline-edge-aware 60 gst-launch-1.0 -q videotestsrc num-buffers=30 ! video/x-raw,format=NV12,width=1920,height=1080 ! cudagaussblur algorithm=edge-aware sigma=10 sigma-range=30 backend=cuda ! fakesink
+  step pipeline-tilt-shift 60 gst-launch-1.0 -q videotestsrc num-buffers=30 ! video/x-raw,format=NV12,width=1920,height=1080 ! cudagaussblur sigma-map=tilt-shift sigma=8 focus-angle=20 backend=cuda ! fakesink
   step element-gpu 120 "$build/tests/test-element-gpu"
   step pitches 120 "$build/tests/test-gpu-pitches"
   step memcheck 100 compute-sanitizer --tool memcheck --error-exitcode 1 "$build/tests/test-gpu-parity" --quick
   step memcheck-formats 200 compute-sanitizer --tool memcheck --error-exitcode 1 "$build/tests/test-gpu-formats" --quick
+  step memcheck-superposition 300 compute-sanitizer --tool memcheck --error-exitcode 1 "$build/tests/test-gpu-superposition" --quick
   step memcheck-pitches 200 compute-sanitizer --tool memcheck --error-exitcode 1 "$build/tests/test-gpu-pitches"
 fi
 if [ "$what" != bench ]; then
   step racecheck 400 compute-sanitizer --tool racecheck --error-exitcode 1 "$build/tests/test-gpu-parity" --race
+  step racecheck-superposition 400 compute-sanitizer --tool racecheck --error-exitcode 1 "$build/tests/test-gpu-superposition" --race
 fi
 if [ "$what" = bench ] || [ "$what" = all ]; then
   # The benchmark times NPP's Gaussian beside ours where it was built with
@@ -93,6 +97,10 @@ if [ "$what" = bench ] || [ "$what" = all ]; then
   # The edge-aware filter (issue 7): kernel time against the copy floor,
   # and kappa against error and time on the photographs.
   step edge-aware-bench 300 "$build/bench/cudagaussblur-edge-aware-bench" --photos tests/data/photos --csv "$logs/edge-aware.csv"
+  # The spatially varying blur (issue 8): gather against scatter as in
+  # seed 003, the 1080p regions target, tilt-shift; exits 1 when a GPU
+  # output differs from the CPU reference by more than 1.
+  step superposition-bench 300 "$build/bench/cudagaussblur-superposition-bench" --csv "$logs/superposition.csv"
   if python3 -c 'import matplotlib' 2> /dev/null; then
     step plot 60 python3 docs/plot_performance.py "$logs/bench.csv" "$logs/bench.png"
   else
