@@ -139,20 +139,13 @@ image_of (GstVideoFrame * frame)
 }
 
 GstBuffer *
-reference_blur (GstBuffer * input, const GstVideoInfo * info,
-    const GbParams * params)
+blur_frame (GbBlur * blur, GstBuffer * input, const GstVideoInfo * info)
 {
-  GbGeometry geometry = geometry_for (info);
   GstBuffer *expected = gst_buffer_new_allocate (NULL, info->size, NULL);
   GstVideoFrame in_frame, out_frame;
   GbImage src, dst;
   GbError error = { 0 };
-  GbBlur *blur = NULL;
 
-  fail_unless (gb_blur_create (GB_BACKEND_CPU, -1, &geometry, &blur,
-          &error) == GB_OK, "%s", error.message);
-  fail_unless (gb_blur_set_params (blur, params, &error) == GB_OK, "%s",
-      error.message);
   fail_unless (gst_video_frame_map (&in_frame, info, input, GST_MAP_READ));
   fail_unless (gst_video_frame_map (&out_frame, info, expected,
           GST_MAP_WRITE));
@@ -162,6 +155,23 @@ reference_blur (GstBuffer * input, const GstVideoInfo * info,
       error.message);
   gst_video_frame_unmap (&out_frame);
   gst_video_frame_unmap (&in_frame);
+  return expected;
+}
+
+GstBuffer *
+reference_blur (GstBuffer * input, const GstVideoInfo * info,
+    const GbParams * params)
+{
+  GbGeometry geometry = geometry_for (info);
+  GstBuffer *expected;
+  GbError error = { 0 };
+  GbBlur *blur = NULL;
+
+  fail_unless (gb_blur_create (GB_BACKEND_CPU, -1, &geometry, &blur,
+          &error) == GB_OK, "%s", error.message);
+  fail_unless (gb_blur_set_params (blur, params, &error) == GB_OK, "%s",
+      error.message);
+  expected = blur_frame (blur, input, info);
   gb_blur_destroy (blur);
   return expected;
 }
@@ -935,6 +945,48 @@ cycle_output_probe (GstPad * pad G_GNUC_UNUSED, GstPadProbeInfo * info, gpointer
 }
 
 void
+add_blur_probes (GstElement * pipeline, GstPadProbeCallback input,
+    GstPadProbeCallback output, gpointer user_data)
+{
+  GstElement *blur = gst_bin_get_by_name (GST_BIN (pipeline), "blur");
+  GstPad *pad;
+
+  fail_unless (blur != NULL, "no element named blur");
+  pad = gst_element_get_static_pad (blur, "sink");
+  gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, input, user_data, NULL);
+  gst_object_unref (pad);
+  pad = gst_element_get_static_pad (blur, "src");
+  gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, output, user_data, NULL);
+  gst_object_unref (pad);
+  gst_object_unref (blur);
+}
+
+void
+play_to_eos (GstElement * pipeline, GstBus * bus, guint cycle)
+{
+  GstMessage *message;
+
+  fail_if (gst_element_set_state (pipeline, GST_STATE_PLAYING) ==
+      GST_STATE_CHANGE_FAILURE, "cycle %u: cannot play", cycle);
+  message = gst_bus_timed_pop_filtered (bus, 60 * GST_SECOND,
+      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+  fail_unless (message != NULL, "cycle %u: no EOS or error within 60 s",
+      cycle);
+  if (GST_MESSAGE_TYPE (message) == GST_MESSAGE_ERROR) {
+    GError *failure = NULL;
+    gchar *debug = NULL;
+
+    gst_message_parse_error (message, &failure, &debug);
+    fail ("cycle %u: error from %s: %s (%s)", cycle,
+        GST_OBJECT_NAME (GST_MESSAGE_SRC (message)), failure->message,
+        debug ? debug : "");
+  }
+  gst_message_unref (message);
+  fail_unless_equals_int (gst_element_set_state (pipeline, GST_STATE_NULL),
+      GST_STATE_CHANGE_SUCCESS);
+}
+
+void
 check_state_cycles (const gchar * backend, const gchar * format,
     gint width, gint height, guint n_cycles, GbAlgorithm reference_algorithm,
     gint tolerance, gboolean expect_pinned)
@@ -948,8 +1000,6 @@ check_state_cycles (const gchar * backend, const gchar * format,
   GError *error = NULL;
   GstElement *pipeline = gst_parse_launch (description, &error);
   CycleProbes probes;
-  GstElement *blur;
-  GstPad *pad;
   GstBus *bus;
   guint i;
 
@@ -961,39 +1011,14 @@ check_state_cycles (const gchar * backend, const gchar * format,
   probes.params = gb_params_make (2.0, 0, reference_algorithm,
       GB_BORDER_CLAMP);
 
-  blur = gst_bin_get_by_name (GST_BIN (pipeline), "blur");
-  pad = gst_element_get_static_pad (blur, "sink");
-  gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, cycle_input_probe,
-      &probes, NULL);
-  gst_object_unref (pad);
-  pad = gst_element_get_static_pad (blur, "src");
-  gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, cycle_output_probe,
-      &probes, NULL);
-  gst_object_unref (pad);
-  gst_object_unref (blur);
+  add_blur_probes (pipeline, cycle_input_probe, cycle_output_probe,
+      &probes);
   bus = gst_element_get_bus (pipeline);
 
   for (i = 0; i < n_cycles; i++) {
-    GstMessage *message;
     guint seen_before = pool_tracker_seen (probes.pools);
 
-    fail_if (gst_element_set_state (pipeline, GST_STATE_PLAYING) ==
-        GST_STATE_CHANGE_FAILURE, "cycle %u: cannot play", i);
-    message = gst_bus_timed_pop_filtered (bus, 60 * GST_SECOND,
-        GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
-    fail_unless (message != NULL, "cycle %u: no EOS or error within 60 s", i);
-    if (GST_MESSAGE_TYPE (message) == GST_MESSAGE_ERROR) {
-      GError *failure = NULL;
-      gchar *debug = NULL;
-
-      gst_message_parse_error (message, &failure, &debug);
-      fail ("cycle %u: error from %s: %s (%s)", i,
-          GST_OBJECT_NAME (GST_MESSAGE_SRC (message)), failure->message,
-          debug ? debug : "");
-    }
-    gst_message_unref (message);
-    fail_unless_equals_int (gst_element_set_state (pipeline, GST_STATE_NULL),
-        GST_STATE_CHANGE_SUCCESS);
+    play_to_eos (pipeline, bus, i);
 
     /* the streaming thread has stopped: the counts are final */
     g_mutex_lock (&probes.lock);

@@ -43,6 +43,11 @@ GbGeometry geometry_for (const GstVideoInfo * info);
 GstBuffer *reference_blur (GstBuffer * input, const GstVideoInfo * info,
     const GbParams * params);
 
+/* The output of blur (a handle made for info and set up) for input, in a
+ * new buffer laid out as info says. */
+GstBuffer *blur_frame (GbBlur * blur, GstBuffer * input,
+    const GstVideoInfo * info);
+
 /* Largest difference between two frames' samples over every plane (16-bit
  * samples compared as such), row padding ignored. */
 gint max_difference (GstBuffer * a, GstBuffer * b, const GstVideoInfo * info);
@@ -205,6 +210,15 @@ void pool_tracker_add (PoolTracker * tracker, GstBufferPool * pool);
 guint pool_tracker_seen (PoolTracker * tracker);
 guint pool_tracker_live (PoolTracker * tracker);
 void pool_tracker_free (PoolTracker * tracker);
+
+/* Adds buffer probes to the sink (input) and source (output) pads of the
+ * element named "blur" in pipeline, both called with user_data. */
+void add_blur_probes (GstElement * pipeline, GstPadProbeCallback input,
+    GstPadProbeCallback output, gpointer user_data);
+
+/* One cycle of pipeline: PLAYING, to EOS (within 60 s; an error message
+ * fails the test), back to NULL. cycle numbers the failure messages. */
+void play_to_eos (GstElement * pipeline, GstBus * bus, guint cycle);
 
 /* n_cycles times: the pipeline "videotestsrc num-buffers=3 pattern=snow !
  * format at width x height ! element backend=backend sigma=2 ! fakesink"

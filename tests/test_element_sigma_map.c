@@ -75,20 +75,6 @@ radial_map (const GstVideoInfo * info, gdouble sigma, gdouble x, gdouble y,
   return map;
 }
 
-static GbImage
-image_of (GstVideoFrame * frame)
-{
-  GbImage image;
-  guint p;
-
-  memset (&image, 0, sizeof image);
-  for (p = 0; p < GST_VIDEO_FRAME_N_PLANES (frame); p++) {
-    image.data[p] = GST_VIDEO_FRAME_PLANE_DATA (frame, p);
-    image.stride[p] = GST_VIDEO_FRAME_PLANE_STRIDE (frame, p);
-  }
-  return image;
-}
-
 /* The CPU core's blur of input with map (NULL: none), sigma, radius and
  * algorithm, clamp border, in a new buffer laid out as info says. With a
  * map the algorithm run must be a superposition. */
@@ -99,11 +85,9 @@ map_reference (GstBuffer * input, const GstVideoInfo * info,
   GbGeometry geometry = geometry_for (info);
   GbParams params = gb_params_make (sigma, radius, algorithm,
       GB_BORDER_CLAMP);
-  GstBuffer *expected = gst_buffer_new_allocate (NULL, info->size, NULL);
-  GstVideoFrame in_frame, out_frame;
+  GstBuffer *expected;
   GbError error = { 0 };
   GbBlur *blur = NULL;
-  GbImage src, dst;
 
   fail_unless (gb_blur_create (GB_BACKEND_CPU, -1, &geometry, &blur,
           &error) == GB_OK, "%s", error.message);
@@ -115,15 +99,7 @@ map_reference (GstBuffer * input, const GstVideoInfo * info,
   if (map)
     fail_unless (GB_ALGORITHM_IS_SUPERPOSITION
         (gb_blur_get_effective_algorithm (blur)));
-  fail_unless (gst_video_frame_map (&in_frame, info, input, GST_MAP_READ));
-  fail_unless (gst_video_frame_map (&out_frame, info, expected,
-          GST_MAP_WRITE));
-  src = image_of (&in_frame);
-  dst = image_of (&out_frame);
-  fail_unless (gb_blur_process (blur, &src, &dst, &error) == GB_OK, "%s",
-      error.message);
-  gst_video_frame_unmap (&out_frame);
-  gst_video_frame_unmap (&in_frame);
+  expected = blur_frame (blur, input, info);
   gb_blur_destroy (blur);
   return expected;
 }
@@ -219,6 +195,18 @@ push_expect (GstHarness * h, GstBuffer * input, const GstVideoInfo * info,
       "%s: output equals the input", what);
   gst_buffer_unref (expected);
   return output;
+}
+
+/* As push_expect, first checking that expected differs from other (which it
+ * unrefs): the test tells the two apart. Unrefs the output. */
+static void
+push_expect_not (GstHarness * h, GstBuffer * input, const GstVideoInfo * info,
+    GstBuffer * expected, GstBuffer * other, const gchar * what)
+{
+  fail_unless (max_difference (expected, other, info) > 0,
+      "%s: the reference equals the other one", what);
+  gst_buffer_unref (other);
+  gst_buffer_unref (push_expect (h, input, info, expected, what));
 }
 
 /* Pushes input and checks that the element hands the input buffer itself
@@ -377,11 +365,7 @@ GST_START_TEST (test_roi_types_filter)
       regions_map (&info, chosen, 2, feather), sigma);
   with_car = map_reference_take (input, &info,
       regions_map (&info, all, 3, feather), sigma);
-  /* the test tells the two apart */
-  fail_unless (max_difference (expected, with_car, &info) > 0);
-  gst_buffer_unref (with_car);
-  output = push_expect (h, input, &info, expected, "face,license-plate");
-  gst_buffer_unref (output);
+  push_expect_not (h, input, &info, expected, with_car, "face,license-plate");
 
   /* spaces around the names are trimmed */
   g_object_set (h->element, "roi-types", " license-plate , face ", NULL);
@@ -408,7 +392,7 @@ GST_START_TEST (test_roi_param_sigma)
   GbSigmaRegion own[2] = { {first, sigma}, {second, 1.0} };
   GbSigmaRegion uniform[2] = { {first, sigma}, {second, sigma} };
   GstVideoRegionOfInterestMeta *meta;
-  GstBuffer *expected, *ignored, *output;
+  GstBuffer *expected, *ignored;
 
   g_object_set (h->element, "sigma", sigma, "roi-feather", feather, NULL);
   add_roi (input, "face", &first);
@@ -420,10 +404,7 @@ GST_START_TEST (test_roi_param_sigma)
       regions_map (&info, own, 2, feather), sigma);
   ignored = map_reference_take (input, &info,
       regions_map (&info, uniform, 2, feather), sigma);
-  fail_unless (max_difference (expected, ignored, &info) > 0);
-  gst_buffer_unref (ignored);
-  output = push_expect (h, input, &info, expected, "param sigma 1");
-  gst_buffer_unref (output);
+  push_expect_not (h, input, &info, expected, ignored, "param sigma 1");
 
   gst_buffer_unref (input);
   gst_harness_teardown (h);
@@ -769,9 +750,48 @@ push_step (GstHarness * h, GstBuffer * input, const GstVideoInfo * info,
   gst_buffer_unref (output);
 }
 
+/* A double property set while playing and the tilt-shift map after it:
+ * sigma, focus-x, focus-y, focus-angle, focus-size, focus-transition. */
+typedef struct
+{
+  const gchar *property;
+  gdouble value;
+  gdouble sigma, x, y, angle, size, transition;
+  const gchar *what;
+} TiltShiftStep;
+
+/* Applies steps in turn to h (sigma-map=tilt-shift), checking the frame
+ * after each with push_step. */
+static void
+push_tilt_shift_steps (GstHarness * h, GstBuffer * input,
+    const GstVideoInfo * info, const TiltShiftStep * steps, guint n_steps,
+    GstBuffer ** last)
+{
+  guint i;
+
+  for (i = 0; i < n_steps; i++) {
+    const TiltShiftStep *step = &steps[i];
+
+    g_object_set (h->element, step->property, step->value, NULL);
+    push_step (h, input, info, map_reference_take (input, info,
+            tilt_shift_map (info, step->sigma, step->x, step->y, step->angle,
+                step->size, step->transition), step->sigma), last,
+        step->what);
+  }
+}
+
 GST_START_TEST (test_changes_while_playing)
 {
   static const GbRect box = { 12, 10, 18, 14 };
+  /* from tilt-shift with sigma 3 and focus 0.5, 0.5, 0, 0.2, 0.3 */
+  static const TiltShiftStep tilt_shift_steps[] = {
+    {"focus-size", 0.05, 3.0, 0.5, 0.5, 0.0, 0.05, 0.3, "focus-size"},
+    {"sigma", 1.5, 1.5, 0.5, 0.5, 0.0, 0.05, 0.3, "tilt-shift sigma"},
+    {"focus-transition", 0.1, 1.5, 0.5, 0.5, 0.0, 0.05, 0.1,
+        "focus-transition"},
+    {"focus-y", 0.7, 1.5, 0.5, 0.7, 0.0, 0.05, 0.1, "focus-y"},
+    {"focus-angle", -40.0, 1.5, 0.5, 0.7, -40.0, 0.05, 0.1, "focus-angle"},
+  };
   GstVideoInfo info = video_info ("RGBA", 64, 48);
   GstHarness *h = map_harness_new ("RGBA", 64, 48, "roi");
   GstBuffer *input = random_frame (&info, 71);
@@ -802,30 +822,8 @@ GST_START_TEST (test_changes_while_playing)
               &info, tilt_shift_map (&info, 3.0, 0.5, 0.5, 0.0, 0.2, 0.3),
               3.0), "tilt-shift again"));
 
-  g_object_set (h->element, "focus-size", 0.05, NULL);
-  push_step (h, input, &info, map_reference_take (input, &info,
-          tilt_shift_map (&info, 3.0, 0.5, 0.5, 0.0, 0.05, 0.3), 3.0), &last,
-      "focus-size");
-
-  g_object_set (h->element, "sigma", 1.5, NULL);
-  push_step (h, input, &info, map_reference_take (input, &info,
-          tilt_shift_map (&info, 1.5, 0.5, 0.5, 0.0, 0.05, 0.3), 1.5), &last,
-      "tilt-shift sigma");
-
-  g_object_set (h->element, "focus-transition", 0.1, NULL);
-  push_step (h, input, &info, map_reference_take (input, &info,
-          tilt_shift_map (&info, 1.5, 0.5, 0.5, 0.0, 0.05, 0.1), 1.5), &last,
-      "focus-transition");
-
-  g_object_set (h->element, "focus-y", 0.7, NULL);
-  push_step (h, input, &info, map_reference_take (input, &info,
-          tilt_shift_map (&info, 1.5, 0.5, 0.7, 0.0, 0.05, 0.1), 1.5), &last,
-      "focus-y");
-
-  g_object_set (h->element, "focus-angle", -40.0, NULL);
-  push_step (h, input, &info, map_reference_take (input, &info,
-          tilt_shift_map (&info, 1.5, 0.5, 0.7, -40.0, 0.05, 0.1), 1.5),
-      &last, "focus-angle");
+  push_tilt_shift_steps (h, input, &info, tilt_shift_steps,
+      G_N_ELEMENTS (tilt_shift_steps), &last);
 
   /* no map: the uniform blur, whatever the buffer's metas */
   gst_util_set_object_arg (G_OBJECT (h->element), "sigma-map", "none");
@@ -1028,9 +1026,7 @@ GST_START_TEST (test_state_cycles_roi)
       n_frames);
   GError *error = NULL;
   GstElement *pipeline = gst_parse_launch (description, &error);
-  GstElement *blur;
   RoiCycle cycle;
-  GstPad *pad;
   GstBus *bus;
   guint i;
 
@@ -1045,38 +1041,11 @@ GST_START_TEST (test_state_cycles_roi)
   cycle.sigma = 2.0;
   cycle.feather = 3.0;
 
-  blur = gst_bin_get_by_name (GST_BIN (pipeline), "blur");
-  pad = gst_element_get_static_pad (blur, "sink");
-  gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, roi_cycle_input,
-      &cycle, NULL);
-  gst_object_unref (pad);
-  pad = gst_element_get_static_pad (blur, "src");
-  gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, roi_cycle_output,
-      &cycle, NULL);
-  gst_object_unref (pad);
-  gst_object_unref (blur);
+  add_blur_probes (pipeline, roi_cycle_input, roi_cycle_output, &cycle);
   bus = gst_element_get_bus (pipeline);
 
   for (i = 0; i < n_cycles; i++) {
-    GstMessage *message;
-
-    fail_if (gst_element_set_state (pipeline, GST_STATE_PLAYING) ==
-        GST_STATE_CHANGE_FAILURE, "cycle %u: cannot play", i);
-    message = gst_bus_timed_pop_filtered (bus, 60 * GST_SECOND,
-        GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
-    fail_unless (message != NULL, "cycle %u: no EOS or error within 60 s", i);
-    if (GST_MESSAGE_TYPE (message) == GST_MESSAGE_ERROR) {
-      GError *failure = NULL;
-      gchar *debug = NULL;
-
-      gst_message_parse_error (message, &failure, &debug);
-      fail ("cycle %u: error from %s: %s (%s)", i,
-          GST_OBJECT_NAME (GST_MESSAGE_SRC (message)), failure->message,
-          debug ? debug : "");
-    }
-    gst_message_unref (message);
-    fail_unless_equals_int (gst_element_set_state (pipeline, GST_STATE_NULL),
-        GST_STATE_CHANGE_SUCCESS);
+    play_to_eos (pipeline, bus, i);
 
     g_mutex_lock (&cycle.lock);
     gst_buffer_replace (&cycle.input, NULL);

@@ -18,6 +18,7 @@
  */
 #include "blur_once.h"
 #include "gaussblur.h"
+#include "gpu_frames.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -27,18 +28,6 @@
 #define REFERENCE_2D_TAP_LIMIT 1.0e9
 #define SANITIZER_2D_SAMPLE_LIMIT 100000
 #define EDGE_AWARE_SAMPLE_LIMIT 1000000
-#define PADDING_BYTE 0xA5
-
-typedef struct
-{
-  const char *name;             /* the GStreamer format it stands for */
-  int n_planes;
-  int bytes_per_sample;
-  struct
-  {
-    int channels, subsampling_x, subsampling_y;
-  } planes[GB_MAX_PLANES];
-} Layout;
 
 static const Layout layouts[] = {
   {"NV12", 2, 1, {{1, 1, 1}, {2, 2, 2}}},
@@ -54,11 +43,6 @@ static const Layout layouts[] = {
   {"P016_LE", 2, 2, {{1, 1, 1}, {2, 2, 2}}},
   {"Y444_16LE", 3, 2, {{1, 1, 1}, {1, 1, 1}, {1, 1, 1}}},
 };
-
-typedef struct
-{
-  int width, height;
-} Size;
 
 /* One parameter set: sigma per axis, sharpening, region (frame pixels). */
 typedef struct
@@ -83,135 +67,8 @@ static const Variant variants[] = {
   {3.0, 3.0, 1.0, 0, 2},
 };
 
+/* The noise of the source frames (frame_fill). */
 static uint32_t rng_state = 0x9e3779b9u;
-
-static uint32_t
-next_random (void)
-{
-  rng_state ^= rng_state << 13;
-  rng_state ^= rng_state >> 17;
-  rng_state ^= rng_state << 5;
-  return rng_state;
-}
-
-/* A frame of a layout: planes with odd paddings, poisoned beyond each row. */
-typedef struct
-{
-  uint8_t *memory[GB_MAX_PLANES];
-  GbImage image;
-  size_t row_bytes[GB_MAX_PLANES];
-  int heights[GB_MAX_PLANES];
-} Frame;
-
-static void
-geometry_for (const Layout * layout, Size size, GbGeometry * geometry)
-{
-  memset (geometry, 0, sizeof *geometry);
-  geometry->n_planes = layout->n_planes;
-  geometry->bytes_per_sample = layout->bytes_per_sample;
-  for (int p = 0; p < layout->n_planes; p++) {
-    GbPlaneGeometry *plane = &geometry->planes[p];
-    plane->subsampling_x = layout->planes[p].subsampling_x;
-    plane->subsampling_y = layout->planes[p].subsampling_y;
-    plane->width = (size.width + plane->subsampling_x - 1)
-        / plane->subsampling_x;
-    plane->height = (size.height + plane->subsampling_y - 1)
-        / plane->subsampling_y;
-    plane->channels = layout->planes[p].channels;
-  }
-}
-
-static void
-frame_alloc (Frame * frame, const GbGeometry * geometry, int padding)
-{
-  memset (frame, 0, sizeof *frame);
-  for (int p = 0; p < geometry->n_planes; p++) {
-    const GbPlaneGeometry *plane = &geometry->planes[p];
-    frame->row_bytes[p] = (size_t) plane->width * plane->channels
-        * geometry->bytes_per_sample;
-    frame->heights[p] = plane->height;
-    /* 16-bit rows stay 2-byte aligned (as GStreamer's are) */
-    frame->image.stride[p] = frame->row_bytes[p] + padding
-        * geometry->bytes_per_sample;
-    frame->memory[p] = malloc (frame->image.stride[p] * plane->height);
-    if (!frame->memory[p]) {
-      fprintf (stderr, "out of host memory\n");
-      exit (1);
-    }
-    frame->image.data[p] = frame->memory[p];
-  }
-}
-
-static void
-frame_free (Frame * frame)
-{
-  for (int p = 0; p < GB_MAX_PLANES; p++)
-    free (frame->memory[p]);
-}
-
-static void
-frame_poison (Frame * frame, const GbGeometry * geometry)
-{
-  for (int p = 0; p < geometry->n_planes; p++)
-    memset (frame->memory[p], PADDING_BYTE,
-        frame->image.stride[p] * frame->heights[p]);
-}
-
-/* Noise over a smooth ramp, over the whole sample range. */
-static void
-frame_fill (Frame * frame, const GbGeometry * geometry)
-{
-  const int bytes = geometry->bytes_per_sample;
-  for (int p = 0; p < geometry->n_planes; p++) {
-    const GbPlaneGeometry *plane = &geometry->planes[p];
-    for (int y = 0; y < plane->height; y++) {
-      uint8_t *row = frame->memory[p] + y * frame->image.stride[p];
-      for (int s = 0; s < plane->width * plane->channels; s++) {
-        const uint32_t smooth = ((s / plane->channels) * 7 + y * 3) & 255;
-        const uint32_t value8 = (smooth + (next_random () & 127)) & 255;
-        if (bytes == 1)
-          row[s] = (uint8_t) value8;
-        else
-          ((uint16_t *) row)[s] = (uint16_t) (value8 * 257
-              + (next_random () & 255)) ;
-      }
-    }
-  }
-}
-
-static int
-max_difference (const Frame * a, const Frame * b, const GbGeometry * geometry)
-{
-  int worst = 0;
-  for (int p = 0; p < geometry->n_planes; p++) {
-    const GbPlaneGeometry *plane = &geometry->planes[p];
-    const int samples = plane->width * plane->channels;
-    for (int y = 0; y < plane->height; y++) {
-      const uint8_t *ra = a->memory[p] + y * a->image.stride[p];
-      const uint8_t *rb = b->memory[p] + y * b->image.stride[p];
-      for (int s = 0; s < samples; s++) {
-        const int va = geometry->bytes_per_sample == 1 ? ra[s]
-            : ((const uint16_t *) ra)[s];
-        const int vb = geometry->bytes_per_sample == 1 ? rb[s]
-            : ((const uint16_t *) rb)[s];
-        if (abs (va - vb) > worst)
-          worst = abs (va - vb);
-      }
-    }
-  }
-  return worst;
-}
-
-static int
-padding_intact (const Frame * frame, const GbGeometry * geometry)
-{
-  for (int p = 0; p < geometry->n_planes; p++)
-    for (int y = 0; y < frame->heights[p]; y++)
-      for (size_t i = frame->row_bytes[p]; i < frame->image.stride[p]; i++)
-        if (frame->memory[p][y * frame->image.stride[p] + i] != PADDING_BYTE)
-          return 0;
-  return 1;
-}
 
 static int failures, cases;
 
@@ -232,7 +89,7 @@ run_layout (const Layout * layout, Size size, int sanitizer)
   frame_alloc (&gpu_out, &geometry, 7);
   frame_alloc (&cpu_out, &geometry, 7);
   frame_poison (&src, &geometry);
-  frame_fill (&src, &geometry);
+  frame_fill (&src, &geometry, &rng_state);
 
   if (gb_blur_create (GB_BACKEND_CUDA, -1, &geometry, &gpu, &error) != GB_OK) {
     printf ("FAIL: create %s %dx%d: %s\n", layout->name, size.width,
@@ -245,7 +102,10 @@ run_layout (const Layout * layout, Size size, int sanitizer)
     const Variant *variant = &variants[v];
     const int last_border = variant->all_borders ? GB_BORDER_ZERO
         : GB_BORDER_CLAMP;
-    for (int a = GB_ALGORITHM_AUTO; a <= GB_ALGORITHM_LAST; a++)
+    /* The superposition (isotropic per pixel, with its own exact CPU
+     * reference of O(rmax^2) per sample) has test-gpu-superposition, its
+     * layouts included. */
+    for (int a = GB_ALGORITHM_AUTO; a <= GB_ALGORITHM_EDGE_AWARE; a++)
       for (int b = GB_BORDER_CLAMP; b <= last_border; b++) {
         GbParams params;
         GbParams reference;
@@ -322,12 +182,12 @@ run_layout (const Layout * layout, Size size, int sanitizer)
           failures++;
           continue;
         }
-        diff = max_difference (&gpu_out, &cpu_out, &geometry);
+        diff = frame_max_difference (&gpu_out, &cpu_out, &geometry);
         if (diff > 1) {
           printf ("FAIL: %s: max difference %d\n", what, diff);
           failures++;
         }
-        if (!padding_intact (&gpu_out, &geometry)) {
+        if (!frame_padding_intact (&gpu_out, &geometry)) {
           printf ("FAIL: %s: GPU wrote into the row padding\n", what);
           failures++;
         }

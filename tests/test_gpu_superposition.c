@@ -10,8 +10,8 @@
  * Usage: test-gpu-superposition [--quick | --race]
  *   --quick  a reduced matrix (small sizes, fewer combinations), for
  *            compute-sanitizer memcheck;
- *   --race   gather and scatter on two frames (70x50 and 200x130, 4
- *            channels, rmax 13 and 32), for compute-sanitizer racecheck.
+ *   --race   gather and scatter on two frames (70x50 and 40x70, 4
+ *            channels, rmax 3 and 32), for compute-sanitizer racecheck.
  *
  * Both handles go through the public API alone: gb_blur_create,
  * gb_blur_set_sigma_map, gb_blur_set_params, gb_blur_process. The CUDA
@@ -54,6 +54,7 @@
  */
 #include "blur_once.h"
 #include "gaussblur.h"
+#include "gpu_frames.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -65,7 +66,6 @@
 #define SRC_PADDING 13          /* odd paddings: rows start unaligned */
 #define DST_PADDING 7
 #define MAP_PADDING 3           /* floats after each map row, NaN */
-#define PADDING_BYTE 0xA5
 #define MAX_RMAX 32             /* GB_SUPERPOSITION_MAX_RADIUS */
 
 static GbBackend test_backend = GB_BACKEND_CUDA;
@@ -93,10 +93,7 @@ static uint32_t rng_state = 0x2545f491u;
 static uint32_t
 next_random (void)
 {
-  rng_state ^= rng_state << 13;
-  rng_state ^= rng_state >> 17;
-  rng_state ^= rng_state << 5;
-  return rng_state;
+  return xorshift32 (&rng_state);
 }
 
 /* Uniform in [0, 1). */
@@ -106,18 +103,7 @@ next_unit (void)
   return (next_random () >> 8) / 16777216.0;
 }
 
-/* --- layouts and frames (as test-gpu-formats) --- */
-
-typedef struct
-{
-  const char *name;             /* the GStreamer format it stands for */
-  int n_planes;
-  int bytes_per_sample;
-  struct
-  {
-    int channels, subsampling_x, subsampling_y;
-  } planes[GB_MAX_PLANES];
-} Layout;
+/* --- layouts and frames (gpu_frames.h) --- */
 
 static const Layout layout_nv12 = { "NV12", 2, 1, {{1, 1, 1}, {2, 2, 2}} };
 static const Layout layout_i420 =
@@ -126,29 +112,6 @@ static const Layout layout_y42b =
     { "Y42B", 3, 1, {{1, 1, 1}, {1, 2, 1}, {1, 2, 1}} };
 static const Layout layout_p016 =
     { "P016", 2, 2, {{1, 1, 1}, {2, 2, 2}} };
-
-typedef struct
-{
-  int width, height;
-} Size;
-
-static void
-geometry_for (const Layout * layout, Size size, GbGeometry * geometry)
-{
-  memset (geometry, 0, sizeof *geometry);
-  geometry->n_planes = layout->n_planes;
-  geometry->bytes_per_sample = layout->bytes_per_sample;
-  for (int p = 0; p < layout->n_planes; p++) {
-    GbPlaneGeometry *plane = &geometry->planes[p];
-    plane->subsampling_x = layout->planes[p].subsampling_x;
-    plane->subsampling_y = layout->planes[p].subsampling_y;
-    plane->width = (size.width + plane->subsampling_x - 1)
-        / plane->subsampling_x;
-    plane->height = (size.height + plane->subsampling_y - 1)
-        / plane->subsampling_y;
-    plane->channels = layout->planes[p].channels;
-  }
-}
 
 /* One plane of size x channels samples of bytes_per_sample. */
 static void
@@ -160,111 +123,6 @@ geometry_single (Size size, int channels, int bytes_per_sample,
   geometry->bytes_per_sample = bytes_per_sample;
   geometry->planes[0] = (GbPlaneGeometry) {
   size.width, size.height, channels, 1, 1, 0};
-}
-
-/* A frame of a geometry: planes with odd paddings, poisoned beyond each row. */
-typedef struct
-{
-  uint8_t *memory[GB_MAX_PLANES];
-  GbImage image;
-  size_t row_bytes[GB_MAX_PLANES];
-  int heights[GB_MAX_PLANES];
-} Frame;
-
-static void
-frame_alloc (Frame * frame, const GbGeometry * geometry, int padding)
-{
-  memset (frame, 0, sizeof *frame);
-  for (int p = 0; p < geometry->n_planes; p++) {
-    const GbPlaneGeometry *plane = &geometry->planes[p];
-    frame->row_bytes[p] = (size_t) plane->width * plane->channels
-        * geometry->bytes_per_sample;
-    frame->heights[p] = plane->height;
-    /* 16-bit rows stay 2-byte aligned (as GStreamer's are) */
-    frame->image.stride[p] = frame->row_bytes[p] + padding
-        * geometry->bytes_per_sample;
-    frame->memory[p] = malloc (frame->image.stride[p] * plane->height);
-    if (!frame->memory[p]) {
-      fprintf (stderr, "out of host memory\n");
-      exit (1);
-    }
-    frame->image.data[p] = frame->memory[p];
-  }
-}
-
-static void
-frame_free (Frame * frame)
-{
-  for (int p = 0; p < GB_MAX_PLANES; p++)
-    free (frame->memory[p]);
-  memset (frame, 0, sizeof *frame);
-}
-
-static void
-frame_poison (Frame * frame, const GbGeometry * geometry)
-{
-  for (int p = 0; p < geometry->n_planes; p++)
-    memset (frame->memory[p], PADDING_BYTE,
-        frame->image.stride[p] * frame->heights[p]);
-}
-
-/* Noise over a smooth ramp, over the whole sample range. */
-static void
-frame_fill (Frame * frame, const GbGeometry * geometry)
-{
-  const int bytes = geometry->bytes_per_sample;
-  for (int p = 0; p < geometry->n_planes; p++) {
-    const GbPlaneGeometry *plane = &geometry->planes[p];
-    for (int y = 0; y < plane->height; y++) {
-      uint8_t *row = frame->memory[p] + y * frame->image.stride[p];
-      for (int s = 0; s < plane->width * plane->channels; s++) {
-        const uint32_t smooth = ((s / plane->channels) * 7 + y * 3) & 255;
-        const uint32_t value8 = (smooth + (next_random () & 127)) & 255;
-        if (bytes == 1)
-          row[s] = (uint8_t) value8;
-        else
-          ((uint16_t *) row)[s] = (uint16_t) (value8 * 257
-              + (next_random () & 255));
-      }
-    }
-  }
-}
-
-static int
-sample_at (const Frame * frame, const GbGeometry * geometry, int p, int y,
-    int s)
-{
-  const uint8_t *row = frame->memory[p] + y * frame->image.stride[p];
-  return geometry->bytes_per_sample == 1 ? row[s]
-      : ((const uint16_t *) row)[s];
-}
-
-static int
-max_difference (const Frame * a, const Frame * b, const GbGeometry * geometry)
-{
-  int worst = 0;
-  for (int p = 0; p < geometry->n_planes; p++) {
-    const GbPlaneGeometry *plane = &geometry->planes[p];
-    for (int y = 0; y < plane->height; y++)
-      for (int s = 0; s < plane->width * plane->channels; s++) {
-        const int d = abs (sample_at (a, geometry, p, y, s)
-            - sample_at (b, geometry, p, y, s));
-        if (d > worst)
-          worst = d;
-      }
-  }
-  return worst;
-}
-
-static int
-padding_intact (const Frame * frame, const GbGeometry * geometry)
-{
-  for (int p = 0; p < geometry->n_planes; p++)
-    for (int y = 0; y < frame->heights[p]; y++)
-      for (size_t i = frame->row_bytes[p]; i < frame->image.stride[p]; i++)
-        if (frame->memory[p][y * frame->image.stride[p] + i] != PADDING_BYTE)
-          return 0;
-  return 1;
 }
 
 /* A source and the two destinations of one geometry. */
@@ -282,7 +140,7 @@ frames_open (Frames * frames, const GbGeometry * geometry)
   frame_alloc (&frames->gpu, geometry, DST_PADDING);
   frame_alloc (&frames->cpu, geometry, DST_PADDING);
   frame_poison (&frames->src, geometry);
-  frame_fill (&frames->src, geometry);
+  frame_fill (&frames->src, geometry, &rng_state);
 }
 
 static void
@@ -468,7 +326,7 @@ static int
 compare (const Frames * frames, const char *what)
 {
   const int bound = test_backend == GB_BACKEND_CPU ? 0 : 1;
-  const int diff = max_difference (&frames->gpu, &frames->cpu,
+  const int diff = frame_max_difference (&frames->gpu, &frames->cpu,
       &frames->geometry);
   int ok = 1;
 
@@ -477,7 +335,7 @@ compare (const Frames * frames, const char *what)
     failures++;
     ok = 0;
   }
-  if (!padding_intact (&frames->gpu, &frames->geometry)) {
+  if (!frame_padding_intact (&frames->gpu, &frames->geometry)) {
     printf ("FAIL: %s: GPU wrote into the destination's row padding\n", what);
     failures++;
     ok = 0;
@@ -512,7 +370,7 @@ full_case (GbBlur * gpu, Frames * frames, MapAction action, const Map * map,
 static int
 equals_source (const Frames * frames, const Frame * out)
 {
-  return max_difference (out, &frames->src, &frames->geometry) == 0;
+  return frame_max_difference (out, &frames->src, &frames->geometry) == 0;
 }
 
 static GbParams
@@ -708,8 +566,8 @@ run_shapes (int quick)
               if ((dx > dy ? dx : dy) <= reach)
                 continue;
               for (int c = 0; c < 4; c++)
-                far_ok &= sample_at (&frames.gpu, &geometry, 0, y, x * 4 + c)
-                    == sample_at (&frames.src, &geometry, 0, y, x * 4 + c);
+                far_ok &= frame_sample (&frames.gpu, &geometry, 0, y, x * 4 + c)
+                    == frame_sample (&frames.src, &geometry, 0, y, x * 4 + c);
             }
           check (far_ok, "box map: the GPU changed pixels beyond the box's "
               "reach");
@@ -799,14 +657,15 @@ run_planes (int quick)
   group_end ("planes");
 }
 
-/* A region on one geometry: the GPU against the CPU's region; outside it
- * (plane 0; the region widened to the subsampling's grid) the output is the
- * input; the CPU's region result equals its
- * whole-frame result inside (plane 0) and, in every plane, each pixel is
- * either its whole-frame result or the input. */
+/* A region on one geometry (random map, rmax 13): the GPU against the
+ * CPU's region; outside it (plane 0; the region widened to the
+ * subsampling's grid) the output is the input; the CPU's region result
+ * equals its whole-frame result inside (plane 0) and, in every plane, each
+ * pixel is either its whole-frame result or the input. */
 static void
-run_region_layout (const char *layout, const GbGeometry * geometry, int rmax)
+run_region_layout (const char *layout, const GbGeometry * geometry)
 {
+  const int rmax = 13;
   const GbPlaneGeometry *plane = &geometry->planes[0];
   const int w = plane->width, h = plane->height;
   const GbRect regions[] = {
@@ -871,12 +730,12 @@ run_region_layout (const char *layout, const GbGeometry * geometry, int rmax)
           for (int s = 0; s < w * plane->channels; s++) {
             const int x = s / plane->channels;
             const int in_region = x >= rx0 && x < x1 && y >= ry0 && y < y1;
-            const int v = sample_at (&frames.src, geometry, 0, y, s);
+            const int v = frame_sample (&frames.src, geometry, 0, y, s);
             if (in_region)
-              inside_ok &= sample_at (&frames.cpu, geometry, 0, y, s)
-                  == sample_at (&whole, geometry, 0, y, s);
+              inside_ok &= frame_sample (&frames.cpu, geometry, 0, y, s)
+                  == frame_sample (&whole, geometry, 0, y, s);
             else
-              outside_ok &= sample_at (&frames.gpu, geometry, 0, y, s) == v;
+              outside_ok &= frame_sample (&frames.gpu, geometry, 0, y, s) == v;
           }
         for (int p = 0; p < geometry->n_planes; p++) {
           const GbPlaneGeometry *pl = &geometry->planes[p];
@@ -885,9 +744,9 @@ run_region_layout (const char *layout, const GbGeometry * geometry, int rmax)
               int as_source = 1, as_whole = 1;
               for (int c = 0; c < pl->channels; c++) {
                 const int s = x * pl->channels + c;
-                const int v = sample_at (&frames.cpu, geometry, p, y, s);
-                as_source &= v == sample_at (&frames.src, geometry, p, y, s);
-                as_whole &= v == sample_at (&whole, geometry, p, y, s);
+                const int v = frame_sample (&frames.cpu, geometry, p, y, s);
+                as_source &= v == frame_sample (&frames.src, geometry, p, y, s);
+                as_whole &= v == frame_sample (&whole, geometry, p, y, s);
               }
               planes_ok &= as_source || as_whole;
             }
@@ -909,21 +768,6 @@ out:
   map_free (&map);
   frame_free (&whole);
   frames_close (&frames);
-}
-
-static void
-run_regions (int quick)
-{
-  GbGeometry geometry;
-
-  group_begin ();
-  geometry_single (quick ? (Size) { 64, 48 } : (Size) { 161, 93 }, 4, 1,
-      &geometry);
-  run_region_layout ("region-rgba", &geometry, 13);
-  geometry_for (&layout_nv12, quick ? (Size) { 33, 31 } : (Size) { 97, 61 },
-      &geometry);
-  run_region_layout ("region-NV12", &geometry, 13);
-  group_end ("regions");
 }
 
 /* One handle through a sequence of maps and parameters: every frame
@@ -1103,21 +947,6 @@ out:
   frames_close (&frames);
 }
 
-static void
-run_caching (int quick)
-{
-  GbGeometry geometry;
-
-  group_begin ();
-  geometry_single (quick ? (Size) { 64, 48 } : (Size) { 161, 93 }, 4, 1,
-      &geometry);
-  run_caching_layout ("caching-rgba", &geometry);
-  geometry_for (&layout_nv12, quick ? (Size) { 33, 31 } : (Size) { 97, 61 },
-      &geometry);
-  run_caching_layout ("caching-NV12", &geometry);
-  group_end ("caching");
-}
-
 /* No map: the superposition with sigma_x everywhere. */
 static void
 run_uniform_layout (const char *layout, const GbGeometry * geometry)
@@ -1151,7 +980,7 @@ run_uniform_layout (const char *layout, const GbGeometry * geometry)
       /* Gather sums in a fixed order: the same bits. Scatter's shared
        * atomics add in whatever order they land: within 1. */
       if (full_case (gpu, &frames, MAP_SET, &map, &params, what))
-        check (max_difference (&no_map, &frames.gpu, geometry)
+        check (frame_max_difference (&no_map, &frames.gpu, geometry)
             <= (methods[m] == GB_ALGORITHM_SUPERPOSITION_GATHER ? 0 : 1),
             "no map and a uniform map of sigma_x differ on the GPU");
     }
@@ -1177,19 +1006,25 @@ out:
   frames_close (&frames);
 }
 
+/* Group `group`: run on an RGBA frame of 161x93 (--quick 64x48), as
+ * "PREFIX-rgba", then on an NV12 one of 97x61 (33x31), as "PREFIX-NV12". */
 static void
-run_uniform (int quick)
+run_rgba_and_nv12 (int quick, const char *group, const char *prefix,
+    void (*run) (const char *layout, const GbGeometry * geometry))
 {
   GbGeometry geometry;
+  char layout[64];
 
   group_begin ();
   geometry_single (quick ? (Size) { 64, 48 } : (Size) { 161, 93 }, 4, 1,
       &geometry);
-  run_uniform_layout ("uniform-rgba", &geometry);
+  snprintf (layout, sizeof layout, "%s-rgba", prefix);
+  run (layout, &geometry);
   geometry_for (&layout_nv12, quick ? (Size) { 33, 31 } : (Size) { 97, 61 },
       &geometry);
-  run_uniform_layout ("uniform-NV12", &geometry);
-  group_end ("uniform");
+  snprintf (layout, sizeof layout, "%s-NV12", prefix);
+  run (layout, &geometry);
+  group_end (group);
 }
 
 /* Refusals keep the previous state: the next frame still matches it. */
@@ -1259,12 +1094,16 @@ out:
   group_end ("invalid");
 }
 
-/* For racecheck: both methods on two frames, tiles full of work. */
+/* For racecheck: both methods on two frames of several tiles each (the
+ * inner, edge and corner tiles; inputs left of, above and past a tile), at
+ * a small and the largest rmax. Racecheck tracks every shared-memory
+ * access, scatter's atomics included: kept small, so that it runs in a
+ * few minutes (200x130 at rmax 32 took more than 200 s on the H100). */
 static void
 run_race (void)
 {
-  static const Size sizes[] = { {70, 50}, {200, 130} };
-  static const int rmaxes[] = { 13, 32 };
+  static const Size sizes[] = { {70, 50}, {40, 70} };
+  static const int rmaxes[] = { 3, 32 };
 
   group_begin ();
   for (int s = 0; s < 2; s++) {
@@ -1327,9 +1166,9 @@ main (int argc, char **argv)
     run_shapes (quick);
     run_16bit (quick);
     run_planes (quick);
-    run_regions (quick);
-    run_caching (quick);
-    run_uniform (quick);
+    run_rgba_and_nv12 (quick, "regions", "region", run_region_layout);
+    run_rgba_and_nv12 (quick, "caching", "caching", run_caching_layout);
+    run_rgba_and_nv12 (quick, "uniform", "uniform", run_uniform_layout);
     run_invalid ();
   }
   printf ("total %.1f s\n", now () - start);
