@@ -476,14 +476,8 @@ main (int argc, char **argv)
   else
     sigmas.assign (full_sigmas,
         full_sigmas + sizeof full_sigmas / sizeof full_sigmas[0]);
-  if (csv_path) {
-    csv = fopen (csv_path, "w");
-    if (!csv) {
-      perror (csv_path);
-      return 1;
-    }
-    fprintf (csv, "%s\n", CSV_HEADER);
-  }
+  if (csv_path && !(csv = open_csv (csv_path, CSV_HEADER)))
+    return 1;
 
   if (gpu && gb_cuda_create (-1, &cuda, &error) != GB_OK) {
     printf ("no CUDA device (%s): CPU figures only\n", error.message);

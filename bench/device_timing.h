@@ -1,5 +1,6 @@
 /* What the benchmarks share to time work on the device: rotating frames,
- * event timing, CUDA error checks (C++, benchmark programs only).
+ * event timing, CUDA error checks; and their CSV output (C++, benchmark
+ * programs only).
  *
  * Copyright (C) 2026 The cudagaussblur authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
@@ -12,9 +13,11 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <cmath>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string>
 #include <vector>
 
 #define CHECK_CUDA(call) \
@@ -115,6 +118,22 @@ struct DeviceFrames
   size_t count () const { return input.size (); }
 };
 
+/* Milliseconds from an event recorded on `stream` before launch() enqueues
+ * its work to one recorded after it (waited for). */
+template < class Launch > float
+elapsed_ms (cudaStream_t stream, cudaEvent_t start, cudaEvent_t stop,
+    Launch launch)
+{
+  float ms;
+
+  CHECK_CUDA (cudaEventRecord (start, stream));
+  launch ();
+  CHECK_CUDA (cudaEventRecord (stop, stream));
+  CHECK_CUDA (cudaEventSynchronize (stop));
+  CHECK_CUDA (cudaEventElapsedTime (&ms, start, stop));
+  return ms;
+}
+
 /* Median over REPETITIONS of the mean time of one launch, in microseconds.
  * enqueue(i) must enqueue the i-th launch on `stream`. Slow launches get
  * fewer iterations per batch (down to one); a launch over SLOW_LAUNCH_MS is
@@ -133,11 +152,9 @@ time_launches (cudaStream_t stream, Enqueue enqueue, bool warmed = false)
   /* Warm-up, and a first estimate to size the timed batches. */
   if (!warmed)
     enqueue (0);
-  CHECK_CUDA (cudaEventRecord (start, stream));
-  enqueue (1);
-  CHECK_CUDA (cudaEventRecord (stop, stream));
-  CHECK_CUDA (cudaEventSynchronize (stop));
-  CHECK_CUDA (cudaEventElapsedTime (&ms, start, stop));
+  ms = elapsed_ms (stream, start, stop,[&] () {
+        enqueue (1);
+      });
   if (ms > SLOW_LAUNCH_MS) {
     CHECK_CUDA (cudaGetLastError ());
     cudaEventDestroy (start);
@@ -148,12 +165,10 @@ time_launches (cudaStream_t stream, Enqueue enqueue, bool warmed = false)
           (int) (batch_seconds * 1e3 / std::max (ms, 1e-3f))));
 
   for (int r = 0; r < REPETITIONS; r++) {
-    CHECK_CUDA (cudaEventRecord (start, stream));
-    for (int i = 0; i < iterations; i++)
-      enqueue (i);
-    CHECK_CUDA (cudaEventRecord (stop, stream));
-    CHECK_CUDA (cudaEventSynchronize (stop));
-    CHECK_CUDA (cudaEventElapsedTime (&ms, start, stop));
+    ms = elapsed_ms (stream, start, stop,[&] () {
+          for (int i = 0; i < iterations; i++)
+            enqueue (i);
+        });
     samples.push_back (1e3 * ms / iterations);
   }
   CHECK_CUDA (cudaGetLastError ());
@@ -161,6 +176,34 @@ time_launches (cudaStream_t stream, Enqueue enqueue, bool warmed = false)
   cudaEventDestroy (stop);
   std::sort (samples.begin (), samples.end ());
   return samples[REPETITIONS / 2];
+}
+
+/* --- CSV output --- */
+
+/* A CSV field: value printed with format; empty where it is negative or NaN
+ * (not applicable, not measured). */
+inline std::string
+num (double value, const char *format = "%.3f")
+{
+  char text[64];
+  if (value < 0 || std::isnan (value))
+    return "";
+  snprintf (text, sizeof text, format, value);
+  return text;
+}
+
+/* The CSV file at path, created, its first line header; NULL (perror
+ * printed) if it cannot be created. */
+inline FILE *
+open_csv (const char *path, const char *header)
+{
+  FILE *file = fopen (path, "w");
+  if (!file) {
+    perror (path);
+    return NULL;
+  }
+  fprintf (file, "%s\n", header);
+  return file;
 }
 
 }                               /* namespace gb_bench */

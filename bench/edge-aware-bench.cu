@@ -717,16 +717,6 @@ compare (const FrameLayout & layout, const uint8_t * a, const uint8_t * b)
 
 /* --- output --- */
 
-std::string
-num (double value, const char *format = "%.3f")
-{
-  char text[64];
-  if (value < 0 || std::isnan (value))
-    return "";
-  snprintf (text, sizeof text, format, value);
-  return text;
-}
-
 FILE *csv = NULL;
 
 void
@@ -937,14 +927,9 @@ main (int argc, char **argv)
     for (Photo & p : photos)
       crop_photo (p, crop);
 
-  if (csv_path) {
-    csv = fopen (csv_path, "w");
-    if (!csv) {
-      perror (csv_path);
-      gb_cuda_destroy (cuda);
-      return 1;
-    }
-    fprintf (csv, "%s\n", CSV_HEADER);
+  if (csv_path && !(csv = open_csv (csv_path, CSV_HEADER))) {
+    gb_cuda_destroy (cuda);
+    return 1;
   }
 
   /* The timing frames: the timing photo (uncropped) mirror-tiled. They are

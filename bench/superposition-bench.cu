@@ -129,16 +129,6 @@ check_gb (GbStatus status, const GbError & error, const char *what)
   }
 }
 
-std::string
-num (double value, const char *format = "%.3f")
-{
-  char text[64];
-  if (value < 0 || std::isnan (value))
-    return "";
-  snprintf (text, sizeof text, format, value);
-  return text;
-}
-
 /* prepare: 1, 0, or -1 (not applicable); max_diff -1: not measured. */
 void
 csv_row (const char *section, const char *format, int width, int height,
@@ -171,20 +161,16 @@ time_median (cudaStream_t stream, Enqueue enqueue)
   for (int i = 0; i < WARMUP_LAUNCHES; i++)
     enqueue (next++);
   /* One launch alone, to size the batches. */
-  CHECK_CUDA (cudaEventRecord (start, stream));
-  enqueue (next++);
-  CHECK_CUDA (cudaEventRecord (stop, stream));
-  CHECK_CUDA (cudaEventSynchronize (stop));
-  CHECK_CUDA (cudaEventElapsedTime (&ms, start, stop));
+  ms = elapsed_ms (stream, start, stop,[&] () {
+        enqueue (next++);
+      });
   const int iterations = std::max (1, std::min (MAX_BATCH,
           (int) (batch_ms / std::max (ms, 1e-3f))));
   for (int r = 0; r < TIMED_BATCHES; r++) {
-    CHECK_CUDA (cudaEventRecord (start, stream));
-    for (int i = 0; i < iterations; i++)
-      enqueue (next++);
-    CHECK_CUDA (cudaEventRecord (stop, stream));
-    CHECK_CUDA (cudaEventSynchronize (stop));
-    CHECK_CUDA (cudaEventElapsedTime (&ms, start, stop));
+    ms = elapsed_ms (stream, start, stop,[&] () {
+          for (int i = 0; i < iterations; i++)
+            enqueue (next++);
+        });
     samples.push_back (1e3 * ms / iterations);
   }
   CHECK_CUDA (cudaGetLastError ());
@@ -505,14 +491,9 @@ main (int argc, char **argv)
   }
   const cudaStream_t stream = (cudaStream_t) gb_cuda_stream (cuda);
 
-  if (csv_path) {
-    csv = fopen (csv_path, "w");
-    if (!csv) {
-      perror (csv_path);
-      gb_cuda_destroy (cuda);
-      return 1;
-    }
-    fprintf (csv, "%s\n", CSV_HEADER);
+  if (csv_path && !(csv = open_csv (csv_path, CSV_HEADER))) {
+    gb_cuda_destroy (cuda);
+    return 1;
   }
 
   /* --- inputs, maps and the CPU references (all before any timing) --- */

@@ -65,8 +65,7 @@ for value in "${box[@]}"; do
   [[ $value =~ ^[0-9]+$ ]] ||
     die "the box X Y W H must be whole numbers of pixels, not '$value'"
 done
-awk -v s="$SIGMA" 'BEGIN {
-  exit !(s ~ /^[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+)$/ && s >= -250 && s <= 250) }' ||
+number "$SIGMA" -250 250 ||
   die "SIGMA must be a number from -250 to 250, not '$SIGMA'"
 [[ $FRAME =~ ^[0-9]+$ ]] || die "FRAME must be a frame number, not '$FRAME'"
 [[ $SIZE =~ ^[1-9][0-9]*x[1-9][0-9]*$ ]] ||
@@ -109,10 +108,7 @@ if [ "$in" = - ]; then
   [ -s "$in" ] || die "the pipeline wrote no test clip to $in"
 else
   [ -r "$in" ] || die "cannot read $in"
-  for output in "$out" "$before" "$after"; do
-    [ "$(realpath "$in")" != "$(realpath -m "$output")" ] ||
-      die "$in would be overwritten: give another OUT_DIR"
-  done
+  check_outputs "$in" "$out" "$before" "$after"
   in_name=$in
 fi
 
@@ -182,21 +178,7 @@ run_pipeline filesrc "location=$in" ! decodebin ! video/x-raw \
   decoded. ! queue ! "${shot[@]}" "location=${shots//%/%%}/before-%d.png" \
   decoded. ! queue ! "${convert[@]}" "${blur_element[@]}" \
     ! "${shot[@]}" "location=${shots//%/%%}/after-%d.png"
-frame=$FRAME
-if [ ! -s "$shots/before-$frame.png" ] || [ ! -s "$shots/after-$frame.png" ]; then
-  frame=-1
-  for file in "$shots"/after-*.png; do
-    index=${file##*-}
-    index=${index%.png}
-    if [[ $index =~ ^[0-9]+$ ]] && [ "$index" -gt "$frame" ] &&
-      [ -s "$shots/before-$index.png" ]; then
-      frame=$index
-    fi
-  done
-  [ "$frame" -ge 0 ] || die "the pipeline wrote no PNG"
-fi
-mv "$shots/before-$frame.png" "$before"
-mv "$shots/after-$frame.png" "$after"
+keep_frame "$shots" "$FRAME" "$before" "$after"
 
 echo "blurred $box_name of $in_name"
 echo "   (${width}x$height $format from the decoder, $blurred_as)"

@@ -1,6 +1,8 @@
 # shellcheck shell=bash
 # Sourced by the scripts in pipelines/ (not run on its own): finds the plugin,
-# builds the cudagaussblur element from the environment and runs pipelines.
+# builds the cudagaussblur element from the environment and runs pipelines;
+# and the checks and steps that the scripts of one INPUT, an image or a video
+# (edge-aware.sh, privacy-blur.sh, tilt-shift.sh), share.
 #
 # Copyright (C) 2026 The cudagaussblur authors
 # SPDX-License-Identifier: LGPL-2.1-or-later
@@ -65,4 +67,141 @@ run_pipeline() {
   done
   echo "+ $shown"
   gst-launch-1.0 "$@"
+}
+
+# --- for the scripts that take one INPUT, an image or a video file ---
+
+# Handles the arguments of such a script: -h or --help prints its usage line
+# and exits; more than one argument prints it to stderr and fails.
+one_input_args() {
+  local usage
+  usage="usage: $(basename "$0") [INPUT]"
+  if [ "${1:-}" = -h ] || [ "${1:-}" = --help ]; then
+    echo "$usage"
+    exit 0
+  fi
+  [ $# -le 1 ] || {
+    echo "$usage" >&2
+    exit 1
+  }
+}
+
+# number VALUE LO HI: succeeds when VALUE is a decimal number from LO to HI
+# (with a minus sign only where LO is negative).
+number() {
+  awk -v v="$1" -v lo="$2" -v hi="$3" 'BEGIN {
+    sign = lo < 0 ? "^[-+]?" : "^[+]?"
+    exit !(v ~ (sign "([0-9]+[.]?[0-9]*|[.][0-9]+)$") && v >= lo && v <= hi) }'
+}
+
+# scale_to_size EXAMPLE: SIZE (WIDTHxHEIGHT; EXAMPLE is the one the error
+# shows) as caps fields in size_caps (",width=W,height=H") and as scaling
+# words in scale (videoscale ! video/x-raw,width=W,height=H !); both empty
+# without SIZE.
+scale_to_size() {
+  size_caps=
+  scale=()
+  if [ -n "${SIZE:-}" ]; then
+    [[ $SIZE =~ ^[1-9][0-9]*x[1-9][0-9]*$ ]] ||
+      die "SIZE must be WIDTHxHEIGHT, e.g. $1, not '$SIZE'"
+    size_caps=",width=${SIZE%x*},height=${SIZE#*x}"
+    # shellcheck disable=SC2034 # read by the scripts
+    scale=(videoscale ! "video/x-raw$size_caps" !)
+  fi
+}
+
+# image_decoder FILE: the decoder of an image file, by its extension: pnmdec
+# (.ppm .pgm .pnm), pngdec, jpegdec; nothing for anything else (a video).
+image_decoder() {
+  case ${1,,} in
+    *.ppm | *.pgm | *.pnm) echo pnmdec ;;
+    *.png) echo pngdec ;;
+    *.jpg | *.jpeg) echo jpegdec ;;
+  esac
+}
+
+# need_decoder DECODER FILE: fails unless DECODER, to read FILE, is installed.
+need_decoder() {
+  have_element "$1" || die "reading $2 needs the $1 element" \
+    "(pnmdec: apt-get install gstreamer1.0-plugins-bad); or give a PNG"
+}
+
+# check_outputs INPUT OUTPUT...: fails when an OUTPUT is INPUT itself.
+check_outputs() {
+  local input=$1 output
+  shift
+  for output in "$@"; do
+    [ "$(realpath "$input")" != "$(realpath -m "$output")" ] ||
+      die "$input would be overwritten: give another OUT_DIR"
+  done
+}
+
+# media_outputs INPUT STEM VIDEO: what the script writes into OUT_DIR (made)
+# for INPUT: before and after (STEM-before.png, STEM-after.png) and, for a
+# video, out (VIDEO.mkv); decoder is set to INPUT's image_decoder (empty for
+# a video). Fails when one of them is INPUT itself.
+media_outputs() {
+  decoder=$(image_decoder "$1")
+  mkdir -p "$OUT_DIR"
+  before=$OUT_DIR/$2-before.png
+  after=$OUT_DIR/$2-after.png
+  out=$OUT_DIR/$3.mkv
+  if [ -n "$decoder" ]; then
+    check_outputs "$1" "$before" "$after"
+  else
+    check_outputs "$1" "$before" "$after" "$out"
+  fi
+}
+
+# image_before_after BEFORE AFTER RUNNER WORDS...: runs RUNNER (run_pipeline,
+# or a function that calls it) with WORDS, which decode an image up to a tee
+# (they end in "!"), and the tee: the frame as it is into the PNG BEFORE and
+# through $blur_element into the PNG AFTER. Fails unless both are written.
+image_before_after() {
+  local before=$1 after=$2 runner=$3
+  shift 3
+  rm -f "$before" "$after"
+  "$runner" "$@" tee name=split \
+    split. ! queue ! videoconvert ! pngenc compression-level=9 \
+      ! filesink "location=$before" \
+    split. ! queue ! "${blur_element[@]}" ! videoconvert \
+      ! pngenc compression-level=9 ! filesink "location=$after"
+  if [ ! -s "$before" ] || [ ! -s "$after" ]; then
+    die "the pipeline wrote no PNG"
+  fi
+}
+
+# The video encoder, in encode: H.264 (x264enc) if installed, else VP8, into
+# Matroska; fails when it is not installed either.
+choose_encoder() {
+  if have_element x264enc; then
+    encode=(x264enc speed-preset=faster ! matroskamux)
+  else
+    encode=(vp8enc deadline=1 cpu-used=4 target-bitrate=4000000 ! matroskamux)
+  fi
+  have_element "${encode[0]}" ||
+    die "writing video needs the ${encode[0]} element"
+}
+
+# keep_frame DIR FRAME BEFORE AFTER: after a pipeline wrote frames N as
+# DIR/before-N.png and DIR/after-N.png (multifilesink, keeping the last few),
+# moves frame FRAME's, or where the clip ended before it the last frame with
+# both, to BEFORE and AFTER; frame is set to the frame kept.
+keep_frame() {
+  local dir=$1 file index
+  frame=$2
+  if [ ! -s "$dir/before-$frame.png" ] || [ ! -s "$dir/after-$frame.png" ]; then
+    frame=-1
+    for file in "$dir"/after-*.png; do
+      index=${file##*-}
+      index=${index%.png}
+      if [[ $index =~ ^[0-9]+$ ]] && [ "$index" -gt "$frame" ] &&
+        [ -s "$dir/before-$index.png" ]; then
+        frame=$index
+      fi
+    done
+    [ "$frame" -ge 0 ] || die "the pipeline wrote no PNG"
+  fi
+  mv "$dir/before-$frame.png" "$3"
+  mv "$dir/after-$frame.png" "$4"
 }

@@ -41,41 +41,26 @@
 #   SIGMA_RANGE=15 pipelines/edge-aware.sh interview.mp4
 set -euo pipefail
 
-usage="usage: $(basename "$0") [INPUT]"
-if [ "${1:-}" = -h ] || [ "${1:-}" = --help ]; then
-  echo "$usage"
-  exit 0
-fi
-[ $# -le 1 ] || {
-  echo "$usage" >&2
-  exit 1
-}
-
 # The look's settings before common.sh, which builds the element with
-# $SIGMA and $ALGORITHM.
+# $SIGMA and $ALGORITHM (another LOOK fails after the arguments' check).
 LOOK=${LOOK:-smooth}
 case $LOOK in
   smooth) look=(10 20 2) ;;
   cartoon) look=(50 30 3) ;;
-  *)
-    echo "$(basename "$0"): LOOK must be smooth or cartoon, not '$LOOK'" >&2
-    exit 1
-    ;;
+  *) look=() ;;
 esac
-SIGMA=${SIGMA:-${look[0]}}
-SIGMA_RANGE=${SIGMA_RANGE:-${look[1]}}
-ITERATIONS=${ITERATIONS:-${look[2]}}
+SIGMA=${SIGMA:-${look[0]:-}}
+SIGMA_RANGE=${SIGMA_RANGE:-${look[1]:-}}
+ITERATIONS=${ITERATIONS:-${look[2]:-}}
 ALGORITHM=${ALGORITHM:-edge-aware}
 # shellcheck source=pipelines/common.sh
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+one_input_args "$@"
+[ ${#look[@]} -gt 0 ] || die "LOOK must be smooth or cartoon, not '$LOOK'"
 
 in=${1:-$project_root/tests/data/photos/grace-hopper.ppm}
 OUT_DIR=${OUT_DIR:-out}
 
-number() {
-  awk -v v="$1" -v lo="$2" -v hi="$3" 'BEGIN {
-    exit !(v ~ /^[+]?([0-9]+[.]?[0-9]*|[.][0-9]+)$/ && v >= lo && v <= hi) }'
-}
 number "$SIGMA" 0 250 || die "SIGMA must be a number from 0 to 250, not '$SIGMA'"
 number "$SIGMA_RANGE" 0.1 100000 ||
   die "SIGMA_RANGE must be a number from 0.1 to 100000, not '$SIGMA_RANGE'"
@@ -86,63 +71,35 @@ if [ -n "${KAPPA:-}" ]; then
   number "$KAPPA" 0 16 || die "KAPPA must be a number from 0 to 16, not '$KAPPA'"
   blur_element+=("kappa=$KAPPA")
 fi
-scale=()
-if [ -n "${SIZE:-}" ]; then
-  [[ $SIZE =~ ^[1-9][0-9]*x[1-9][0-9]*$ ]] ||
-    die "SIZE must be WIDTHxHEIGHT, e.g. 384x384, not '$SIZE'"
-  scale=(videoscale ! "video/x-raw,width=${SIZE%x*},height=${SIZE#*x}" !)
-fi
+scale_to_size 384x384
 
 use_plugin
 [ -r "$in" ] || die "cannot read $in"
 
-case ${in,,} in
-  *.ppm | *.pgm | *.pnm) decoder=pnmdec ;;
-  *.png) decoder=pngdec ;;
-  *.jpg | *.jpeg) decoder=jpegdec ;;
-  *) decoder= ;;
-esac
+decoder=$(image_decoder "$in")
 mkdir -p "$OUT_DIR"
 settings="sigma=$SIGMA sigma-range=$SIGMA_RANGE iterations=$ITERATIONS"
 
 if [ -n "$decoder" ]; then
-  have_element "$decoder" || die "reading $in needs the $decoder element" \
-    "(pnmdec: apt-get install gstreamer1.0-plugins-bad); or give a PNG"
+  need_decoder "$decoder" "$in"
   have_element pngenc || die "the PNGs need the pngenc element"
   before=$OUT_DIR/edge-aware-before.png
   after=$OUT_DIR/edge-aware-after.png
-  for output in "$before" "$after"; do
-    [ "$(realpath "$in")" != "$(realpath -m "$output")" ] ||
-      die "$in would be overwritten: give another OUT_DIR"
-  done
-  rm -f "$before" "$after"
+  check_outputs "$in" "$before" "$after"
   # RGB for RGB images, which the element takes as they are; gray stays
   # gray; the rest (palette PNGs, JPEG's I420) becomes RGB.
-  run_pipeline filesrc "location=$in" ! "$decoder" ! videoconvert \
-    ! "video/x-raw,format={RGB,RGBA,GRAY8,GRAY16_LE}" ! "${scale[@]}" \
-    tee name=split \
-    split. ! queue ! videoconvert ! pngenc compression-level=9 \
-      ! filesink "location=$before" \
-    split. ! queue ! "${blur_element[@]}" ! videoconvert \
-      ! pngenc compression-level=9 ! filesink "location=$after"
-  if [ ! -s "$before" ] || [ ! -s "$after" ]; then
-    die "the pipeline wrote no PNG"
-  fi
+  image_before_after "$before" "$after" run_pipeline \
+    filesrc "location=$in" ! "$decoder" ! videoconvert \
+    ! "video/x-raw,format={RGB,RGBA,GRAY8,GRAY16_LE}" ! "${scale[@]}"
   echo "before: $(realpath "$before")"
   echo "after:  $(realpath "$after")  (cudagaussblur algorithm=$ALGORITHM" \
     "$settings backend=$BACKEND)"
   exit 0
 fi
 
-if have_element x264enc; then
-  encode=(x264enc speed-preset=faster ! matroskamux)
-else
-  encode=(vp8enc deadline=1 cpu-used=4 target-bitrate=4000000 ! matroskamux)
-fi
-have_element "${encode[0]}" || die "writing video needs the ${encode[0]} element"
+choose_encoder
 out=$OUT_DIR/edge-aware.mkv
-[ "$(realpath "$in")" != "$(realpath -m "$out")" ] ||
-  die "$in would be overwritten: give another OUT_DIR"
+check_outputs "$in" "$out"
 rm -f "$out"
 run_pipeline filesrc "location=$in" ! decodebin ! video/x-raw ! videoconvert \
   ! video/x-raw,format=BGRx ! "${scale[@]}" "${blur_element[@]}" \
