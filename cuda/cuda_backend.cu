@@ -171,14 +171,13 @@ gb_cuda_auto_superposition (const GbCuda * cuda, const GbPlaneFilter * filter,
   (void) cuda;
   (void) bytes_per_sample;
   /* Measured on an H100 (superposition-bench, 512 x 512, random sigma;
-   * docs/performance.md): scatter's shared-memory atomics win only while
-   * each input reaches few outputs: at rmax 1 (RGBA 2.4x, GRAY8 5.4x),
-   * and for one channel up to rmax 3 (GRAY8 2.0x at 2, 1.4x at 3, even at
-   * 4); two channels (not measured) are taken as one up to rmax 2. From
-   * there the gather, which tabulates each row's kernels once per tile and
-   * adds without conflicts, is faster, by up to 30x (RGBA) at rmax 32. */
-  if (filter->rmax <= 1 || (filter->rmax <= 2 && plane->channels <= 2)
-      || (filter->rmax <= 3 && plane->channels == 1))
+   * docs/performance.md): scatter's shared-memory atomics win only where
+   * each input reaches few outputs and there are few channels to add: GRAY8
+   * at rmax 1 (1.9x; two channels, not measured, taken alike). Elsewhere the
+   * gather, which tabulates each row's kernels once per tile and adds
+   * without conflicts, is faster: RGBA from rmax 1 (1.2x), GRAY8 from rmax
+   * 2 (1.4x), up to 38x (RGBA) at rmax 32. */
+  if (filter->rmax <= 1 && plane->channels <= 2)
     return GB_ALGORITHM_SUPERPOSITION_SCATTER;
   return GB_ALGORITHM_SUPERPOSITION_GATHER;
 }

@@ -203,13 +203,15 @@ superposition_gather (GbDevicePlane plane, Kernels kernels, bool normalize,
 
   for (int yy = y0 - reach.y; yy < y0 + TILE + reach.y; yy++) {
     const int sy = gb_border_index (yy, plane.height, border);
-    /* The row's kernels: a thread per (input, d). */
-    for (int i = thread; i < span * GATHER_TABLE; i += TILE * GATHER_ROWS) {
-      const int at = i / GATHER_TABLE, d = i % GATHER_TABLE;
+    /* The row's kernels: a thread per (input, d), d up to the larger
+     * reach (no output reads past it). */
+    const int entries = max (reach.x, reach.y) + 1;
+    for (int i = thread; i < span * entries; i += TILE * GATHER_ROWS) {
+      const int at = i / entries, d = i % entries;
       const int sx = gb_border_index (x0 - reach.x + at, plane.width, border);
       const bool inside = sx >= 0 && sy >= 0;   /* not cut by the zero border */
       float kx = 0.0f, ky = 0.0f;
-      if (inside && d <= max (reach.x, reach.y)) {
+      if (inside) {
         const size_t p = (size_t) sy * plane.width + sx;
         const uchar2 r = kernels.radii[p];
         const float4 k = kernels.params[p];
@@ -218,10 +220,11 @@ superposition_gather (GbDevicePlane plane, Kernels kernels, bool normalize,
         if (d <= r.y)
           ky = kernel_weight (d, k.z, k.w);
       }
-      if (d < C)
-        table.sample[at][d] = inside
-            ? (float) gb_src_row < Sample > (plane, sy)[(size_t) sx * C + d]
-            : 0.0f;
+      if (d == 0)               /* (entries may be fewer than C) */
+        for (int c = 0; c < C; c++)
+          table.sample[at][c] = inside
+              ? (float) gb_src_row < Sample > (plane, sy)[(size_t) sx * C + c]
+              : 0.0f;
       table.kx[at][d] = kx;
       table.ky[at][d] = ky;
     }
@@ -242,11 +245,14 @@ superposition_gather (GbDevicePlane plane, Kernels kernels, bool normalize,
         float sample[C];
         for (int c = 0; c < C; c++)
           sample[c] = table.sample[at][c];
+        /* sample (ky kx), not the CPU's (sample ky) kx: one product per
+         * term and channel (the float results differ in the last bits). */
         for (int k = 0; k < OUTPUTS; k++) {
-          const float ky = near[k] ? table.ky[at][dy[k]] : 0.0f;
+          const float w = (near[k] ? table.ky[at][dy[k]] : 0.0f) * kx;
           for (int c = 0; c < C; c++)
-            acc[k][c] += (sample[c] * ky) * kx;
-          weight[k] += ky * kx;
+            acc[k][c] += sample[c] * w;
+          if (normalize)
+            weight[k] += w;
         }
       }
     }
