@@ -307,9 +307,10 @@ gb_cuda_set_sigma_map (GbCuda * cuda, const float *map, size_t stride,
         "cannot allocate the sigma map on the GPU");
     cuda->allocations++;
   }
-  /* From pageable memory the call returns once map has been staged: the
-   * caller may reuse it. Ordered before the frames that follow on the
-   * stream, after those before (which read the old map). */
+  /* From pageable memory the call returns once map has been staged; from
+   * page-locked memory it is asynchronous (cuda_backend.h). Ordered before
+   * the frames that follow on the stream, after those before (which read
+   * the old map). */
   CUDA_TRY (cudaMemcpy2DAsync (cuda->device_sigma_map, cuda->sigma_map_pitch,
           map, stride * sizeof (float), row_bytes, frame->height,
           cudaMemcpyHostToDevice, cuda->stream),

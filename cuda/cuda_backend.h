@@ -37,9 +37,10 @@ GbStatus gb_cuda_enqueue (GbCuda * cuda, const GbImage * device_src,
     GbError * error);
 GbStatus gb_cuda_synchronize (GbCuda * cuda, GbError * error);
 /* The superposition's sigma map (gb_blur_set_sigma_map): the configured
- * frame's plane 0 size, stride in floats, uploaded on the backend's stream
- * (map may be reused once this returns); kept until the next one or a
- * geometry change. */
+ * frame's plane 0 size, stride in floats, uploaded on the backend's stream;
+ * kept until the next one or a geometry change. From pageable memory, map
+ * may be reused once this returns; from page-locked memory (the handle's)
+ * the copy runs asynchronously: synchronise before writing map again. */
 GbStatus gb_cuda_set_sigma_map (GbCuda * cuda, const float *map,
     size_t stride, GbError * error);
 /* The backend's cudaStream_t, for the benchmark's events. */
