@@ -351,7 +351,7 @@ struct SuperCase
     params.normalize = 0;
     check_gb (gb_params_validate (&params, &e), e, "superposition parameters");
     gb_plane_filters_resolve (&params, &layout.geometry, filter.get ());
-    gb_plane_filters_set_superposition (&params, &layout.geometry, rmax,
+    gb_plane_filters_set_superposition (&layout.geometry, rmax,
         host_map.data (), (size_t) width, filter.get ());
   }
 

@@ -132,13 +132,11 @@ gb_plane_filters_resolve (const GbParams * params, const GbGeometry * geometry,
 }
 
 void
-gb_plane_filters_set_superposition (const GbParams * params,
-    const GbGeometry * geometry, int rmax, const float *sigma_map,
-    size_t sigma_stride, GbPlaneFilter * filters)
+gb_plane_filters_set_superposition (const GbGeometry * geometry, int rmax,
+    const float *sigma_map, size_t sigma_stride, GbPlaneFilter * filters)
 {
   int p;
 
-  (void) params;
   for (p = 0; p < geometry->n_planes; p++) {
     const GbPlaneGeometry *plane = &geometry->planes[p];
     GbPlaneFilter *filter = &filters[p];

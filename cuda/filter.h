@@ -75,9 +75,9 @@ void gb_plane_filters_resolve (const GbParams * params,
  * GB_SUPERPOSITION_MAX_RADIUS) and the frame's sigma map into each plane's
  * filter, each window widened to the reach of its axes. After
  * gb_plane_filters_resolve() of the same parameters and geometry. */
-void gb_plane_filters_set_superposition (const GbParams * params,
-    const GbGeometry * geometry, int rmax, const float *sigma_map,
-    size_t sigma_stride, GbPlaneFilter * filters);
+void gb_plane_filters_set_superposition (const GbGeometry * geometry,
+    int rmax, const float *sigma_map, size_t sigma_stride,
+    GbPlaneFilter * filters);
 
 /* 1 when both axes have the same sigma and radius (the fused kernel needs it). */
 static inline int

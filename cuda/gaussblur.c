@@ -440,9 +440,8 @@ upload_filters (GbBlur * blur, const GbGeometry * geometry, GbError * error)
 
   gb_plane_filters_resolve (&blur->params, geometry, blur->filters);
   if (uses_superposition (blur))
-    gb_plane_filters_set_superposition (&blur->params, geometry,
-        superposition_rmax (blur), blur->sigma_map, geometry->planes[0].width,
-        blur->filters);
+    gb_plane_filters_set_superposition (geometry, superposition_rmax (blur),
+        blur->sigma_map, geometry->planes[0].width, blur->filters);
   if (blur->cuda)
     status = gb_cuda_set_filters (blur->cuda, blur->filters, error);
   blur->weights_stale = status != GB_OK;
