@@ -193,15 +193,6 @@ fill_pattern (uint8_t * data, size_t bytes)
     data[i] = (uint8_t) ((i * 2654435761u) >> 13);
 }
 
-#define CHECK_GB(call) \
-  do { \
-    GbError error_; \
-    if ((call) != GB_OK) { \
-      fprintf (stderr, "%s:%d: %s\n", __FILE__, __LINE__, error_.message); \
-      exit (1); \
-    } \
-  } while (0)
-
 int
 max_abs_difference (const std::vector < uint8_t > &a,
     const std::vector < uint8_t > &b)

@@ -20,6 +20,17 @@
 #include <string>
 #include <vector>
 
+/* Runs call, a core function whose last argument is &error_, and exits
+ * with the core's message if it fails. */
+#define CHECK_GB(call) \
+  do { \
+    GbError error_; \
+    if ((call) != GB_OK) { \
+      fprintf (stderr, "%s:%d: %s\n", __FILE__, __LINE__, error_.message); \
+      exit (1); \
+    } \
+  } while (0)
+
 #define CHECK_CUDA(call) \
   do { \
     cudaError_t err_ = (call); \

@@ -131,15 +131,6 @@ constexpr const char *CSV_HEADER = "section,format,image,width,height,sigma,"
     "sigma_r,iterations,kappa,us,copy_us,ratio,target_us,mse,psnr,max_err,"
     "share_over_1,max_err_alpha,reference_ms";
 
-#define CHECK_GB(call) \
-  do { \
-    GbError error_; \
-    if ((call) != GB_OK) { \
-      fprintf (stderr, "%s:%d: %s\n", __FILE__, __LINE__, error_.message); \
-      exit (1); \
-    } \
-  } while (0)
-
 /* --- photographs --- */
 
 struct Photo

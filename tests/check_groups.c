@@ -60,6 +60,17 @@ check_total_failures (void)
   return total_failures;
 }
 
+int
+checks_summary (void)
+{
+  if (total_failures) {
+    printf ("%d checks failed\n", total_failures);
+    return 1;
+  }
+  printf ("all checks passed\n");
+  return 0;
+}
+
 static uint64_t random_state;
 
 void

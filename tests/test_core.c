@@ -3318,10 +3318,5 @@ main (void)
   test_issue4_validation ();
   test_region_past_odd_frame ();
 
-  if (check_total_failures ()) {
-    printf ("%d checks failed\n", check_total_failures ());
-    return 1;
-  }
-  printf ("all checks passed\n");
-  return 0;
+  return checks_summary ();
 }

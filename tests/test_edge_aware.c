@@ -924,10 +924,5 @@ main (void)
   test_threads ();
   test_invalid_arguments ();
 
-  if (check_total_failures ()) {
-    printf ("%d checks failed\n", check_total_failures ());
-    return 1;
-  }
-  printf ("all checks passed\n");
-  return 0;
+  return checks_summary ();
 }

@@ -949,10 +949,5 @@ main (void)
   test_image_corners ();
   test_image_scales ();
 
-  if (check_total_failures ()) {
-    printf ("%d checks failed\n", check_total_failures ());
-    return 1;
-  }
-  printf ("all checks passed\n");
-  return 0;
+  return checks_summary ();
 }
