@@ -50,6 +50,11 @@ struct GbCudaPlaneBuffers
 struct GbCuda
 {
   int device;
+  /* Created with GB_DEVICE_CURRENT_CONTEXT: every call runs in the context
+   * the caller made current (GStreamer's shared one), so the backend never
+   * selects a device itself (cudaSetDevice would make the device's primary
+   * context current instead). */
+  bool in_current_context;
   cudaStream_t stream;
   /* Planes 1.. run on their own streams, forked from and joined back into
    * `stream` within every frame, so that a small chroma plane's kernels
@@ -117,6 +122,13 @@ cuda_fail (GbError * error, cudaError_t err, const char *what)
     if (try_err_ != cudaSuccess) \
       return cuda_fail (error, try_err_, what); \
   } while (0)
+
+/* Makes the handle's device current, unless the caller owns the context. */
+static cudaError_t
+select_device (const GbCuda * cuda)
+{
+  return cuda->in_current_context ? cudaSuccess : cudaSetDevice (cuda->device);
+}
 
 /* The tensor-core kernel: 8-bit planes, one radius and sigma for both axes. */
 static bool
@@ -197,7 +209,8 @@ gb_cuda_create (int device_id, GbCuda ** out, GbError * error)
         cudaGetErrorName (err));
   if (count == 0)
     return gb_error_set (error, GB_ERROR_NO_DEVICE, "no CUDA device found");
-  if (device_id >= count || device_id < -1)
+  if (device_id >= count
+      || (device_id < -1 && device_id != GB_DEVICE_CURRENT_CONTEXT))
     return gb_error_set (error, GB_ERROR_NO_DEVICE,
         "CUDA device %d does not exist (%d device%s present)", device_id,
         count, count == 1 ? "" : "s");
@@ -206,7 +219,9 @@ gb_cuda_create (int device_id, GbCuda ** out, GbError * error)
   if (!cuda)
     return gb_error_set (error, GB_ERROR_OUT_OF_MEMORY,
         "cannot allocate the CUDA backend");
+  cuda->in_current_context = device_id == GB_DEVICE_CURRENT_CONTEXT;
   if (device_id < 0) {
+    /* the current context's device, or the runtime's current device */
     err = cudaGetDevice (&cuda->device);
     if (err != cudaSuccess) {
       free (cuda);
@@ -216,7 +231,7 @@ gb_cuda_create (int device_id, GbCuda ** out, GbError * error)
     cuda->device = device_id;
   }
 
-  err = cudaSetDevice (cuda->device);
+  err = select_device (cuda);
   if (err == cudaSuccess)
     err = cudaStreamCreateWithFlags (&cuda->stream, cudaStreamNonBlocking);
   if (err == cudaSuccess)
@@ -300,7 +315,7 @@ gb_cuda_set_sigma_map (GbCuda * cuda, const float *map, size_t stride,
     return gb_error_set (error, GB_ERROR_INVALID_ARGUMENT,
         "no sigma map, or its stride %zu is below the width %d", stride,
         frame->width);
-  CUDA_TRY (cudaSetDevice (cuda->device), "cannot select the CUDA device");
+  CUDA_TRY (select_device (cuda), "cannot select the CUDA device");
   if (!cuda->device_sigma_map) {
     CUDA_TRY (cudaMallocPitch ((void **) &cuda->device_sigma_map,
             &cuda->sigma_map_pitch, row_bytes, frame->height),
@@ -322,7 +337,7 @@ gb_cuda_set_sigma_map (GbCuda * cuda, const float *map, size_t stride,
 GbStatus
 gb_cuda_configure (GbCuda * cuda, const GbGeometry * geometry, GbError * error)
 {
-  CUDA_TRY (cudaSetDevice (cuda->device), "cannot select the CUDA device");
+  CUDA_TRY (select_device (cuda), "cannot select the CUDA device");
   /* Frames still in flight may use the old buffers. */
   CUDA_TRY (cudaStreamSynchronize (cuda->stream), "blur stream failed");
   free_planes (cuda);
@@ -389,7 +404,7 @@ GbStatus
 gb_cuda_set_filters (GbCuda * cuda, const GbPlaneFilter * filters,
     GbError * error)
 {
-  CUDA_TRY (cudaSetDevice (cuda->device), "cannot select the CUDA device");
+  CUDA_TRY (select_device (cuda), "cannot select the CUDA device");
   /* A launch already queued may still read the device copies. */
   CUDA_TRY (cudaStreamSynchronize (cuda->stream), "blur stream failed");
   for (int p = 0; p < cuda->geometry.n_planes; p++) {
@@ -698,7 +713,7 @@ gb_cuda_enqueue (GbCuda * cuda, const GbImage * device_src,
         error);
   if (status != GB_OK)
     return status;
-  CUDA_TRY (cudaSetDevice (cuda->device), "cannot select the CUDA device");
+  CUDA_TRY (select_device (cuda), "cannot select the CUDA device");
   return enqueue_planes (cuda, device_src, device_dst, algorithm, border,
       error);
 }
@@ -848,7 +863,7 @@ gb_cuda_process_host (GbCuda * cuda, const GbImage * src, const GbImage * dst,
 
   memset (&device_src, 0, sizeof device_src);
   memset (&device_dst, 0, sizeof device_dst);
-  CUDA_TRY (cudaSetDevice (cuda->device), "cannot select the CUDA device");
+  CUDA_TRY (select_device (cuda), "cannot select the CUDA device");
   if (algorithm <= GB_ALGORITHM_AUTO || algorithm > GB_ALGORITHM_LAST)
     return gb_error_set (error, GB_ERROR_INVALID_ARGUMENT,
         "algorithm %s is not a kernel", gb_algorithm_name (algorithm));
@@ -885,6 +900,13 @@ gb_cuda_process_host (GbCuda * cuda, const GbImage * src, const GbImage * dst,
             cudaMemcpyDeviceToHost, cuda->stream),
         "cannot download the frame");
   }
+  return gb_cuda_wait (cuda, error);
+}
+
+GbStatus
+gb_cuda_wait (GbCuda * cuda, GbError * error)
+{
+  CUDA_TRY (select_device (cuda), "cannot select the CUDA device");
   /* Kernel faults surface here, with the kernel's own error. The event
    * blocks the thread (no busy wait: the CPU time per frame stays that of
    * the enqueueing). */
@@ -897,7 +919,7 @@ gb_cuda_process_host (GbCuda * cuda, const GbImage * src, const GbImage * dst,
 GbStatus
 gb_cuda_synchronize (GbCuda * cuda, GbError * error)
 {
-  CUDA_TRY (cudaSetDevice (cuda->device), "cannot select the CUDA device");
+  CUDA_TRY (select_device (cuda), "cannot select the CUDA device");
   CUDA_TRY (cudaStreamSynchronize (cuda->stream), "blur on the GPU failed");
   return GB_OK;
 }
@@ -947,7 +969,7 @@ gb_cuda_destroy (GbCuda * cuda)
 {
   if (!cuda)
     return;
-  cudaSetDevice (cuda->device);
+  select_device (cuda);
   if (cuda->stream)
     cudaStreamSynchronize (cuda->stream);
   free_planes (cuda);

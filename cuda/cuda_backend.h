@@ -36,6 +36,9 @@ GbStatus gb_cuda_enqueue (GbCuda * cuda, const GbImage * device_src,
     const GbImage * device_dst, GbAlgorithm algorithm, GbBorder border,
     GbError * error);
 GbStatus gb_cuda_synchronize (GbCuda * cuda, GbError * error);
+/* Waits for everything enqueued so far, the thread sleeping on an event
+ * (blocking sync) rather than spinning: the end of a frame. */
+GbStatus gb_cuda_wait (GbCuda * cuda, GbError * error);
 /* The superposition's sigma map (gb_blur_set_sigma_map): the configured
  * frame's plane 0 size, stride in floats, uploaded on the backend's stream;
  * kept until the next one or a geometry change. From pageable memory, map

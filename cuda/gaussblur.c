@@ -606,12 +606,14 @@ gb_blur_get_effective_algorithm (const GbBlur * blur)
       ? GB_ALGORITHM_RECURSIVE : GB_ALGORITHM_SEPARABLE;
 }
 
-GbStatus
-gb_blur_process (GbBlur * blur, const GbImage * src, const GbImage * dst,
-    GbError * error)
+/* What every frame needs before its planes are blurred: a valid handle and
+ * images, and for the superposition its map and kernels; the algorithm to
+ * run into *algorithm. */
+static GbStatus
+prepare_frame (GbBlur * blur, const GbImage * src, const GbImage * dst,
+    GbAlgorithm * algorithm, GbError * error)
 {
   GbStatus status;
-  GbAlgorithm algorithm;
 
   if (!blur)
     return gb_error_set (error, GB_ERROR_INVALID_ARGUMENT, "no handle");
@@ -629,8 +631,8 @@ gb_blur_process (GbBlur * blur, const GbImage * src, const GbImage * dst,
   if (status != GB_OK)
     return status;
 
-  algorithm = gb_blur_get_effective_algorithm (blur);
-  if (GB_ALGORITHM_IS_SUPERPOSITION (algorithm)) {
+  *algorithm = gb_blur_get_effective_algorithm (blur);
+  if (GB_ALGORITHM_IS_SUPERPOSITION (*algorithm)) {
     if (!blur->sigma_map_set && blur->params.sigma_y != blur->params.sigma_x)
       return gb_error_set (error, GB_ERROR_UNSUPPORTED,
           "the superposition blurs each pixel alike on both axes: sigma "
@@ -640,14 +642,43 @@ gb_blur_process (GbBlur * blur, const GbImage * src, const GbImage * dst,
     if (status == GB_OK && (!blur->filters[0].rmax
             || blur->filters[0].sigma_map != blur->sigma_map))
       status = upload_filters (blur, &blur->geometry, error);
-    if (status != GB_OK)
-      return status;
   }
+  return status;
+}
+
+GbStatus
+gb_blur_process (GbBlur * blur, const GbImage * src, const GbImage * dst,
+    GbError * error)
+{
+  GbAlgorithm algorithm = GB_ALGORITHM_AUTO;
+  GbStatus status = prepare_frame (blur, src, dst, &algorithm, error);
+
+  if (status != GB_OK)
+    return status;
   if (blur->cuda)
     return gb_cuda_process_host (blur->cuda, src, dst, algorithm,
         blur->params.border, error);
   return gb_cpu_process (blur->cpu, src, dst, blur->filters, algorithm,
       blur->params.border, error);
+}
+
+GbStatus
+gb_blur_process_device (GbBlur * blur, const GbImage * src,
+    const GbImage * dst, GbError * error)
+{
+  GbAlgorithm algorithm = GB_ALGORITHM_AUTO;
+  GbStatus status;
+
+  if (blur && !blur->cuda)
+    return gb_error_set (error, GB_ERROR_UNSUPPORTED,
+        "frames in device memory need the CUDA backend");
+  status = prepare_frame (blur, src, dst, &algorithm, error);
+  if (status == GB_OK)
+    status = gb_cuda_enqueue (blur->cuda, src, dst, algorithm,
+        blur->params.border, error);
+  if (status == GB_OK)
+    status = gb_cuda_wait (blur->cuda, error);
+  return status;
 }
 
 GbStatus

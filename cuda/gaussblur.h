@@ -189,8 +189,17 @@ GbParams gb_params_make (double sigma, int radius, GbAlgorithm algorithm,
 
 typedef struct GbBlur GbBlur;
 
+/* device_id of gb_blur_create: run in the CUDA context that is current on
+ * the calling thread (one the caller created and pushed, such as
+ * GStreamer's shared context) rather than the device's primary context.
+ * Every later call on the handle, gb_blur_destroy included, must then be
+ * made with that same context current; frames in device memory of that
+ * context can be blurred in place of host frames (gb_blur_process_device). */
+#define GB_DEVICE_CURRENT_CONTEXT (-2)
+
 /* Creates a handle for one geometry. For GB_BACKEND_CUDA, device_id selects the
- * device (-1: the current/default device); GB_ERROR_NO_DEVICE when none is usable.
+ * device (-1: the current/default device; or GB_DEVICE_CURRENT_CONTEXT);
+ * GB_ERROR_NO_DEVICE when none is usable.
  * The handle starts with sigma 1, automatic radius, auto algorithm, clamp border. */
 GbStatus gb_blur_create (GbBackend backend, int device_id,
     const GbGeometry * geometry, GbBlur ** blur, GbError * error);
@@ -219,6 +228,13 @@ GbStatus gb_blur_set_sigma_map (GbBlur * blur, const float *map,
 
 /* Blurs every plane of src into dst (host memory; must not overlap). */
 GbStatus gb_blur_process (GbBlur * blur, const GbImage * src,
+    const GbImage * dst, GbError * error);
+
+/* The same with src and dst in device memory of the handle's context
+ * (pitched planes, e.g. a decoder's frames): no copy to or from the host;
+ * returns when dst is written (the thread sleeps on an event meanwhile).
+ * GB_ERROR_UNSUPPORTED for a CPU handle. */
+GbStatus gb_blur_process_device (GbBlur * blur, const GbImage * src,
     const GbImage * dst, GbError * error);
 
 void gb_blur_destroy (GbBlur * blur);

@@ -85,6 +85,7 @@
 #include "gaussblur.h"
 #include "sigma_map.h"
 #include "superposition.h"
+#include "gstcudamemorysupport.h"
 #include "gstpinnedallocator.h"
 #include "gstroiregions.h"
 #include "gstsigmamapfile.h"
@@ -253,9 +254,21 @@ struct _GstCudaGaussBlur
   GstVideoInfo info;            /* of both pads: in and out caps are equal */
   GbGeometry geometry;
   GbBlur *blur;
-  /* the backend and cuda-device-id the handle was made for, or failed for */
+  /* The CUDA context (a GstCudaContext) shared with the pipeline's other
+   * CUDA elements, from start() (or the first frame) to stop(); NULL where
+   * none can be had (no driver, no such device, or the plugin built
+   * without GStreamer's CUDA library). Frames in CUDA memory of this
+   * context are blurred where they are. */
+  GstObject *cuda_context;
+  gboolean context_tried;       /* for context_tried_device: no retry */
+  gint context_tried_device;
+  gboolean in_cuda_memory;      /* the negotiated caps say memory:CUDAMemory */
+  gboolean host_path_warned;
+  /* the backend, cuda-device-id and CUDA context the handle was made for,
+   * or failed for; the handle's CUDA calls run with blur_context pushed */
   GstCudaGaussBlurBackend blur_backend;
   gint blur_device_id;
+  GstObject *blur_context;
   gboolean blur_failed;         /* its error is posted: do not retry */
   gboolean cpu_fallback_warned;
 };
@@ -381,7 +394,14 @@ static void gst_cuda_gauss_blur_get_property (GObject * object, guint prop_id,
     GValue * value, GParamSpec * pspec);
 static void gst_cuda_gauss_blur_finalize (GObject * object);
 
+static void gst_cuda_gauss_blur_set_context (GstElement * element,
+    GstContext * context);
+static gboolean gst_cuda_gauss_blur_start (GstBaseTransform * trans);
 static gboolean gst_cuda_gauss_blur_stop (GstBaseTransform * trans);
+static gboolean gst_cuda_gauss_blur_query (GstBaseTransform * trans,
+    GstPadDirection direction, GstQuery * query);
+static GstCaps *gst_cuda_gauss_blur_transform_caps (GstBaseTransform * trans,
+    GstPadDirection direction, GstCaps * caps, GstCaps * filter);
 static gboolean gst_cuda_gauss_blur_set_caps (GstBaseTransform * trans,
     GstCaps * incaps, GstCaps * outcaps);
 static gboolean gst_cuda_gauss_blur_transform_size (GstBaseTransform * trans,
@@ -400,6 +420,8 @@ static GstFlowReturn gst_cuda_gauss_blur_transform (GstBaseTransform * trans,
 static GstFlowReturn gst_cuda_gauss_blur_prepare_output_buffer
     (GstBaseTransform * trans, GstBuffer * inbuf, GstBuffer ** outbuf);
 
+/* Every format in CUDA memory (with GStreamer's CUDA library) and in
+ * system memory; the output's memory is the input's. */
 static GstCaps *
 gst_cuda_gauss_blur_make_caps (void)
 {
@@ -409,7 +431,7 @@ gst_cuda_gauss_blur_make_caps (void)
   gst_caps_set_simple (caps,
       "width", GST_TYPE_INT_RANGE, 1, MAX_DIMENSION,
       "height", GST_TYPE_INT_RANGE, 1, MAX_DIMENSION, NULL);
-  return caps;
+  return gst_cuda_gauss_blur_cuda_template_caps (caps);
 }
 
 static void
@@ -743,11 +765,15 @@ gst_cuda_gauss_blur_class_init (GstCudaGaussBlurClass * klass)
   /**
    * GstCudaGaussBlur:cuda-device-id:
    *
-   * The CUDA device to blur on; -1 picks the default device.
+   * The CUDA device to blur on; -1 takes the device of the CUDA context
+   * the pipeline shares (upstream's frames in CUDA memory stay where they
+   * are), or device 0. Frames in CUDA memory of another device cross
+   * through host memory (with a warning).
    */
   g_object_class_install_property (gobject_class, PROP_CUDA_DEVICE_ID,
       g_param_spec_int ("cuda-device-id", "CUDA device ID",
-          "The CUDA device to blur on (-1 = the default device)",
+          "The CUDA device to blur on (-1 = the pipeline's CUDA context, "
+          "or the default device)",
           -1, G_MAXINT, DEFAULT_CUDA_DEVICE_ID, flags));
 
   gst_element_class_set_static_metadata (element_class,
@@ -762,7 +788,14 @@ gst_cuda_gauss_blur_class_init (GstCudaGaussBlurClass * klass)
       gst_pad_template_new ("src", GST_PAD_SRC, GST_PAD_ALWAYS, caps));
   gst_caps_unref (caps);
 
+  element_class->set_context =
+      GST_DEBUG_FUNCPTR (gst_cuda_gauss_blur_set_context);
+
+  trans_class->start = GST_DEBUG_FUNCPTR (gst_cuda_gauss_blur_start);
   trans_class->stop = GST_DEBUG_FUNCPTR (gst_cuda_gauss_blur_stop);
+  trans_class->query = GST_DEBUG_FUNCPTR (gst_cuda_gauss_blur_query);
+  trans_class->transform_caps =
+      GST_DEBUG_FUNCPTR (gst_cuda_gauss_blur_transform_caps);
   trans_class->set_caps = GST_DEBUG_FUNCPTR (gst_cuda_gauss_blur_set_caps);
   trans_class->transform_size =
       GST_DEBUG_FUNCPTR (gst_cuda_gauss_blur_transform_size);
@@ -810,12 +843,70 @@ gst_cuda_gauss_blur_init (GstCudaGaussBlur * self)
   gst_video_info_init (&self->info);
 }
 
+/* The core's CUDA calls run in the handle's context (it was made with
+ * GB_DEVICE_CURRENT_CONTEXT): enter pushes it, leave pops it. Without a
+ * context (CPU, or no GStreamer CUDA library) both do nothing. */
+static gboolean
+gst_cuda_gauss_blur_enter (GstCudaGaussBlur * self)
+{
+  if (!self->blur_context)
+    return FALSE;
+  if (!gst_cuda_gauss_blur_context_push (self->blur_context)) {
+    GST_ERROR_OBJECT (self, "cannot make the CUDA context current");
+    return FALSE;
+  }
+  return TRUE;
+}
+
+static void
+gst_cuda_gauss_blur_leave (gboolean entered)
+{
+  if (entered)
+    gst_cuda_gauss_blur_context_pop ();
+}
+
+static void
+gst_cuda_gauss_blur_destroy_blur (GstCudaGaussBlur * self)
+{
+  if (self->blur) {
+    gboolean entered = gst_cuda_gauss_blur_enter (self);
+
+    gb_blur_destroy (self->blur);
+    gst_cuda_gauss_blur_leave (entered);
+    self->blur = NULL;
+  }
+  gst_clear_object (&self->blur_context);
+}
+
+/* Takes the pipeline's CUDA context for device_id (-1: any device), or
+ * makes one and announces it; once per device_id when none can be had. */
+static void
+gst_cuda_gauss_blur_ensure_context (GstCudaGaussBlur * self, gint device_id)
+{
+  if (self->cuda_context && device_id >= 0
+      && gst_cuda_gauss_blur_context_device (self->cuda_context) != device_id)
+    gst_clear_object (&self->cuda_context);
+  if (self->cuda_context || (self->context_tried
+          && self->context_tried_device == device_id))
+    return;
+  self->context_tried = TRUE;
+  self->context_tried_device = device_id;
+  if (gst_cuda_gauss_blur_context_ensure (GST_ELEMENT (self), device_id,
+          &self->cuda_context))
+    GST_INFO_OBJECT (self, "CUDA context %" GST_PTR_FORMAT " (device %d)",
+        self->cuda_context,
+        gst_cuda_gauss_blur_context_device (self->cuda_context));
+  else if (gst_cuda_gauss_blur_cuda_memory_supported ())
+    GST_INFO_OBJECT (self, "no CUDA context for device %d", device_id);
+}
+
 static void
 gst_cuda_gauss_blur_finalize (GObject * object)
 {
   GstCudaGaussBlur *self = GST_CUDA_GAUSS_BLUR (object);
 
-  g_clear_pointer (&self->blur, gb_blur_destroy);
+  gst_cuda_gauss_blur_destroy_blur (self);
+  gst_clear_object (&self->cuda_context);
   g_free (self->roi_types);
   g_strfreev (self->roi_type_list);
   g_free (self->sigma_map_location);
@@ -1082,13 +1173,17 @@ gst_cuda_gauss_blur_post_error (GstCudaGaussBlur * self, const gchar * what,
 }
 
 /* Makes sure a core handle exists for the negotiated geometry and for the
- * current backend and cuda-device-id, re-creating it when those changed.
- * A failure is posted once; the same settings then fail quietly (upstream
- * retries negotiation) until they change or the element stops. */
+ * current backend, cuda-device-id and CUDA context, re-creating it when
+ * those changed. With the CUDA backend it runs in the pipeline's shared
+ * CUDA context (or, without GStreamer's CUDA library, in the device's
+ * primary context). A failure is posted once; the same settings then fail
+ * quietly (upstream retries negotiation) until they change or the element
+ * stops. */
 static gboolean
 gst_cuda_gauss_blur_ensure_blur (GstCudaGaussBlur * self)
 {
   GstCudaGaussBlurBackend backend;
+  GstObject *context = NULL;
   gint device_id;
   GbError error = { 0 };
   GbStatus status;
@@ -1098,24 +1193,44 @@ gst_cuda_gauss_blur_ensure_blur (GstCudaGaussBlur * self)
   device_id = self->cuda_device_id;
   GST_OBJECT_UNLOCK (self);
 
-  if (backend == self->blur_backend && device_id == self->blur_device_id) {
+  if (backend != GST_CUDA_GAUSS_BLUR_BACKEND_CPU) {
+    gst_cuda_gauss_blur_ensure_context (self, device_id);
+    context = self->cuda_context;
+  }
+  if (backend == self->blur_backend && device_id == self->blur_device_id
+      && context == self->blur_context) {
     if (self->blur)
       return TRUE;
     if (self->blur_failed)
       return FALSE;
   }
 
-  g_clear_pointer (&self->blur, gb_blur_destroy);
+  gst_cuda_gauss_blur_destroy_blur (self);
   self->map_valid = self->core_has_map = FALSE;
   self->blur_backend = backend;
   self->blur_device_id = device_id;
+  self->blur_context = context ? gst_object_ref (context) : NULL;
   self->blur_failed = TRUE;
 
   if (backend != GST_CUDA_GAUSS_BLUR_BACKEND_CPU) {
-    status = gb_blur_create (GB_BACKEND_CUDA, device_id, &self->geometry,
-        &self->blur, &error);
+    if (context) {
+      gboolean entered = gst_cuda_gauss_blur_enter (self);
+
+      status = entered ? gb_blur_create (GB_BACKEND_CUDA,
+          GB_DEVICE_CURRENT_CONTEXT, &self->geometry, &self->blur, &error)
+          : gb_error_set (&error, GB_ERROR_CUDA,
+          "cannot make the pipeline's CUDA context current");
+      gst_cuda_gauss_blur_leave (entered);
+    } else {
+      /* No shared context: the runtime's own, whose failure says best
+       * why no device is usable. */
+      status = gb_blur_create (GB_BACKEND_CUDA, device_id, &self->geometry,
+          &self->blur, &error);
+    }
     if (status == GB_OK) {
-      GST_INFO_OBJECT (self, "blurring on CUDA device %d", device_id);
+      GST_INFO_OBJECT (self, "blurring on CUDA device %d (%s context)",
+          context ? gst_cuda_gauss_blur_context_device (context) : device_id,
+          context ? "the pipeline's" : "the primary");
       self->blur_failed = FALSE;
       return TRUE;
     }
@@ -1245,15 +1360,53 @@ gst_cuda_gauss_blur_set_caps (GstBaseTransform * trans, GstCaps * incaps,
     self->blur_failed = FALSE;
   self->geometry = geometry;
 
+  self->in_cuda_memory = gst_cuda_gauss_blur_caps_in_cuda_memory (incaps);
+
   if (!gst_cuda_gauss_blur_ensure_blur (self))
     return FALSE;
-  /* A handle made before keeps its buffers where the geometry allows; one
-   * just made has this geometry already, and this does nothing. */
-  if (gb_blur_set_geometry (self->blur, &self->geometry, &error) != GB_OK) {
-    gst_cuda_gauss_blur_post_error (self, "Cannot blur this video", &error);
+  if (self->in_cuda_memory
+      && gb_blur_get_backend (self->blur) != GB_BACKEND_CUDA) {
+    /* backend=cpu takes system memory only (transform_caps): here the
+     * CUDA device is missing */
+    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
+        ("Frames in CUDA memory (memory:CUDAMemory) need a usable CUDA "
+            "device, and there is none (cuda-device-id %d)",
+            self->blur_device_id), ("blurring on the CPU"));
     return FALSE;
   }
+  {
+    /* A handle made before keeps its buffers where the geometry allows;
+     * one just made has this geometry already, and this does nothing. */
+    gboolean entered = gst_cuda_gauss_blur_enter (self);
+    GbStatus status = gb_blur_set_geometry (self->blur, &self->geometry,
+        &error);
+
+    gst_cuda_gauss_blur_leave (entered);
+    if (status != GB_OK) {
+      gst_cuda_gauss_blur_post_error (self, "Cannot blur this video", &error);
+      return FALSE;
+    }
+  }
   return TRUE;
+}
+
+/* backend=cpu offers system memory only: upstream then maps nothing from
+ * the GPU for us. Otherwise the output's caps are the input's. */
+static GstCaps *
+gst_cuda_gauss_blur_transform_caps (GstBaseTransform * trans,
+    GstPadDirection direction, GstCaps * caps, GstCaps * filter)
+{
+  GstCudaGaussBlur *self = GST_CUDA_GAUSS_BLUR (trans);
+  GstCaps *result = filter ? gst_caps_intersect_full (filter, caps,
+      GST_CAPS_INTERSECT_FIRST) : gst_caps_ref (caps);
+  gboolean cpu;
+
+  GST_OBJECT_LOCK (self);
+  cpu = self->backend == GST_CUDA_GAUSS_BLUR_BACKEND_CPU;
+  GST_OBJECT_UNLOCK (self);
+  if (cpu)
+    result = gst_cuda_gauss_blur_caps_drop_cuda_memory (result);
+  return result;
 }
 
 /* The output buffer has the output caps' size, whatever padding the input
@@ -1313,10 +1466,26 @@ gst_cuda_gauss_blur_propose_allocation (GstBaseTransform * trans,
   /* Upstream may pad its rows: we map through its video meta. */
   gst_query_add_allocation_meta (query, GST_VIDEO_META_API_TYPE, NULL);
 
+  gst_query_parse_allocation (query, &caps, NULL);
+  /* Frames in CUDA memory: a CUDA pool of our context, so that upstream's
+   * frames are ours to read without a copy. */
+  if (caps && gst_cuda_gauss_blur_caps_in_cuda_memory (caps)) {
+    guint size = 0;
+    GstBufferPool *pool = self->cuda_context ?
+        gst_cuda_gauss_blur_cuda_pool_new (self->cuda_context, caps, 0, 0,
+        &size) : NULL;
+
+    if (pool) {
+      gst_query_add_allocation_pool (query, pool, size, 0, 0);
+      gst_object_unref (pool);
+      GST_DEBUG_OBJECT (self, "proposed a CUDA pool upstream");
+    }
+    return TRUE;
+  }
+
   /* Upstream writes its frames straight into pinned memory: the upload is
    * DMA at the bus's speed, no staging. A pool for elements that take one,
    * the allocator for those that make their own. */
-  gst_query_parse_allocation (query, &caps, NULL);
   if (caps && gst_cuda_gauss_blur_wants_pinned (self)
       && gst_video_info_from_caps (&info, caps)) {
     GstBufferPool *pool = gst_cuda_gauss_blur_pinned_pool_new (caps, &info,
@@ -1350,6 +1519,56 @@ gst_cuda_gauss_blur_is_plain_pool (GstBufferPool * pool)
       || G_OBJECT_TYPE (pool) == GST_TYPE_VIDEO_BUFFER_POOL;
 }
 
+/* Output frames in CUDA memory: downstream's CUDA pool where it is of our
+ * context, else one of ours; never a pool of system memory. */
+static gboolean
+gst_cuda_gauss_blur_decide_cuda_allocation (GstCudaGaussBlur * self,
+    GstQuery * query, GstCaps * caps)
+{
+  GstBufferPool *pool = NULL;
+  guint size = 0, min = 0, max = 0;
+  gboolean have_pool = gst_query_get_n_allocation_pools (query) > 0;
+
+  if (!self->cuda_context) {
+    GST_ERROR_OBJECT (self, "CUDA memory out, but no CUDA context");
+    return FALSE;
+  }
+  if (have_pool) {
+    gst_query_parse_nth_allocation_pool (query, 0, &pool, &size, &min, &max);
+    if (pool && !gst_cuda_gauss_blur_is_cuda_pool (pool, self->cuda_context))
+      gst_clear_object (&pool);
+  }
+  if (pool) {
+    GstStructure *config = gst_buffer_pool_get_config (pool);
+
+    gst_buffer_pool_config_add_option (config,
+        GST_BUFFER_POOL_OPTION_VIDEO_META);
+    gst_buffer_pool_config_set_params (config, caps, size, min, max);
+    if (!gst_buffer_pool_set_config (pool, config))
+      gst_clear_object (&pool);
+    else
+      size = gst_cuda_gauss_blur_pool_size (pool, size);
+  }
+  if (!pool) {
+    min = MAX (min, PINNED_POOL_MIN_BUFFERS);
+    pool = gst_cuda_gauss_blur_cuda_pool_new (self->cuda_context, caps, min,
+        max, &size);
+  }
+  if (!pool) {
+    GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
+        ("Cannot allocate output frames in CUDA memory"), (NULL));
+    return FALSE;
+  }
+  if (have_pool)
+    gst_query_set_nth_allocation_pool (query, 0, pool, size, min, max);
+  else
+    gst_query_add_allocation_pool (query, pool, size, min, max);
+  gst_object_unref (pool);
+  GST_DEBUG_OBJECT (self, "output frames from a CUDA pool");
+  return GST_BASE_TRANSFORM_CLASS (parent_class)->decide_allocation
+      (GST_BASE_TRANSFORM (self), query);
+}
+
 /* Output buffers: downstream's memory where it offers its own (a sink knows
  * its memory best); where it offers only plain system memory (no allocator,
  * or the system one, and no pool or a generic one, as video filters do),
@@ -1368,6 +1587,10 @@ gst_cuda_gauss_blur_decide_allocation (GstBaseTransform * trans,
   GstVideoInfo info;
   gboolean plain = TRUE;
 
+  gst_query_parse_allocation (query, &caps, NULL);
+  if (caps && gst_cuda_gauss_blur_caps_in_cuda_memory (caps))
+    return gst_cuda_gauss_blur_decide_cuda_allocation (self, query, caps);
+
   gst_allocation_params_init (&params);
   if (gst_query_get_n_allocation_params (query) > 0) {
     gst_query_parse_nth_allocation_param (query, 0, &offered, &params);
@@ -1381,7 +1604,6 @@ gst_cuda_gauss_blur_decide_allocation (GstBaseTransform * trans,
         NULL);
     plain = plain && gst_cuda_gauss_blur_is_plain_pool (offered_pool);
   }
-  gst_query_parse_allocation (query, &caps, NULL);
   if (plain && caps && gst_cuda_gauss_blur_wants_pinned (self)
       && gst_video_info_from_caps (&info, caps)
       && (allocator = gst_cuda_gauss_blur_pinned_allocator_get ())) {
@@ -1433,6 +1655,33 @@ gst_cuda_gauss_blur_transform_meta (GstBaseTransform * trans,
       outbuf, meta, inbuf);
 }
 
+/* Frames in CUDA memory of another context than ours, on a device we may
+ * use (cuda-device-id -1, or theirs): we take their context, so that they
+ * are read where they are; the handle is re-made in it at this frame and
+ * the output pool at the next (renegotiation). */
+static void
+gst_cuda_gauss_blur_follow_input_context (GstCudaGaussBlur * self,
+    GstBuffer * buffer)
+{
+  GstObject *context = gst_cuda_gauss_blur_buffer_context (buffer);
+  gint device_id;
+  gboolean cpu;
+
+  if (!context || context == self->cuda_context)
+    return;
+  GST_OBJECT_LOCK (self);
+  device_id = self->cuda_device_id;
+  cpu = self->backend == GST_CUDA_GAUSS_BLUR_BACKEND_CPU;
+  GST_OBJECT_UNLOCK (self);
+  if (cpu || (device_id >= 0
+          && gst_cuda_gauss_blur_context_device (context) != device_id))
+    return;
+  GST_INFO_OBJECT (self, "taking the input's CUDA context %" GST_PTR_FORMAT,
+      context);
+  gst_object_replace ((GstObject **) & self->cuda_context, context);
+  gst_base_transform_reconfigure_src (GST_BASE_TRANSFORM (self));
+}
+
 static void
 gst_cuda_gauss_blur_before_transform (GstBaseTransform * trans,
     GstBuffer * buffer)
@@ -1442,6 +1691,8 @@ gst_cuda_gauss_blur_before_transform (GstBaseTransform * trans,
 
   if (GST_CLOCK_TIME_IS_VALID (stream_time))
     gst_object_sync_values (GST_OBJECT (trans), stream_time);
+  gst_cuda_gauss_blur_follow_input_context (GST_CUDA_GAUSS_BLUR (trans),
+      buffer);
   /* set_property decides passthrough too, but two threads setting sigma at
    * once can leave it stale; here, on the streaming thread and before this
    * buffer's output is prepared, it matches the sigma this frame uses. */
@@ -1595,7 +1846,10 @@ gst_cuda_gauss_blur_transform (GstBaseTransform * trans, GstBuffer * inbuf,
   GbImage src = { {NULL}, {0} }, dst = { {NULL}, {0} };
   GbError error = { 0 };
   GstFlowReturn ret = GST_FLOW_OK;
-  gboolean identity;
+  GstMapFlags map_flags = 0;
+  gboolean identity, on_device, entered;
+  GstObject *in_context, *out_context;
+  GbStatus status;
   guint plane;
 
   if (self->pass_buffer && inbuf == outbuf)
@@ -1641,15 +1895,42 @@ gst_cuda_gauss_blur_transform (GstBaseTransform * trans, GstBuffer * inbuf,
       && params.radius > GB_SUPERPOSITION_MAX_RADIUS)
     params.radius = GB_SUPERPOSITION_MAX_RADIUS;
 
-  if (!gst_video_frame_map (&in_frame, &self->info, inbuf, GST_MAP_READ)) {
+  /* Frames in CUDA memory of the handle's context are blurred where they
+   * are (device pointers, no copy). Any other memory is mapped to the host:
+   * system memory, and CUDA memory of another device, which GStreamer then
+   * downloads and uploads (slow: warned once). */
+  in_context = gst_cuda_gauss_blur_buffer_context (inbuf);
+  out_context = gst_cuda_gauss_blur_buffer_context (outbuf);
+  on_device = !identity && self->blur_context
+      && gb_blur_get_backend (self->blur) == GB_BACKEND_CUDA
+      && in_context == self->blur_context && out_context == self->blur_context;
+  if (on_device)
+    map_flags = gst_cuda_gauss_blur_map_cuda_flag ();
+  else if ((in_context || out_context) && !identity
+      && !self->host_path_warned) {
+    GST_ELEMENT_WARNING (self, STREAM, FAILED,
+        ("Frames in CUDA memory cross through host memory (slow)"),
+        ("input's CUDA device %d, output's %d, the blur's %d: set "
+            "cuda-device-id to the input's device, or share one CUDA "
+            "context", gst_cuda_gauss_blur_context_device (in_context),
+            gst_cuda_gauss_blur_context_device (out_context),
+            gst_cuda_gauss_blur_context_device (self->blur_context)));
+    self->host_path_warned = TRUE;
+  }
+
+  if (!gst_video_frame_map (&in_frame, &self->info, inbuf,
+          GST_MAP_READ | map_flags)) {
     GST_ELEMENT_ERROR (self, STREAM, FAILED, (NULL),
         ("Cannot map the input buffer"));
+    g_free (map.location);
     return GST_FLOW_ERROR;
   }
-  if (!gst_video_frame_map (&out_frame, &self->info, outbuf, GST_MAP_WRITE)) {
+  if (!gst_video_frame_map (&out_frame, &self->info, outbuf,
+          GST_MAP_WRITE | map_flags)) {
     gst_video_frame_unmap (&in_frame);
     GST_ELEMENT_ERROR (self, STREAM, FAILED, (NULL),
         ("Cannot map the output buffer"));
+    g_free (map.location);
     return GST_FLOW_ERROR;
   }
 
@@ -1671,15 +1952,21 @@ gst_cuda_gauss_blur_transform (GstBaseTransform * trans, GstBuffer * inbuf,
     dst.stride[plane] = GST_VIDEO_FRAME_PLANE_STRIDE (&out_frame, plane);
   }
 
+  entered = gst_cuda_gauss_blur_enter (self);
   if (!gst_cuda_gauss_blur_update_map (self, &map)) {
     ret = GST_FLOW_ERROR;
-    goto done;
+  } else {
+    status = gb_blur_set_params (self->blur, &params, &error);
+    if (status == GB_OK && on_device)
+      status = gb_blur_process_device (self->blur, &src, &dst, &error);
+    else if (status == GB_OK)
+      status = gb_blur_process (self->blur, &src, &dst, &error);
+    if (status != GB_OK) {
+      gst_cuda_gauss_blur_post_error (self, "Cannot blur the frame", &error);
+      ret = GST_FLOW_ERROR;
+    }
   }
-  if (gb_blur_set_params (self->blur, &params, &error) != GB_OK
-      || gb_blur_process (self->blur, &src, &dst, &error) != GB_OK) {
-    gst_cuda_gauss_blur_post_error (self, "Cannot blur the frame", &error);
-    ret = GST_FLOW_ERROR;
-  }
+  gst_cuda_gauss_blur_leave (entered);
 
 done:
   g_free (map.location);
@@ -1688,12 +1975,34 @@ done:
   return ret;
 }
 
+/* The CUDA context is had before caps, as the other CUDA elements do, so
+ * that the pipeline's elements settle on one before their first frame. */
+static gboolean
+gst_cuda_gauss_blur_start (GstBaseTransform * trans)
+{
+  GstCudaGaussBlur *self = GST_CUDA_GAUSS_BLUR (trans);
+  gboolean cpu;
+  gint device_id;
+
+  GST_OBJECT_LOCK (self);
+  cpu = self->backend == GST_CUDA_GAUSS_BLUR_BACKEND_CPU;
+  device_id = self->cuda_device_id;
+  GST_OBJECT_UNLOCK (self);
+  if (!cpu)
+    gst_cuda_gauss_blur_ensure_context (self, device_id);
+  return TRUE;
+}
+
 static gboolean
 gst_cuda_gauss_blur_stop (GstBaseTransform * trans)
 {
   GstCudaGaussBlur *self = GST_CUDA_GAUSS_BLUR (trans);
 
-  g_clear_pointer (&self->blur, gb_blur_destroy);
+  gst_cuda_gauss_blur_destroy_blur (self);
+  gst_clear_object (&self->cuda_context);
+  self->context_tried = FALSE;
+  self->in_cuda_memory = FALSE;
+  self->host_path_warned = FALSE;
   self->blur_failed = FALSE;
   self->map_valid = self->core_has_map = FALSE;
   g_clear_pointer (&self->map, g_free);
@@ -1701,4 +2010,33 @@ gst_cuda_gauss_blur_stop (GstBaseTransform * trans)
   g_clear_pointer (&self->map_image_location, g_free);
   gst_video_info_init (&self->info);
   return TRUE;
+}
+
+static void
+gst_cuda_gauss_blur_set_context (GstElement * element, GstContext * context)
+{
+  GstCudaGaussBlur *self = GST_CUDA_GAUSS_BLUR (element);
+  gint device_id;
+
+  GST_OBJECT_LOCK (self);
+  device_id = self->cuda_device_id;
+  GST_OBJECT_UNLOCK (self);
+  gst_cuda_gauss_blur_context_set (element, context, device_id,
+      &self->cuda_context);
+
+  GST_ELEMENT_CLASS (parent_class)->set_context (element, context);
+}
+
+static gboolean
+gst_cuda_gauss_blur_query (GstBaseTransform * trans,
+    GstPadDirection direction, GstQuery * query)
+{
+  GstCudaGaussBlur *self = GST_CUDA_GAUSS_BLUR (trans);
+
+  if (GST_QUERY_TYPE (query) == GST_QUERY_CONTEXT
+      && gst_cuda_gauss_blur_context_query (GST_ELEMENT (self), query,
+          self->cuda_context))
+    return TRUE;
+  return GST_BASE_TRANSFORM_CLASS (parent_class)->query (trans, direction,
+      query);
 }

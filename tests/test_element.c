@@ -35,6 +35,18 @@
   "width = (int) [ 1, 8192 ], height = (int) [ 1, 8192 ], " \
   "framerate = (fraction) [ 0/1, 2147483647/1 ]"
 
+/* Built with GStreamer's CUDA library, the formats its CUDA memory can hold
+ * are offered in CUDA memory too. */
+#ifdef HAVE_GST_CUDA
+#define CUDA_TEMPLATE_CAPS "video/x-raw(memory:CUDAMemory), " \
+  "format = (string) { RGB, BGR, RGBA, BGRA, ARGB, ABGR, RGBx, BGRx, NV12, " \
+  "NV21, I420, YV12, Y42B, Y444, Y444_16LE, P016_LE }, " \
+  "width = (int) [ 1, 8192 ], height = (int) [ 1, 8192 ], " \
+  "framerate = (fraction) [ 0/1, 2147483647/1 ]; "
+#else
+#define CUDA_TEMPLATE_CAPS ""
+#endif
+
 /* --- helpers --- */
 
 static GbParams
@@ -456,7 +468,7 @@ GST_END_TEST;
 GST_START_TEST (test_template_caps)
 {
   GstElementFactory *factory = gst_element_factory_find (ELEMENT);
-  GstCaps *expected = gst_caps_from_string (TEMPLATE_CAPS);
+  GstCaps *expected = gst_caps_from_string (CUDA_TEMPLATE_CAPS TEMPLATE_CAPS);
   const GList *item;
   guint n_templates = 0;
 
