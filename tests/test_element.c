@@ -1917,6 +1917,100 @@ GST_START_TEST (test_auto_backend)
 GST_END_TEST;
 
 
+/* --- frames in CUDA memory (issue 6): what CI can check without a GPU --- */
+
+/* How many structures of the caps the sink pad of an element with this
+ * backend answers are in CUDA memory. */
+static guint
+cuda_memory_structures (const gchar * backend)
+{
+  GstElement *element = gst_element_factory_make (ELEMENT, NULL);
+  GstPad *pad = gst_element_get_static_pad (element, "sink");
+  GstCaps *caps;
+  guint i, n = 0;
+
+  gst_util_set_object_arg (G_OBJECT (element), "backend", backend);
+  caps = gst_pad_query_caps (pad, NULL);
+  for (i = 0; i < gst_caps_get_size (caps); i++)
+    n += gst_caps_features_contains (gst_caps_get_features (caps, i),
+        "memory:CUDAMemory");
+  gst_caps_unref (caps);
+  gst_object_unref (pad);
+  gst_object_unref (element);
+  return n;
+}
+
+/* backend=cpu offers system memory only (a decoder that can give either
+ * then gives system memory); auto and cuda offer CUDA memory too, where the
+ * plugin is built with GStreamer's CUDA library. */
+GST_START_TEST (test_cuda_memory_caps)
+{
+  fail_unless_equals_int (cuda_memory_structures ("cpu"), 0);
+#ifdef HAVE_GST_CUDA
+  fail_unless (cuda_memory_structures ("auto") > 0);
+  fail_unless (cuda_memory_structures ("cuda") > 0);
+#else
+  fail_unless_equals_int (cuda_memory_structures ("auto"), 0);
+#endif
+}
+
+GST_END_TEST;
+
+/* Frames in CUDA memory without a usable device (CI): negotiation fails
+ * with an element error that says why, rather than a CPU blur of device
+ * memory. Without GStreamer's CUDA library such caps are refused. */
+GST_START_TEST (test_cuda_memory_without_device)
+{
+  GstCaps *caps = gst_caps_from_string ("video/x-raw(memory:CUDAMemory), "
+      "format=RGBA, width=16, height=8, framerate=30/1");
+  GstVideoInfo info = video_info ("RGBA", 16, 8);
+  GstHarness *h = gst_harness_new (ELEMENT);
+  GstBus *bus = gst_bus_new ();
+  GError *error = NULL;
+  GstMessage *message;
+  gchar *debug = NULL;
+
+  gst_element_set_bus (h->element, bus);
+#ifdef HAVE_GST_CUDA
+  if (cuda_device_usable ()) {
+    /* test-element-cuda checks this machine's CUDA memory */
+    GST_INFO ("a CUDA device is usable: nothing to check without one");
+    gst_caps_unref (caps);
+    goto out;
+  }
+  gst_harness_set_src_caps (h, caps);
+  fail_unless_equals_int (gst_harness_push (h, random_frame (&info, 5)),
+      GST_FLOW_NOT_NEGOTIATED);
+  message = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
+  fail_unless (message != NULL, "no error message");
+  gst_message_parse_error (message, &error, &debug);
+  fail_unless (g_error_matches (error, GST_CORE_ERROR,
+          GST_CORE_ERROR_NEGOTIATION), "%s", error->message);
+  fail_unless (strstr (error->message, "CUDA memory") != NULL, "%s",
+      error->message);
+  gst_message_unref (message);
+#else
+  {
+    GstPad *pad = gst_element_get_static_pad (h->element, "sink");
+    fail_if (gst_pad_query_accept_caps (pad, caps));
+    gst_object_unref (pad);
+    gst_caps_unref (caps);
+    (void) info;
+    (void) message;
+    goto out;
+  }
+#endif
+out:
+  g_clear_error (&error);
+  g_free (debug);
+  gst_element_set_bus (h->element, NULL);
+  gst_object_unref (bus);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+
 /* --- allocation (issue 5): no pinned memory without CUDA --- */
 
 /* The element proposes a pinned pool upstream and pins its output only when
@@ -2071,6 +2165,8 @@ cudagaussblur_suite (void)
   tcase_add_test (tc, test_cuda_missing_device);
   tcase_add_test (tc, test_backend_change_while_playing);
   tcase_add_test (tc, test_auto_backend);
+  tcase_add_test (tc, test_cuda_memory_caps);
+  tcase_add_test (tc, test_cuda_memory_without_device);
   tcase_add_test (tc, test_no_pinned_memory_on_cpu);
   tcase_add_test (tc, test_downstream_allocation);
   tcase_add_test (tc, test_state_cycles_pools);

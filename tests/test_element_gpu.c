@@ -74,8 +74,10 @@ template_formats (void)
     if (template->direction != GST_PAD_SINK)
       continue;
     caps = gst_static_pad_template_get_caps (template);
-    list = gst_structure_get_value (gst_caps_get_structure (caps, 0),
-        "format");
+    /* the system-memory structure, the last: CUDA memory (first, where
+     * built with it) holds fewer formats */
+    list = gst_structure_get_value (gst_caps_get_structure (caps,
+            gst_caps_get_size (caps) - 1), "format");
     for (i = 0; i < gst_value_list_get_size (list); i++)
       formats = g_list_append (formats,
           g_strdup (g_value_get_string (gst_value_list_get_value (list, i))));
