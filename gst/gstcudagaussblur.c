@@ -884,8 +884,11 @@ static void
 gst_cuda_gauss_blur_ensure_context (GstCudaGaussBlur * self, gint device_id)
 {
   if (self->cuda_context && device_id >= 0
-      && gst_cuda_gauss_blur_context_device (self->cuda_context) != device_id)
+      && gst_cuda_gauss_blur_context_device (self->cuda_context) != device_id) {
+    GST_OBJECT_LOCK (self);
     gst_clear_object (&self->cuda_context);
+    GST_OBJECT_UNLOCK (self);
+  }
   if (self->cuda_context || (self->context_tried
           && self->context_tried_device == device_id))
     return;
@@ -1361,6 +1364,17 @@ gst_cuda_gauss_blur_set_caps (GstBaseTransform * trans, GstCaps * incaps,
   self->geometry = geometry;
 
   self->in_cuda_memory = gst_cuda_gauss_blur_caps_in_cuda_memory (incaps);
+  if (self->in_cuda_memory && GST_VIDEO_INFO_FORMAT (&in_info)
+      == GST_VIDEO_FORMAT_NV21 && in_info.height % 2) {
+    /* GStreamer 1.22's CUDA allocator rounds odd heights up for I420,
+     * YV12, NV12 and P016, not for NV21: its last chroma row would lie
+     * beyond the allocation */
+    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
+        ("NV21 frames of odd height (%d) do not fit GStreamer's CUDA memory: "
+            "use NV12, an even height, or system memory", in_info.height),
+        (NULL));
+    return FALSE;
+  }
 
   if (!gst_cuda_gauss_blur_ensure_blur (self))
     return FALSE;
@@ -1678,7 +1692,9 @@ gst_cuda_gauss_blur_follow_input_context (GstCudaGaussBlur * self,
     return;
   GST_INFO_OBJECT (self, "taking the input's CUDA context %" GST_PTR_FORMAT,
       context);
-  gst_object_replace ((GstObject **) & self->cuda_context, context);
+  GST_OBJECT_LOCK (self);
+  gst_object_replace (&self->cuda_context, context);
+  GST_OBJECT_UNLOCK (self);
   gst_base_transform_reconfigure_src (GST_BASE_TRANSFORM (self));
 }
 
@@ -1906,8 +1922,10 @@ gst_cuda_gauss_blur_transform (GstBaseTransform * trans, GstBuffer * inbuf,
       && in_context == self->blur_context && out_context == self->blur_context;
   if (on_device)
     map_flags = gst_cuda_gauss_blur_map_cuda_flag ();
-  else if ((in_context || out_context) && !identity
+  else if (in_context && in_context != self->blur_context && !identity
       && !self->host_path_warned) {
+    /* (an output of another context is the old pool's, for the one frame
+     * after the element took its input's context) */
     GST_ELEMENT_WARNING (self, STREAM, FAILED,
         ("Frames in CUDA memory cross through host memory (slow)"),
         ("input's CUDA device %d, output's %d, the blur's %d: set "
@@ -1999,7 +2017,9 @@ gst_cuda_gauss_blur_stop (GstBaseTransform * trans)
   GstCudaGaussBlur *self = GST_CUDA_GAUSS_BLUR (trans);
 
   gst_cuda_gauss_blur_destroy_blur (self);
+  GST_OBJECT_LOCK (self);
   gst_clear_object (&self->cuda_context);
+  GST_OBJECT_UNLOCK (self);
   self->context_tried = FALSE;
   self->in_cuda_memory = FALSE;
   self->host_path_warned = FALSE;
@@ -2020,9 +2040,9 @@ gst_cuda_gauss_blur_set_context (GstElement * element, GstContext * context)
 
   GST_OBJECT_LOCK (self);
   device_id = self->cuda_device_id;
-  GST_OBJECT_UNLOCK (self);
   gst_cuda_gauss_blur_context_set (element, context, device_id,
       &self->cuda_context);
+  GST_OBJECT_UNLOCK (self);
 
   GST_ELEMENT_CLASS (parent_class)->set_context (element, context);
 }
@@ -2033,10 +2053,21 @@ gst_cuda_gauss_blur_query (GstBaseTransform * trans,
 {
   GstCudaGaussBlur *self = GST_CUDA_GAUSS_BLUR (trans);
 
-  if (GST_QUERY_TYPE (query) == GST_QUERY_CONTEXT
-      && gst_cuda_gauss_blur_context_query (GST_ELEMENT (self), query,
-          self->cuda_context))
-    return TRUE;
+  if (GST_QUERY_TYPE (query) == GST_QUERY_CONTEXT) {
+    /* any thread may ask while the streaming thread changes the context */
+    GstObject *context = NULL;
+    gboolean answered;
+
+    GST_OBJECT_LOCK (self);
+    if (self->cuda_context)
+      context = gst_object_ref (self->cuda_context);
+    GST_OBJECT_UNLOCK (self);
+    answered = gst_cuda_gauss_blur_context_query (GST_ELEMENT (self), query,
+        context);
+    gst_clear_object (&context);
+    if (answered)
+      return TRUE;
+  }
   return GST_BASE_TRANSFORM_CLASS (parent_class)->query (trans, direction,
       query);
 }

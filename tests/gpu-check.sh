@@ -44,6 +44,9 @@ if [ "$what" = tests ] || [ "$what" = all ]; then
   step pipeline-edge-aware 60 gst-launch-1.0 -q videotestsrc num-buffers=30 ! video/x-raw,format=NV12,width=1920,height=1080 ! cudagaussblur algorithm=edge-aware sigma=10 sigma-range=30 backend=cuda ! fakesink
   step pipeline-tilt-shift 60 gst-launch-1.0 -q videotestsrc num-buffers=30 ! video/x-raw,format=NV12,width=1920,height=1080 ! cudagaussblur sigma-map=tilt-shift sigma=8 focus-angle=20 backend=cuda ! fakesink
   step element-gpu 120 "$build/tests/test-element-gpu"
+  # Frames in CUDA memory: cudaupload, nvh264dec, cudadownload around the
+  # element (reads tests/data/video from this, the project root).
+  step element-cuda 300 "$build/tests/test-element-cuda"
   step pitches 120 "$build/tests/test-gpu-pitches"
   step memcheck 100 compute-sanitizer --tool memcheck --error-exitcode 1 "$build/tests/test-gpu-parity" --quick
   step memcheck-formats 200 compute-sanitizer --tool memcheck --error-exitcode 1 "$build/tests/test-gpu-formats" --quick
