@@ -39,6 +39,11 @@ GbStatus gb_cuda_synchronize (GbCuda * cuda, GbError * error);
 /* Waits for everything enqueued so far, the thread sleeping on an event
  * (blocking sync) rather than spinning: the end of a frame. */
 GbStatus gb_cuda_wait (GbCuda * cuda, GbError * error);
+/* The same for a short frame (in device memory): the thread polls the end
+ * of the frame for up to GB_CUDA_POLL_US (cuda_backend.cu), yielding
+ * between queries, and only then sleeps; after frames longer than that
+ * (a GPU busy with other streams) it polls less and less. */
+GbStatus gb_cuda_wait_short (GbCuda * cuda, GbError * error);
 /* The superposition's sigma map (gb_blur_set_sigma_map): the configured
  * frame's plane 0 size, stride in floats, uploaded on the backend's stream;
  * kept until the next one or a geometry change. From pageable memory, map

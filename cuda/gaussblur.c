@@ -677,7 +677,7 @@ gb_blur_process_device (GbBlur * blur, const GbImage * src,
     status = gb_cuda_enqueue (blur->cuda, src, dst, algorithm,
         blur->params.border, error);
   if (status == GB_OK)
-    status = gb_cuda_wait (blur->cuda, error);
+    status = gb_cuda_wait_short (blur->cuda, error);
   return status;
 }
 

@@ -232,7 +232,9 @@ GbStatus gb_blur_process (GbBlur * blur, const GbImage * src,
 
 /* The same with src and dst in device memory of the handle's context
  * (pitched planes, e.g. a decoder's frames): no copy to or from the host;
- * returns when dst is written (the thread sleeps on an event meanwhile).
+ * returns when dst is written (the thread polls for the end of the frame
+ * for up to 100 us, yielding the core, then sleeps on an event; less
+ * after frames that took longer, as on a GPU that many streams share).
  * GB_ERROR_UNSUPPORTED for a CPU handle. */
 GbStatus gb_blur_process_device (GbBlur * blur, const GbImage * src,
     const GbImage * dst, GbError * error);

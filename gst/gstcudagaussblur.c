@@ -1833,7 +1833,7 @@ gst_cuda_gauss_blur_prepare_output_buffer (GstBaseTransform * trans,
   GST_OBJECT_LOCK (self);
   roi = self->sigma_map == GST_CUDA_GAUSS_BLUR_SIGMA_MAP_ROI;
   sigma = fabs (self->sigma_x);
-  types = g_strdupv (self->roi_type_list);
+  types = roi ? g_strdupv (self->roi_type_list) : NULL;
   GST_OBJECT_UNLOCK (self);
 
   if (roi && !gst_base_transform_is_passthrough (trans)) {

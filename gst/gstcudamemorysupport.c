@@ -210,6 +210,9 @@ gst_cuda_gauss_blur_cuda_pool_new (GstObject * context, GstCaps * caps,
 
   if (!context || !gst_video_info_from_caps (&info, caps))
     return NULL;
+  /* The pool finds the CUDA allocator by name, which 1.22 registers only
+   * here (nvcodec's elements call it too, but may not be loaded). */
+  gst_cuda_memory_init_once ();
   pool = gst_cuda_buffer_pool_new (GST_CUDA_CONTEXT (context));
   config = gst_buffer_pool_get_config (pool);
   gst_buffer_pool_config_add_option (config, GST_BUFFER_POOL_OPTION_VIDEO_META);

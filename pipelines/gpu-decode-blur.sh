@@ -48,7 +48,9 @@ for element in qtdemux h264parse nvh264dec cudadownload pngenc; do
     "(nvh264dec and cudadownload: gst-plugins-bad's nvcodec, with an NVIDIA" \
     "driver)"
 done
-gst-inspect-1.0 cudagaussblur | grep -q 'memory:CUDAMemory' ||
+# (the caps read whole first: grep -q stopping early would fail the pipe)
+blur_caps=$(gst-inspect-1.0 cudagaussblur)
+[[ $blur_caps == *"memory:CUDAMemory"* ]] ||
   die "this cudagaussblur was built without CUDA memory (meson option gst_cuda)"
 video=()
 if have_element x264enc || have_element vp8enc; then
