@@ -23,8 +23,9 @@
  * The device's figures first, in the same context (the core's CUDA
  * backend made in it, GB_DEVICE_CURRENT_CONTEXT, with the same sigma, border
  * clamp and the algorithm auto picks; frames from a CUDA pool, so laid out
- * as the element's, inputs and outputs rotating over ROTATION_BYTES, > 5x
- * the L2), for each format below:
+ * as the element's, and the element's own geometry of them
+ * (gst/gstblurgeometry.c); inputs and outputs rotating over ROTATION_BYTES,
+ * > 5x the L2), for each format below:
  *  - kernel: the time of one frame, many enqueued back-to-back between two
  *    CUDA events, the median of REPETITIONS batches of about BATCH_MS;
  *  - copy: a device-to-device copy of the frame's bytes (one flat
@@ -98,8 +99,9 @@
 #include "gaussblur.h"
 #include "cuda_backend.h"
 #include "filter.h"
+#include "gstblurgeometry.h"
+#include "bench_common.h"
 
-#define ELEMENT "cudagaussblur"
 #define PREFIX "cuda-memory-bench: "
 #define CUDA_FEATURE GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY
 #define RING_MIN 4              /* input buffers a stream, at least */
@@ -124,12 +126,6 @@
   "core_round_trip_us,core_round_trip_cpu_us,core_sync_round_trip_us," \
   "core_sync_round_trip_cpu_us,kernel_bound_frames_per_s," \
   "fraction_of_kernel_bound,device_frames_per_s,fraction_of_device"
-
-typedef struct
-{
-  const gchar *format;
-  gint width, height;
-} Case;
 
 static const Case default_cases[] = {
   {"RGBA", 1920, 1080},
@@ -205,50 +201,7 @@ static gboolean use_cuda;
 static GstCudaContext *cuda_context;    /* the process's, with CUDA */
 static GstContext *gst_cuda_context;    /* the same, as a GstContext */
 
-static gdouble
-now_us (clockid_t clock)
-{
-  struct timespec ts;
-
-  clock_gettime (clock, &ts);
-  return ts.tv_sec * 1e6 + ts.tv_nsec * 1e-3;
-}
-
-static int
-compare_doubles (const void *a, const void *b)
-{
-  const gdouble x = *(const gdouble *) a, y = *(const gdouble *) b;
-  return x < y ? -1 : x > y;
-}
-
-/* Sorts values; the q-quantile by nearest rank. */
-static gdouble
-quantile (gdouble * values, gint n, gdouble q)
-{
-  gint rank = (gint) ceil (q * n);
-
-  qsort (values, n, sizeof *values, compare_doubles);
-  return values[CLAMP (rank, 1, n) - 1];
-}
-
-static void
-fill_pattern (guint8 * data, gsize size)
-{
-  gsize i;
-
-  /* neither zeros nor constant: every byte from its index */
-  for (i = 0; i < size; i++)
-    data[i] = (guint8) ((i * 2654435761u) >> 13) ^ (guint8) (i / 4093) ^ 0x5a;
-}
-
-static gboolean
-cuda_check (cudaError_t err, const gchar * what)
-{
-  if (err == cudaSuccess)
-    return TRUE;
-  g_printerr (PREFIX "%s: %s\n", what, cudaGetErrorString (err));
-  return FALSE;
-}
+const gchar bench_prefix[] = PREFIX;
 
 /* "video/x-raw(memory:CUDAMemory),format=..." (system memory without CUDA) */
 static gchar *
@@ -322,7 +275,7 @@ fill_buffer (GstBuffer * buffer)
     g_printerr (PREFIX "cannot map an input buffer\n");
     return FALSE;
   }
-  fill_pattern (map.data, map.size);
+  bench_fill_pattern (map.data, map.size);
   gst_buffer_unmap (buffer, &map);
   if (!use_cuda)
     return TRUE;
@@ -429,9 +382,10 @@ time_batch (Rotation * r, Enqueue enqueue, gint launches, cudaEvent_t start,
   gboolean ok;
   gint i, h;
 
-  ok = cuda_check (cudaEventRecord (start, main_stream), "event");
+  ok = bench_cuda_check (cudaEventRecord (start, main_stream), "event");
   for (h = 1; ok && h < r->n_active; h++)
-    ok = cuda_check (cudaStreamWaitEvent (r->streams[h], start, 0), "fork");
+    ok = bench_cuda_check (cudaStreamWaitEvent (r->streams[h], start, 0),
+        "fork");
   for (i = 0; ok && i < launches; i++)
     if (!enqueue (r, i)) {
       g_printerr (PREFIX "%s\n", r->error.message);
@@ -439,9 +393,10 @@ time_batch (Rotation * r, Enqueue enqueue, gint launches, cudaEvent_t start,
     }
   /* joined even after a failure: nothing may run on when the frames go */
   for (h = 1; h < r->n_active; h++)
-    if (!cuda_check (cudaEventRecord (r->joins[h], r->streams[h]), "join")
-        || !cuda_check (cudaStreamWaitEvent (main_stream, r->joins[h], 0),
-            "join")) {
+    if (!bench_cuda_check (cudaEventRecord (r->joins[h], r->streams[h]),
+            "join")
+        || !bench_cuda_check (cudaStreamWaitEvent (main_stream, r->joins[h],
+                0), "join")) {
       cudaStreamSynchronize (r->streams[h]);
       ok = FALSE;
     }
@@ -449,9 +404,10 @@ time_batch (Rotation * r, Enqueue enqueue, gint launches, cudaEvent_t start,
     cudaStreamSynchronize (main_stream);
     return FALSE;
   }
-  return cuda_check (cudaEventRecord (stop, main_stream), "event")
-      && cuda_check (cudaEventSynchronize (stop), "the timed launches")
-      && cuda_check (cudaEventElapsedTime (ms, start, stop), "event time");
+  return bench_cuda_check (cudaEventRecord (stop, main_stream), "event")
+      && bench_cuda_check (cudaEventSynchronize (stop), "the timed launches")
+      && bench_cuda_check (cudaEventElapsedTime (ms, start, stop),
+      "event time");
 }
 
 /* Median over REPETITIONS of the mean time of one launch, microseconds:
@@ -466,8 +422,8 @@ time_launches (Rotation * r, Enqueue enqueue, gdouble * us)
   gboolean ok;
   gint iterations, i;
 
-  ok = cuda_check (cudaEventCreate (&start), "event")
-      && cuda_check (cudaEventCreate (&stop), "event")
+  ok = bench_cuda_check (cudaEventCreate (&start), "event")
+      && bench_cuda_check (cudaEventCreate (&stop), "event")
       && time_batch (r, enqueue, r->n_active, start, stop, &ms)
       && time_batch (r, enqueue, r->n_active, start, stop, &ms);
   iterations = CLAMP ((gint) (BATCH_MS * r->n_active / MAX (ms, 1e-3f)),
@@ -481,37 +437,8 @@ time_launches (Rotation * r, Enqueue enqueue, gdouble * us)
   if (stop)
     cudaEventDestroy (stop);
   if (ok)
-    *us = quantile (samples, REPETITIONS, 0.5);
+    *us = bench_quantile (samples, REPETITIONS, 0.5);
   return ok;
-}
-
-/* The core's geometry of a frame, as the element makes it (plane by plane,
- * from the first component in it; alpha_mask left 0: it only steers the
- * edge-aware filter, not timed here). */
-static void
-geometry_from_info (const GstVideoInfo * info, GbGeometry * geometry)
-{
-  guint plane;
-
-  memset (geometry, 0, sizeof *geometry);
-  geometry->n_planes = GST_VIDEO_INFO_N_PLANES (info);
-  geometry->bytes_per_sample =
-      (GST_VIDEO_FORMAT_INFO_BITS (info->finfo) + 7) / 8;
-  for (plane = 0; plane < GST_VIDEO_INFO_N_PLANES (info); plane++) {
-    gint components[GST_VIDEO_MAX_COMPONENTS];
-    gint comp;
-
-    gst_video_format_info_component (info->finfo, plane, components);
-    comp = components[0];
-    geometry->planes[plane].width = GST_VIDEO_INFO_COMP_WIDTH (info, comp);
-    geometry->planes[plane].height = GST_VIDEO_INFO_COMP_HEIGHT (info, comp);
-    geometry->planes[plane].channels = GST_VIDEO_INFO_COMP_PSTRIDE (info, comp)
-        / geometry->bytes_per_sample;
-    geometry->planes[plane].subsampling_x =
-        1 << GST_VIDEO_FORMAT_INFO_W_SUB (info->finfo, comp);
-    geometry->planes[plane].subsampling_y =
-        1 << GST_VIDEO_FORMAT_INFO_H_SUB (info->finfo, comp);
-  }
 }
 
 /* The plane auto decides for, as the handle picks it: the first with the
@@ -623,7 +550,7 @@ rotation_open (Rotation * r, const Case * c, gint min_count, gint n_cuda,
   memset (r, 0, sizeof *r);
   if (!case_info (c, &r->info))
     return FALSE;
-  geometry_from_info (&r->info, &r->geometry);
+  gst_cuda_gauss_blur_geometry_from_info (&r->info, &r->geometry);
   caps_str = case_caps (c);
   r->pool = cuda_pool_new (caps_str, GST_VIDEO_INFO_SIZE (&r->info));
   g_free (caps_str);
@@ -664,7 +591,7 @@ rotation_open (Rotation * r, const Case * c, gint min_count, gint n_cuda,
       return FALSE;
     }
     r->streams[h] = (cudaStream_t) gb_cuda_stream (r->cuda[h]);
-    if (!cuda_check (cudaEventCreateWithFlags (&r->joins[h],
+    if (!bench_cuda_check (cudaEventCreateWithFlags (&r->joins[h],
                 cudaEventDisableTiming), "event"))
       return FALSE;
   }
@@ -696,8 +623,8 @@ time_round_trip (Rotation * r, const GbParams * params, gdouble * us,
     const gint k = (i + opt.warmup) % r->count;
 
     if (i == 0) {
-      t_start = now_us (CLOCK_MONOTONIC);
-      cpu_start = now_us (CLOCK_PROCESS_CPUTIME_ID);
+      t_start = bench_now_us (CLOCK_MONOTONIC);
+      cpu_start = bench_now_us (CLOCK_PROCESS_CPUTIME_ID);
     }
     if (blur)
       ok = gb_blur_process_device (blur, &r->in_img[k], &r->out_img[k],
@@ -708,8 +635,9 @@ time_round_trip (Rotation * r, const GbParams * params, gdouble * us,
           && gb_cuda_synchronize (r->cuda[0], &r->error) == GB_OK;
   }
   if (ok) {
-    *cpu_us = (now_us (CLOCK_PROCESS_CPUTIME_ID) - cpu_start) / opt.frames;
-    *us = (now_us (CLOCK_MONOTONIC) - t_start) / opt.frames;
+    *cpu_us = (bench_now_us (CLOCK_PROCESS_CPUTIME_ID) - cpu_start)
+        / opt.frames;
+    *us = (bench_now_us (CLOCK_MONOTONIC) - t_start) / opt.frames;
   } else {
     g_printerr (PREFIX "the core's round trip: %s\n", r->error.message);
   }
@@ -745,7 +673,7 @@ measure_kernel (const Case * c, const gint * stream_counts, gint n,
   }
   if (!case_info (c, &info))
     return FALSE;
-  geometry_from_info (&info, &geometry);
+  gst_cuda_gauss_blur_geometry_from_info (&info, &geometry);
   gb_params_init (&params, opt.sigma);  /* auto, clamp */
   gb_plane_filters_resolve (&params, &geometry, filters);
   if (!gst_cuda_context_push (cuda_context)) {
@@ -784,26 +712,11 @@ measure_kernel (const Case * c, const gint * stream_counts, gint n,
 static gint
 report_bus_messages (GstBus * bus)
 {
-  GstMessage *msg;
   gint n = 0;
 
-  while ((msg = gst_bus_pop_filtered (bus,
-              GST_MESSAGE_ERROR | GST_MESSAGE_WARNING))) {
-    GError *err = NULL;
-    gchar *debug = NULL;
-    const gboolean error = GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR;
-
-    if (error)
-      gst_message_parse_error (msg, &err, &debug);
-    else
-      gst_message_parse_warning (msg, &err, &debug);
-    g_printerr (PREFIX "element %s: %s (%s)\n", error ? "error" : "warning",
-        err->message, debug ? debug : "");
-    g_clear_error (&err);
-    g_free (debug);
-    gst_message_unref (msg);
+  while (bench_report_bus_message (bus,
+          GST_MESSAGE_ERROR | GST_MESSAGE_WARNING))
     n++;
-  }
   return n;
 }
 
@@ -927,11 +840,11 @@ stream_run (Stream * s, gint frames)
   s->ok = TRUE;
   s->out_shared = 0;
   for (i = 0; s->ok && i < frames; i++) {
-    const gdouble t0 = now_us (CLOCK_MONOTONIC);
+    const gdouble t0 = bench_now_us (CLOCK_MONOTONIC);
     GstBuffer *output = NULL;
 
     s->ok = push_pull (s, s->ring[i % s->n_ring], &output);
-    s->latency[i] = now_us (CLOCK_MONOTONIC) - t0;
+    s->latency[i] = bench_now_us (CLOCK_MONOTONIC) - t0;
     if (s->ok) {
       s->out_shared += is_expected_memory (output);
       if (!s->out_memory[0])
@@ -939,7 +852,7 @@ stream_run (Stream * s, gint frames)
       gst_buffer_unref (output);
     }
   }
-  s->t_end = now_us (CLOCK_MONOTONIC);
+  s->t_end = bench_now_us (CLOCK_MONOTONIC);
   return s->ok;
 }
 
@@ -996,10 +909,10 @@ run_single (const Case * c, const KernelTime * kernel, Result * r)
   ok = stream_setup (&s, c, r->ring, opt.frames, r->in_memory,
       sizeof r->in_memory);
   if (ok) {
-    t_start = now_us (CLOCK_MONOTONIC);
-    cpu_start = now_us (CLOCK_PROCESS_CPUTIME_ID);
+    t_start = bench_now_us (CLOCK_MONOTONIC);
+    cpu_start = bench_now_us (CLOCK_PROCESS_CPUTIME_ID);
     ok = stream_run (&s, opt.frames);
-    cpu = now_us (CLOCK_PROCESS_CPUTIME_ID) - cpu_start;
+    cpu = bench_now_us (CLOCK_PROCESS_CPUTIME_ID) - cpu_start;
     wall = s.t_end - t_start;
     g_strlcpy (r->out_memory, s.out_memory, sizeof r->out_memory);
     r->out_shared = s.out_shared;
@@ -1008,8 +921,8 @@ run_single (const Case * c, const KernelTime * kernel, Result * r)
       r->fps = r->per_stream_fps = r->slowest_fps = opt.frames / (wall * 1e-6);
       r->us_per_frame = wall / opt.frames;
       r->cpu_us = cpu / opt.frames;
-      r->latency_p99 = quantile (s.latency, opt.frames, 0.99);
-      r->latency_median = quantile (s.latency, opt.frames, 0.5);
+      r->latency_p99 = bench_quantile (s.latency, opt.frames, 0.99);
+      r->latency_median = bench_quantile (s.latency, opt.frames, 0.5);
       ok = check_outputs (r, &s, 1);
     }
   }
@@ -1074,14 +987,14 @@ run_streams (gint n, const KernelTime * kernel, gdouble device_fps,
   g_mutex_lock (&gate.lock);
   while (gate.ready < started)
     g_cond_wait (&gate.cond, &gate.lock);
-  t_start = now_us (CLOCK_MONOTONIC);
-  cpu_start = now_us (CLOCK_PROCESS_CPUTIME_ID);
+  t_start = bench_now_us (CLOCK_MONOTONIC);
+  cpu_start = bench_now_us (CLOCK_PROCESS_CPUTIME_ID);
   gate.go = TRUE;
   g_cond_broadcast (&gate.cond);
   g_mutex_unlock (&gate.lock);
   for (i = 0; i < started; i++)
     g_thread_join (threads[i]);
-  cpu = now_us (CLOCK_PROCESS_CPUTIME_ID) - cpu_start;
+  cpu = bench_now_us (CLOCK_PROCESS_CPUTIME_ID) - cpu_start;
 
   if (ok) {
     latency = g_new (gdouble, (gsize) n * opt.frames);
@@ -1104,8 +1017,8 @@ run_streams (gint n, const KernelTime * kernel, gdouble device_fps,
     r->slowest_fps = opt.frames / (slowest * 1e-6);
     r->us_per_frame = 1e6 / r->fps;
     r->cpu_us = cpu / ((gdouble) n * opt.frames);
-    r->latency_p99 = quantile (latency, n * opt.frames, 0.99);
-    r->latency_median = quantile (latency, n * opt.frames, 0.5);
+    r->latency_p99 = bench_quantile (latency, n * opt.frames, 0.99);
+    r->latency_median = bench_quantile (latency, n * opt.frames, 0.5);
     ok = check_outputs (r, streams, n);
   }
   g_free (latency);
@@ -1117,17 +1030,6 @@ run_streams (gint n, const KernelTime * kernel, gdouble device_fps,
 }
 
 /* --- output --- */
-
-/* "12.3" or "-" for a figure not measured. */
-static const gchar *
-fmt (gchar * buf, gsize size, const gchar * format, gdouble value)
-{
-  if (isnan (value))
-    g_strlcpy (buf, "-", size);
-  else
-    g_snprintf (buf, size, format, value);
-  return buf;
-}
 
 static gdouble
 kernel_bound_fps (const KernelTime * k)
@@ -1177,11 +1079,11 @@ print_single (const Result * r)
       "%-9s %6s %6s %7s %6s %6s\n", r->c.format, r->c.width, r->c.height,
       r->ring, r->in_memory, out, r->fps, r->us_per_frame, r->latency_median,
       r->latency_p99, r->cpu_us, k->valid ? gb_algorithm_name (k->algorithm)
-      : "-", fmt (a, sizeof a, "%.1f", k->kernel_us),
-      fmt (b, sizeof b, "%.1f", k->copy_us),
-      fmt (d, sizeof d, "%.1f", k->round_trip_us),
-      fmt (f, sizeof f, "%.1f", r->us_per_frame - k->round_trip_us),
-      fmt (e, sizeof e, "%.2f", r->us_per_frame / k->kernel_us));
+      : "-", bench_fmt (a, sizeof a, "%.1f", k->kernel_us),
+      bench_fmt (b, sizeof b, "%.1f", k->copy_us),
+      bench_fmt (d, sizeof d, "%.1f", k->round_trip_us),
+      bench_fmt (f, sizeof f, "%.1f", r->us_per_frame - k->round_trip_us),
+      bench_fmt (e, sizeof e, "%.2f", r->us_per_frame / k->kernel_us));
 }
 
 static void
@@ -1191,8 +1093,8 @@ print_streams_header (const KernelTime * k)
 
   g_print ("\nStreams: 1920x1080 RGBA, one element each, one thread each, "
       "%d frames a stream; kernel-bound rate 1 / %s us = %s frames/s (%s, "
-      "this run)\n", opt.frames, fmt (a, sizeof a, "%.1f", k->kernel_us),
-      fmt (b, sizeof b, "%.0f", kernel_bound_fps (k)),
+      "this run)\n", opt.frames, bench_fmt (a, sizeof a, "%.1f", k->kernel_us),
+      bench_fmt (b, sizeof b, "%.0f", kernel_bound_fps (k)),
       k->valid ? gb_algorithm_name (k->algorithm) : "no kernel time");
   g_print ("%7s %4s %-16s %11s %12s %10s %7s %9s %5s %8s %8s %7s\n",
       "streams", "ring", "out-mem (ok)", "aggregate/s", "per-stream/s",
@@ -1210,30 +1112,12 @@ print_streams (const Result * r)
       r->out_total);
   g_print ("%7d %4d %-16s %11.1f %12.1f %10.1f %7s %9s %5s %8.1f %8.1f "
       "%7.1f\n", r->streams, r->ring, out, r->fps, r->per_stream_fps,
-      r->slowest_fps, fmt (a, sizeof a, "%.1f", 100.0 * r->fps
+      r->slowest_fps, bench_fmt (a, sizeof a, "%.1f", 100.0 * r->fps
           / kernel_bound_fps (&r->kernel)),
-      fmt (b, sizeof b, "%.0f", r->device_fps),
-      fmt (d, sizeof d, "%.0f", 100.0 * r->fps / r->device_fps),
+      bench_fmt (b, sizeof b, "%.0f", r->device_fps),
+      bench_fmt (d, sizeof d, "%.0f", 100.0 * r->fps / r->device_fps),
       r->latency_median, r->latency_p99, r->cpu_us);
 }
-
-static gint n_met, n_not_met, n_na;
-
-static void
-print_target (const gchar * target, const gchar * measured, gint verdict)
-{
-  static const gchar *const verdicts[] = { "not met", "met", "n/a" };
-
-  g_print ("  %-58s %-38s %s\n", target, measured, verdicts[verdict]);
-  if (verdict == 0)
-    n_not_met++;
-  else if (verdict == 1)
-    n_met++;
-  else
-    n_na++;
-}
-
-#define NA 2
 
 static const Result *
 find_single (const Result * results, gint n, const gchar * format,
@@ -1254,12 +1138,12 @@ target_rate (const Result * r, const gchar * target, gdouble fps)
   gchar measured[64];
 
   if (!r) {
-    print_target (target, "case not run", NA);
+    bench_target (target, "case not run", BENCH_NA);
     return;
   }
   g_snprintf (measured, sizeof measured, "%.0f frames/s (%.1f us a frame)",
       r->fps, r->us_per_frame);
-  print_target (target, measured, r->fps >= fps);
+  bench_target (target, measured, r->fps >= fps);
 }
 
 static void
@@ -1273,10 +1157,8 @@ print_targets (const Result * results, gint n)
     if (results[i].streams == TARGET_STREAMS)
       multi = &results[i];
 
-  g_print ("\nTargets (issue 6; H100, element-level, frames in CUDA "
-      "memory)%s\n", use_cuda ? ""
-      : "  [backend is not cuda: for the plumbing only]");
-  g_print ("  %-58s %-38s %s\n", "target", "measured", "verdict");
+  bench_targets_begin ("issue 6; H100, element-level, frames in CUDA memory",
+      !use_cuda, 38);
   target_rate (find_single (results, n, "RGBA", 1920, 1080),
       "1920x1080 RGBA, one element: >= 20000 frames/s (<= 50 us)",
       TARGET_1080P_RGBA_FPS);
@@ -1287,19 +1169,18 @@ print_targets (const Result * results, gint n)
       "the kernel-bound rate", TARGET_STREAMS,
       100 * TARGET_KERNEL_BOUND_FRACTION);
   if (!multi) {
-    print_target (target, "not run (--streams)", NA);
+    bench_target (target, "not run (--streams)", BENCH_NA);
   } else if (!multi->kernel.valid) {
-    print_target (target, "no kernel time", NA);
+    bench_target (target, "no kernel time", BENCH_NA);
   } else {
     const gdouble bound = kernel_bound_fps (&multi->kernel);
 
     g_snprintf (measured, sizeof measured, "%.1f%% (%.0f of %.0f frames/s)",
         100.0 * multi->fps / bound, multi->fps, bound);
-    print_target (target, measured,
+    bench_target (target, measured,
         multi->fps >= TARGET_KERNEL_BOUND_FRACTION * bound);
   }
-  g_print ("  %d met, %d not met, %d not applicable\n", n_met, n_not_met,
-      n_na);
+  bench_targets_end ();
 }
 
 /* A CSV number, or empty where not measured. */
@@ -1315,8 +1196,6 @@ static gboolean
 write_csv (const gchar * path, const Result * results, gint n)
 {
   GString *s = g_string_new (CSV_HEADER "\n");
-  GError *error = NULL;
-  gboolean ok;
   gint i;
 
   for (i = 0; i < n; i++) {
@@ -1349,13 +1228,7 @@ write_csv (const gchar * path, const Result * results, gint n)
         csv_num (v[15], "%.1f", r->device_fps),
         csv_num (v[16], "%.4f", r->fps / r->device_fps));
   }
-  ok = g_file_set_contents (path, s->str, s->len, &error);
-  if (!ok) {
-    g_printerr (PREFIX "%s\n", error->message);
-    g_clear_error (&error);
-  }
-  g_string_free (s, TRUE);
-  return ok;
+  return bench_write_file (path, s);
 }
 
 /* "1,2,4" into counts; NULL (message printed) if it is not such a list.
@@ -1484,8 +1357,6 @@ main (int argc, char **argv)
         "memory)", "B"},
     {NULL}
   };
-  GOptionContext *context;
-  GError *error = NULL;
   GstElementFactory *factory;
   GstPlugin *plugin;
   GArray *stream_counts;
@@ -1495,19 +1366,9 @@ main (int argc, char **argv)
   gint n_results = 0, status = 0;
   guint i;
 
-  /* The build tree's plugin where no path is given. */
-  if (!g_getenv ("GST_PLUGIN_PATH") && !g_getenv ("GST_PLUGIN_PATH_1_0"))
-    g_setenv ("GST_PLUGIN_PATH", GB_BUILD_PLUGIN_DIR, TRUE);
-
-  context = g_option_context_new ("- cudagaussblur with frames in CUDA "
-      "memory against the kernel time");
-  g_option_context_add_main_entries (context, entries, NULL);
-  g_option_context_add_group (context, gst_init_get_option_group ());
-  if (!g_option_context_parse (context, &argc, &argv, &error)) {
-    g_printerr (PREFIX "%s\n", error->message);
+  if (!bench_parse_options ("- cudagaussblur with frames in CUDA memory "
+          "against the kernel time", entries, &argc, &argv))
     return 2;
-  }
-  g_option_context_free (context);
   if (!opt.backend)
     opt.backend = g_strdup ("cuda");
   if (opt.frames < 1 || opt.warmup < 0 || opt.sigma <= 0
@@ -1525,14 +1386,9 @@ main (int argc, char **argv)
     return 2;
   use_cuda = g_str_equal (opt.backend, "cuda");
 
-  factory = gst_element_factory_find (ELEMENT);
-  if (!factory) {
-    g_print (PREFIX "skipped, no element " ELEMENT " (GST_PLUGIN_PATH = %s; "
-        "point it at the build's gst/ folder, e.g. source .gpu/env.sh "
-        "build)\n", g_getenv ("GST_PLUGIN_PATH")
-        ? g_getenv ("GST_PLUGIN_PATH") : "unset");
+  factory = bench_find_element ();
+  if (!factory)
     return 77;
-  }
   if (use_cuda && !takes_cuda_memory (factory)) {
     g_print (PREFIX "skipped, " ELEMENT " was built without CUDA memory "
         "support (no " CUDA_FEATURE " on its sink pad template: meson "
@@ -1560,7 +1416,7 @@ main (int argc, char **argv)
     }
     gst_cuda_context = gst_context_new_cuda_context (cuda_context);
     if (!gst_cuda_context_push (cuda_context)
-        || !cuda_check (cudaGetDeviceProperties (&prop, device),
+        || !bench_cuda_check (cudaGetDeviceProperties (&prop, device),
             "cannot read the device's properties"))
       return 1;
     gst_cuda_context_pop (NULL);
@@ -1571,12 +1427,7 @@ main (int argc, char **argv)
     g_print ("device: none, backend %s, frames in system memory: element "
         "plumbing only, no kernel times\n", opt.backend);
   }
-  {
-    gchar *version = gst_version_string ();
-    g_print ("element: %s from %s (%s)\n", ELEMENT,
-        plugin ? gst_plugin_get_filename (plugin) : "?", version);
-    g_free (version);
-  }
+  bench_print_element (plugin);
   if (plugin)
     gst_object_unref (plugin);
   gst_object_unref (factory);

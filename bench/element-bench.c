@@ -55,8 +55,8 @@
 #include <time.h>
 
 #include "gaussblur.h"
+#include "bench_common.h"
 
-#define ELEMENT "cudagaussblur"
 #define PINNED_MEMORY_TYPE "CudaGaussBlurPinnedMemory"
 #define RING 4                  /* input frames pushed in turn */
 #define FLOOR_WARMUP 3
@@ -81,12 +81,6 @@ typedef enum
 } Mode;
 
 static const gchar *const mode_names[] = { "pool", "pageable" };
-
-typedef struct
-{
-  const gchar *format;
-  gint width, height;
-} Case;
 
 static const Case default_cases[] = {
   {"RGBA", 1920, 1080},
@@ -134,50 +128,7 @@ static struct
 
 static gboolean use_cuda;
 
-static gdouble
-now_us (clockid_t clock)
-{
-  struct timespec ts;
-
-  clock_gettime (clock, &ts);
-  return ts.tv_sec * 1e6 + ts.tv_nsec * 1e-3;
-}
-
-static int
-compare_doubles (const void *a, const void *b)
-{
-  const gdouble x = *(const gdouble *) a, y = *(const gdouble *) b;
-  return x < y ? -1 : x > y;
-}
-
-/* Sorts values; the q-quantile by nearest rank. */
-static gdouble
-quantile (gdouble * values, gint n, gdouble q)
-{
-  gint rank = (gint) ceil (q * n);
-
-  qsort (values, n, sizeof *values, compare_doubles);
-  return values[CLAMP (rank, 1, n) - 1];
-}
-
-static void
-fill_pattern (guint8 * data, gsize size)
-{
-  gsize i;
-
-  /* neither zeros nor constant: every byte from its index */
-  for (i = 0; i < size; i++)
-    data[i] = (guint8) ((i * 2654435761u) >> 13) ^ (guint8) (i / 4093) ^ 0x5a;
-}
-
-static gboolean
-cuda_check (cudaError_t err, const gchar * what)
-{
-  if (err == cudaSuccess)
-    return TRUE;
-  g_printerr ("element-bench: %s: %s\n", what, cudaGetErrorString (err));
-  return FALSE;
-}
+const gchar bench_prefix[] = "element-bench: ";
 
 typedef enum
 {
@@ -195,19 +146,19 @@ time_copy (void *host, void *device, gsize bytes, Direction dir,
   gint i;
 
   for (i = -FLOOR_WARMUP; i < FLOOR_REPETITIONS; i++) {
-    const gdouble t0 = now_us (CLOCK_MONOTONIC);
+    const gdouble t0 = bench_now_us (CLOCK_MONOTONIC);
     cudaError_t err = dir == H2D
         ? cudaMemcpyAsync (device, host, bytes, cudaMemcpyHostToDevice, stream)
         : cudaMemcpyAsync (host, device, bytes, cudaMemcpyDeviceToHost, stream);
     if (err == cudaSuccess)
       err = cudaStreamSynchronize (stream);
-    if (!cuda_check (err, dir == H2D ? "host-to-device copy"
+    if (!bench_cuda_check (err, dir == H2D ? "host-to-device copy"
             : "device-to-host copy"))
       return FALSE;
     if (i >= 0)
-      times[i] = now_us (CLOCK_MONOTONIC) - t0;
+      times[i] = bench_now_us (CLOCK_MONOTONIC) - t0;
   }
-  *median = quantile (times, FLOOR_REPETITIONS, 0.5);
+  *median = bench_quantile (times, FLOOR_REPETITIONS, 0.5);
   return TRUE;
 }
 
@@ -226,15 +177,15 @@ measure_floors (gsize bytes, Floors * floors)
     g_printerr ("element-bench: cannot allocate %zu bytes\n", bytes);
     return FALSE;
   }
-  fill_pattern (pageable, bytes);       /* faults every page in */
-  ok = cuda_check (cudaStreamCreateWithFlags (&stream,
+  bench_fill_pattern (pageable, bytes); /* faults every page in */
+  ok = bench_cuda_check (cudaStreamCreateWithFlags (&stream,
           cudaStreamNonBlocking), "cannot create a stream")
-      && cuda_check (cudaHostAlloc (&pinned, bytes, cudaHostAllocDefault),
+      && bench_cuda_check (cudaHostAlloc (&pinned, bytes, cudaHostAllocDefault),
       "cannot allocate page-locked memory")
-      && cuda_check (cudaMalloc (&device, bytes),
+      && bench_cuda_check (cudaMalloc (&device, bytes),
       "cannot allocate device memory");
   if (ok) {
-    fill_pattern (pinned, bytes);
+    bench_fill_pattern (pinned, bytes);
     ok = time_copy (pinned, device, bytes, H2D, stream, &floors->h2d_pinned)
         && time_copy (pinned, device, bytes, D2H, stream, &floors->d2h_pinned)
         && time_copy (pageable, device, bytes, H2D, stream,
@@ -278,25 +229,6 @@ is_pinned (GstBuffer * buffer)
       PINNED_MEMORY_TYPE);
 }
 
-/* Prints the element's first error message, if it posted one. */
-static void
-report_bus_error (GstBus * bus)
-{
-  GstMessage *msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
-
-  if (msg) {
-    GError *err = NULL;
-    gchar *debug = NULL;
-
-    gst_message_parse_error (msg, &err, &debug);
-    g_printerr ("element-bench: element error: %s (%s)\n", err->message,
-        debug ? debug : "");
-    g_clear_error (&err);
-    g_free (debug);
-    gst_message_unref (msg);
-  }
-}
-
 static gboolean
 push_pull (GstHarness * h, GstBus * bus, GstBuffer * input,
     GstBuffer ** output)
@@ -305,7 +237,7 @@ push_pull (GstHarness * h, GstBus * bus, GstBuffer * input,
 
   if (flow != GST_FLOW_OK) {
     g_printerr ("element-bench: push failed: %s\n", gst_flow_get_name (flow));
-    report_bus_error (bus);
+    bench_report_bus_message (bus, GST_MESSAGE_ERROR);
     return FALSE;
   }
   *output = gst_harness_pull (h);
@@ -368,7 +300,7 @@ run_case (const Case * c, Mode mode, const Floors * floors, Result * result)
       ok = FALSE;
       break;
     }
-    fill_pattern (map.data, map.size);
+    bench_fill_pattern (map.data, map.size);
     gst_buffer_unmap (ring[i], &map);
   }
   if (ok) {
@@ -387,13 +319,13 @@ run_case (const Case * c, Mode mode, const Floors * floors, Result * result)
   }
 
   latency = g_new (gdouble, opt.frames);
-  t_start = now_us (CLOCK_MONOTONIC);
-  cpu_start = now_us (CLOCK_PROCESS_CPUTIME_ID);
+  t_start = bench_now_us (CLOCK_MONOTONIC);
+  cpu_start = bench_now_us (CLOCK_PROCESS_CPUTIME_ID);
   for (i = 0; ok && i < opt.frames; i++) {
-    const gdouble t0 = now_us (CLOCK_MONOTONIC);
+    const gdouble t0 = bench_now_us (CLOCK_MONOTONIC);
 
     ok = push_pull (h, bus, ring[i % RING], &output);
-    latency[i] = now_us (CLOCK_MONOTONIC) - t0;
+    latency[i] = bench_now_us (CLOCK_MONOTONIC) - t0;
     if (ok) {
       result->out_pinned += is_pinned (output);
       if (opt.warmup == 0 && i == 0)
@@ -403,15 +335,15 @@ run_case (const Case * c, Mode mode, const Floors * floors, Result * result)
     }
     output = NULL;
   }
-  cpu = now_us (CLOCK_PROCESS_CPUTIME_ID) - cpu_start;
-  wall = now_us (CLOCK_MONOTONIC) - t_start;
+  cpu = bench_now_us (CLOCK_PROCESS_CPUTIME_ID) - cpu_start;
+  wall = bench_now_us (CLOCK_MONOTONIC) - t_start;
 
   if (ok) {
     result->fps = opt.frames / (wall * 1e-6);
     result->us_per_frame = wall / opt.frames;
     result->cpu_us = cpu / opt.frames;
-    result->latency_p99 = quantile (latency, opt.frames, 0.99);
-    result->latency_median = quantile (latency, opt.frames, 0.5);
+    result->latency_p99 = bench_quantile (latency, opt.frames, 0.99);
+    result->latency_median = bench_quantile (latency, opt.frames, 0.5);
     if (floors->valid)
       result->floor_us = mode == MODE_POOL
           ? floors->h2d_pinned + floors->d2h_pinned
@@ -430,17 +362,6 @@ run_case (const Case * c, Mode mode, const Floors * floors, Result * result)
   return ok;
 }
 
-/* "12.3" or "-" for a figure not measured. */
-static const gchar *
-fmt (gchar * buf, gsize size, const gchar * format, gdouble value)
-{
-  if (isnan (value))
-    g_strlcpy (buf, "-", size);
-  else
-    g_snprintf (buf, size, format, value);
-  return buf;
-}
-
 static void
 print_result (const Result * r)
 {
@@ -454,12 +375,12 @@ print_result (const Result * r)
       "  %7s %7s %8s %6s\n", r->c.format, r->c.width, r->c.height,
       mode_names[r->mode], r->in_memory, r->in_from_pool ? "(p)" : "", out,
       r->fps, r->us_per_frame, r->latency_median, r->latency_p99, r->cpu_us,
-      fmt (a, sizeof a, "%.1f", r->mode == MODE_POOL ? r->floors.h2d_pinned
-          : r->floors.h2d_pageable),
-      fmt (b, sizeof b, "%.1f", r->mode == MODE_POOL ? r->floors.d2h_pinned
-          : r->floors.d2h_pageable),
-      fmt (d, sizeof d, "%.1f", r->floor_us),
-      fmt (e, sizeof e, "%.2f", ratio));
+      bench_fmt (a, sizeof a, "%.1f", r->mode == MODE_POOL
+          ? r->floors.h2d_pinned : r->floors.h2d_pageable),
+      bench_fmt (b, sizeof b, "%.1f", r->mode == MODE_POOL
+          ? r->floors.d2h_pinned : r->floors.d2h_pageable),
+      bench_fmt (d, sizeof d, "%.1f", r->floor_us),
+      bench_fmt (e, sizeof e, "%.2f", ratio));
   if (use_cuda && r->mode == MODE_POOL && !g_str_equal (r->in_memory,
           "pinned"))
     g_print ("  note: the input buffers are not pinned: the element "
@@ -470,7 +391,7 @@ print_result (const Result * r)
   if (r->mode == MODE_PAGEABLE && r->floors.valid && r->out_pinned > 0)
     g_print ("%-6s %4dx%-4d %-8s   (pageable in, pinned out: floor %s us = "
         "pageable H2D + pinned D2H)\n", "", r->c.width, r->c.height, "",
-        fmt (f, sizeof f, "%.1f", r->floors.h2d_pageable
+        bench_fmt (f, sizeof f, "%.1f", r->floors.h2d_pageable
             + r->floors.d2h_pinned));
 }
 
@@ -508,24 +429,6 @@ find_result (const Result * results, gint n, const gchar * format,
   return NULL;
 }
 
-static gint n_met, n_not_met, n_na;
-
-static void
-print_target (const gchar * target, const gchar * measured, gint verdict)
-{
-  static const gchar *const verdicts[] = { "not met", "met", "n/a" };
-
-  g_print ("  %-58s %-34s %s\n", target, measured, verdicts[verdict]);
-  if (verdict == 0)
-    n_not_met++;
-  else if (verdict == 1)
-    n_met++;
-  else
-    n_na++;
-}
-
-#define NA 2
-
 static void
 print_targets (const Result * results, gint n)
 {
@@ -536,29 +439,29 @@ print_targets (const Result * results, gint n)
   gchar measured[64], target[96];
   gint i;
 
-  g_print ("\nTargets (issue 5; H100, backend cuda)%s\n",
-      use_cuda ? "" : "  [backend is not cuda: for the plumbing only]");
-  g_print ("  %-58s %-34s %s\n", "target", "measured", "verdict");
+  bench_targets_begin ("issue 5; H100, backend cuda", !use_cuda, 34);
 
   if (rgba) {
     g_snprintf (measured, sizeof measured, "%.0f frames/s", rgba->fps);
-    print_target ("1920x1080 RGBA, pool: >= 4000 frames/s", measured,
+    bench_target ("1920x1080 RGBA, pool: >= 4000 frames/s", measured,
         rgba->fps >= TARGET_1080P_RGBA_FPS);
     g_snprintf (measured, sizeof measured, "p99 %.1f us (median %.1f)",
         rgba->latency_p99, rgba->latency_median);
-    print_target ("1920x1080 RGBA, pool: each frame out within 350 us (p99)",
+    bench_target ("1920x1080 RGBA, pool: each frame out within 350 us (p99)",
         measured, rgba->latency_p99 <= TARGET_1080P_RGBA_LATENCY_US);
   } else {
-    print_target ("1920x1080 RGBA, pool: >= 4000 frames/s", "case not run", NA);
-    print_target ("1920x1080 RGBA, pool: each frame out within 350 us (p99)",
-        "case not run", NA);
+    bench_target ("1920x1080 RGBA, pool: >= 4000 frames/s", "case not run",
+        BENCH_NA);
+    bench_target ("1920x1080 RGBA, pool: each frame out within 350 us (p99)",
+        "case not run", BENCH_NA);
   }
   if (rgba4k) {
     g_snprintf (measured, sizeof measured, "%.0f frames/s", rgba4k->fps);
-    print_target ("3840x2160 RGBA, pool: >= 1000 frames/s", measured,
+    bench_target ("3840x2160 RGBA, pool: >= 1000 frames/s", measured,
         rgba4k->fps >= TARGET_4K_RGBA_FPS);
   } else
-    print_target ("3840x2160 RGBA, pool: >= 1000 frames/s", "case not run", NA);
+    bench_target ("3840x2160 RGBA, pool: >= 1000 frames/s", "case not run",
+        BENCH_NA);
 
   /* GRAY8 against RGBA at each size and mode run for both */
   for (i = 0; i < n; i++) {
@@ -572,12 +475,12 @@ print_targets (const Result * results, gint n)
     g_snprintf (target, sizeof target, "%dx%d GRAY8, %s: >= 3x RGBA's "
         "frames/s", gray->c.width, gray->c.height, mode_names[gray->mode]);
     if (!base) {
-      print_target (target, "no RGBA case of that size", NA);
+      bench_target (target, "no RGBA case of that size", BENCH_NA);
       continue;
     }
     g_snprintf (measured, sizeof measured, "%.2fx (%.0f / %.0f)",
         gray->fps / base->fps, gray->fps, base->fps);
-    print_target (target, measured,
+    bench_target (target, measured,
         gray->fps >= TARGET_GRAY8_OVER_RGBA * base->fps);
   }
 
@@ -590,24 +493,21 @@ print_targets (const Result * results, gint n)
     g_snprintf (target, sizeof target, "%s %dx%d, pageable: <= 1.2x pageable "
         "floor", r->c.format, r->c.width, r->c.height);
     if (isnan (r->floor_us)) {
-      print_target (target, "no floor measured", NA);
+      bench_target (target, "no floor measured", BENCH_NA);
       continue;
     }
     g_snprintf (measured, sizeof measured, "%.2fx (%.1f / %.1f us)",
         r->us_per_frame / r->floor_us, r->us_per_frame, r->floor_us);
-    print_target (target, measured,
+    bench_target (target, measured,
         r->us_per_frame <= TARGET_PAGEABLE_OVER_FLOOR * r->floor_us);
   }
-  g_print ("  %d met, %d not met, %d not applicable\n", n_met, n_not_met,
-      n_na);
+  bench_targets_end ();
 }
 
 static gboolean
 write_csv (const gchar * path, const Result * results, gint n)
 {
   GString *s = g_string_new (CSV_HEADER "\n");
-  GError *error = NULL;
-  gboolean ok;
   gint i;
 
   for (i = 0; i < n; i++) {
@@ -631,13 +531,7 @@ write_csv (const gchar * path, const Result * results, gint n)
         r->floors.valid ? g_ascii_formatd (v[5], 32, "%.3f",
             r->us_per_frame / r->floor_us) : "");
   }
-  ok = g_file_set_contents (path, s->str, s->len, &error);
-  if (!ok) {
-    g_printerr ("element-bench: %s\n", error->message);
-    g_clear_error (&error);
-  }
-  g_string_free (s, TRUE);
-  return ok;
+  return bench_write_file (path, s);
 }
 
 /* The cases to run, from the options. */
@@ -703,8 +597,6 @@ main (int argc, char **argv)
         "Element backend (cuda; cpu only to check the plumbing)", "B"},
     {NULL}
   };
-  GOptionContext *context;
-  GError *error = NULL;
   GstElementFactory *factory;
   GstPlugin *plugin;
   GArray *cases;
@@ -716,19 +608,9 @@ main (int argc, char **argv)
   guint i;
   gint m;
 
-  /* The build tree's plugin where no path is given. */
-  if (!g_getenv ("GST_PLUGIN_PATH") && !g_getenv ("GST_PLUGIN_PATH_1_0"))
-    g_setenv ("GST_PLUGIN_PATH", GB_BUILD_PLUGIN_DIR, TRUE);
-
-  context = g_option_context_new ("- cudagaussblur with frames in system "
-      "memory against the copy floor");
-  g_option_context_add_main_entries (context, entries, NULL);
-  g_option_context_add_group (context, gst_init_get_option_group ());
-  if (!g_option_context_parse (context, &argc, &argv, &error)) {
-    g_printerr ("element-bench: %s\n", error->message);
+  if (!bench_parse_options ("- cudagaussblur with frames in system memory "
+          "against the copy floor", entries, &argc, &argv))
     return 2;
-  }
-  g_option_context_free (context);
   if (!opt.backend)
     opt.backend = g_strdup ("cuda");
   if (!opt.mode)
@@ -758,14 +640,9 @@ main (int argc, char **argv)
   }
   use_cuda = g_str_equal (opt.backend, "cuda");
 
-  factory = gst_element_factory_find (ELEMENT);
-  if (!factory) {
-    g_print ("element-bench: skipped, no element " ELEMENT " (GST_PLUGIN_PATH"
-        " = %s; point it at the build's gst/ folder, e.g. source "
-        ".gpu/env.sh build)\n", g_getenv ("GST_PLUGIN_PATH")
-        ? g_getenv ("GST_PLUGIN_PATH") : "unset");
+  factory = bench_find_element ();
+  if (!factory)
     return 77;
-  }
   plugin = gst_plugin_feature_get_plugin (GST_PLUGIN_FEATURE (factory));
 
   if (use_cuda) {
@@ -785,8 +662,8 @@ main (int argc, char **argv)
       return gb_error.status == GB_ERROR_NO_DEVICE ? 77 : 1;
     }
     gb_blur_destroy (probe);
-    if (!cuda_check (cudaSetDevice (device), "cannot select the device")
-        || !cuda_check (cudaGetDeviceProperties (&prop, device),
+    if (!bench_cuda_check (cudaSetDevice (device), "cannot select the device")
+        || !bench_cuda_check (cudaGetDeviceProperties (&prop, device),
             "cannot read the device's properties"))
       return 1;
     g_print ("device: %s (CUDA device %d)\n", prop.name, device);
@@ -794,12 +671,7 @@ main (int argc, char **argv)
     g_print ("device: none, backend %s: element plumbing only, no copy "
         "floors\n", opt.backend);
   }
-  {
-    gchar *version = gst_version_string ();
-    g_print ("element: %s from %s (%s)\n", ELEMENT,
-        plugin ? gst_plugin_get_filename (plugin) : "?", version);
-    g_free (version);
-  }
+  bench_print_element (plugin);
   if (plugin)
     gst_object_unref (plugin);
   gst_object_unref (factory);

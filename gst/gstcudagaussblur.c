@@ -85,6 +85,7 @@
 #include "gaussblur.h"
 #include "sigma_map.h"
 #include "superposition.h"
+#include "gstblurgeometry.h"
 #include "gstcudamemorysupport.h"
 #include "gstpinnedallocator.h"
 #include "gstroiregions.h"
@@ -183,7 +184,7 @@ enum
 /* The formats the element accepts: those whose planes each hold whole
  * pixels of 8-bit or full-range 16-bit samples. How many planes each has,
  * their channels and subsampling come from its GstVideoFormatInfo (see
- * geometry_from_info). Not here: packed 4:2:2 (YUY2, UYVY: luma and chroma
+ * gstblurgeometry.c). Not here: packed 4:2:2 (YUY2, UYVY: luma and chroma
  * share a plane at two resolutions) and 10/12-bit formats (a sharpened
  * sample would overflow their range). 16-bit samples in the host's byte
  * order only: the core reads them natively. */
@@ -1258,71 +1259,6 @@ gst_cuda_gauss_blur_ensure_blur (GstCudaGaussBlur * self)
   GST_INFO_OBJECT (self, "blurring on the CPU");
   self->blur_failed = FALSE;
   return TRUE;
-}
-
-/* The channels of plane `plane` (of channels samples a pixel) that do not
- * steer the edge-aware filter: alpha (RGBA's 3, ARGB's and AYUV's 0) and
- * padding (RGBx's x, which no component occupies). A component's channel
- * is its byte offset in the pixel over the sample size. Padding only where
- * the plane has more channels than components: GStreamer 1.22 places
- * P016's V at byte 1, inside U's 16-bit sample, so offsets alone would
- * make its second channel padding. */
-static guint
-gst_cuda_gauss_blur_alpha_mask (const GstVideoFormatInfo * finfo, guint plane,
-    gint channels, gint bytes_per_sample)
-{
-  guint alpha = 0, colour = 0, n_components = 0, comp;
-
-  for (comp = 0; comp < GST_VIDEO_FORMAT_INFO_N_COMPONENTS (finfo); comp++) {
-    guint channel;
-
-    if (GST_VIDEO_FORMAT_INFO_PLANE (finfo, comp) != plane)
-      continue;
-    n_components++;
-    channel = 1u << (GST_VIDEO_FORMAT_INFO_POFFSET (finfo, comp)
-        / bytes_per_sample);
-    if (GST_VIDEO_FORMAT_INFO_HAS_ALPHA (finfo) && comp == GST_VIDEO_COMP_A)
-      alpha |= channel;
-    else
-      colour |= channel;
-  }
-  if (n_components >= (guint) channels)
-    return alpha;
-  return ((1u << channels) - 1u) & ~colour;
-}
-
-/* Each plane of the format is one image for the core: the first component
- * in it gives its size and subsampling, and its pixel stride the
- * interleaved samples (NV12's UV plane: 2 channels); its alpha and padding
- * channels are marked as such for the edge-aware filter. */
-static void
-gst_cuda_gauss_blur_geometry_from_info (const GstVideoInfo * info,
-    GbGeometry * geometry)
-{
-  guint plane;
-
-  memset (geometry, 0, sizeof *geometry);
-  geometry->n_planes = GST_VIDEO_INFO_N_PLANES (info);
-  geometry->bytes_per_sample =
-      (GST_VIDEO_FORMAT_INFO_BITS (info->finfo) + 7) / 8;
-  for (plane = 0; plane < GST_VIDEO_INFO_N_PLANES (info); plane++) {
-    gint components[GST_VIDEO_MAX_COMPONENTS];
-    gint comp;
-
-    gst_video_format_info_component (info->finfo, plane, components);
-    comp = components[0];
-    geometry->planes[plane].width = GST_VIDEO_INFO_COMP_WIDTH (info, comp);
-    geometry->planes[plane].height = GST_VIDEO_INFO_COMP_HEIGHT (info, comp);
-    geometry->planes[plane].channels = GST_VIDEO_INFO_COMP_PSTRIDE (info, comp)
-        / geometry->bytes_per_sample;
-    geometry->planes[plane].subsampling_x =
-        1 << GST_VIDEO_FORMAT_INFO_W_SUB (info->finfo, comp);
-    geometry->planes[plane].subsampling_y =
-        1 << GST_VIDEO_FORMAT_INFO_H_SUB (info->finfo, comp);
-    geometry->planes[plane].alpha_mask =
-        gst_cuda_gauss_blur_alpha_mask (info->finfo, plane,
-        geometry->planes[plane].channels, geometry->bytes_per_sample);
-  }
 }
 
 static gboolean

@@ -162,6 +162,13 @@ GstBuffer *
 reference_blur (GstBuffer * input, const GstVideoInfo * info,
     const GbParams * params)
 {
+  return reference_blur_with_map (input, info, NULL, params);
+}
+
+GstBuffer *
+reference_blur_with_map (GstBuffer * input, const GstVideoInfo * info,
+    const gfloat * map, const GbParams * params)
+{
   GbGeometry geometry = geometry_for (info);
   GstBuffer *expected;
   GbError error = { 0 };
@@ -169,6 +176,9 @@ reference_blur (GstBuffer * input, const GstVideoInfo * info,
 
   fail_unless (gb_blur_create (GB_BACKEND_CPU, -1, &geometry, &blur,
           &error) == GB_OK, "%s", error.message);
+  if (map)
+    fail_unless (gb_blur_set_sigma_map (blur, map, info->width,
+            &error) == GB_OK, "%s", error.message);
   fail_unless (gb_blur_set_params (blur, params, &error) == GB_OK, "%s",
       error.message);
   expected = blur_frame (blur, input, info);
@@ -429,20 +439,30 @@ exact_tolerance (const GbParams * params)
   return 1 + (gint) (params->sharpen / 2.0);
 }
 
-gboolean
-exact_blur_applies (const GstVideoInfo * info, const GbParams * params)
+GbAlgorithm
+effective_algorithm (GbBackend backend, const GstVideoInfo * info,
+    const GbParams * params)
 {
   GbGeometry geometry = geometry_for (info);
   GbError error = { 0 };
   GbBlur *blur = NULL;
   GbAlgorithm algorithm;
 
-  fail_unless (gb_blur_create (GB_BACKEND_CPU, -1, &geometry, &blur,
-          &error) == GB_OK, "%s", error.message);
+  fail_unless (gb_blur_create (backend, -1, &geometry, &blur, &error)
+      == GB_OK, "%s", error.message);
   fail_unless (gb_blur_set_params (blur, params, &error) == GB_OK, "%s",
       error.message);
   algorithm = gb_blur_get_effective_algorithm (blur);
   gb_blur_destroy (blur);
+  return algorithm;
+}
+
+gboolean
+exact_blur_applies (const GstVideoInfo * info, const GbParams * params)
+{
+  const GbAlgorithm algorithm = effective_algorithm (GB_BACKEND_CPU, info,
+      params);
+
   /* multiscale is the separable convolution below sigma 12.8 */
   return algorithm == GB_ALGORITHM_NAIVE || algorithm == GB_ALGORITHM_SHARED
       || algorithm == GB_ALGORITHM_SEPARABLE

@@ -43,6 +43,13 @@ GbGeometry geometry_for (const GstVideoInfo * info);
 GstBuffer *reference_blur (GstBuffer * input, const GstVideoInfo * info,
     const GbParams * params);
 
+/* The same with the sigma map map (frame resolution, info->width floats a
+ * row; NULL: none, as reference_blur): the CPU core's superposition (auto:
+ * scatter on the CPU; gather, which the GPU may run, makes the same
+ * sums). */
+GstBuffer *reference_blur_with_map (GstBuffer * input,
+    const GstVideoInfo * info, const gfloat * map, const GbParams * params);
+
 /* The output of blur (a handle made for info and set up) for input, in a
  * new buffer laid out as info says. */
 GstBuffer *blur_frame (GbBlur * blur, GstBuffer * input,
@@ -82,6 +89,11 @@ GstBuffer *exact_blur (GstBuffer * input, const GstVideoInfo * info,
  * .5), plus, when sharpening, amount times the half level by which the
  * rounded blur it sharpens from may miss the exact one. */
 gint exact_tolerance (const GbParams * params);
+
+/* What a handle of backend (device -1) made for frames of info runs with
+ * params: GB_ALGORITHM_AUTO resolved as that backend resolves it. */
+GbAlgorithm effective_algorithm (GbBackend backend, const GstVideoInfo * info,
+    const GbParams * params);
 
 /* TRUE when exact_blur models what the CPU core runs for params on info
  * (auto resolved as the core resolves it). */

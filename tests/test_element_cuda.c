@@ -154,28 +154,23 @@ pad_tally_add (PadTally * tally, GstPad * pad, GstBuffer * buffer)
     tally->n_other_context++;
 }
 
+/* The probe of both the element's pads: a buffer on its sink pad is an
+ * input, on its source pad an output (passed through where it is the last
+ * input itself). */
 static GstPadProbeReturn
-blur_input_probe (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
+blur_probe (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
 {
   BlurProbes *probes = user_data;
   GstBuffer *buffer = GST_PAD_PROBE_INFO_BUFFER (info);
 
   g_mutex_lock (&probes->lock);
-  pad_tally_add (&probes->in, pad, buffer);
-  probes->last_in = buffer;
-  g_mutex_unlock (&probes->lock);
-  return GST_PAD_PROBE_OK;
-}
-
-static GstPadProbeReturn
-blur_output_probe (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
-{
-  BlurProbes *probes = user_data;
-  GstBuffer *buffer = GST_PAD_PROBE_INFO_BUFFER (info);
-
-  g_mutex_lock (&probes->lock);
-  pad_tally_add (&probes->out, pad, buffer);
-  probes->n_passed += buffer == probes->last_in;
+  if (GST_PAD_IS_SINK (pad)) {
+    pad_tally_add (&probes->in, pad, buffer);
+    probes->last_in = buffer;
+  } else {
+    pad_tally_add (&probes->out, pad, buffer);
+    probes->n_passed += buffer == probes->last_in;
+  }
   g_mutex_unlock (&probes->lock);
   return GST_PAD_PROBE_OK;
 }
@@ -221,8 +216,7 @@ run_init (Run * run, gchar * description)
   frame_sink_init (&run->in, run->pipeline, "in");
   frame_sink_init (&run->out, run->pipeline, "out");
   g_mutex_init (&run->probes.lock);
-  add_blur_probes (run->pipeline, blur_input_probe, blur_output_probe,
-      &run->probes);
+  add_blur_probes (run->pipeline, blur_probe, blur_probe, &run->probes);
   run->messages = g_ptr_array_new_with_free_func ((GDestroyNotify)
       gst_message_unref);
 }
@@ -337,41 +331,7 @@ run_clear (Run * run)
 static GbAlgorithm
 gpu_algorithm (const GstVideoInfo * info, const GbParams * params)
 {
-  GbGeometry geometry = geometry_for (info);
-  GbError error = { 0 };
-  GbBlur *blur = NULL;
-  GbAlgorithm algorithm;
-
-  fail_unless (gb_blur_create (GB_BACKEND_CUDA, -1, &geometry, &blur,
-          &error) == GB_OK, "%s", error.message);
-  fail_unless (gb_blur_set_params (blur, params, &error) == GB_OK, "%s",
-      error.message);
-  algorithm = gb_blur_get_effective_algorithm (blur);
-  gb_blur_destroy (blur);
-  return algorithm;
-}
-
-/* The CPU core's superposition of input with map (frame resolution) and
- * params (auto: scatter on the CPU; gather, which the GPU may run, makes
- * the same sums). */
-static GstBuffer *
-sigma_map_reference (GstBuffer * input, const GstVideoInfo * info,
-    const gfloat * map, const GbParams * params)
-{
-  GbGeometry geometry = geometry_for (info);
-  GbError error = { 0 };
-  GbBlur *blur = NULL;
-  GstBuffer *expected;
-
-  fail_unless (gb_blur_create (GB_BACKEND_CPU, -1, &geometry, &blur,
-          &error) == GB_OK, "%s", error.message);
-  fail_unless (gb_blur_set_sigma_map (blur, map, info->width,
-          &error) == GB_OK, "%s", error.message);
-  fail_unless (gb_blur_set_params (blur, params, &error) == GB_OK, "%s",
-      error.message);
-  expected = blur_frame (blur, input, info);
-  gb_blur_destroy (blur);
-  return expected;
+  return effective_algorithm (GB_BACKEND_CUDA, info, params);
 }
 
 /* Each output frame against the CPU core's blur (reference: resolved
@@ -394,8 +354,8 @@ check_frames (Run * run, guint n_frames, const GbParams * reference,
   for (i = 0; i < n_frames; i++) {
     GstBuffer *input = g_ptr_array_index (run->in.buffers, i);
     GstBuffer *output = g_ptr_array_index (run->out.buffers, i);
-    GstBuffer *expected = map ? sigma_map_reference (input, &info, map,
-        reference) : reference_blur (input, &info, reference);
+    GstBuffer *expected = reference_blur_with_map (input, &info, map,
+        reference);
     gint difference = max_difference (output, expected, &info);
 
     CHECK (GST_BUFFER_PTS (input) == GST_BUFFER_PTS (output), "%s: frame %u "
@@ -761,7 +721,7 @@ GST_START_TEST (test_state_cycles)
       error ? error->message : "");
   memset (&probes, 0, sizeof probes);
   g_mutex_init (&probes.lock);
-  add_blur_probes (pipeline, blur_input_probe, blur_output_probe, &probes);
+  add_blur_probes (pipeline, blur_probe, blur_probe, &probes);
   bus = gst_element_get_bus (pipeline);
 
   for (i = 0; i < n_cycles; i++) {
