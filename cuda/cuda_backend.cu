@@ -24,6 +24,8 @@
  * 60 us more (measured on the H100: 66-87 us a 1080p RGBA frame of 27 us,
  * 35 us polling). */
 #define GB_CUDA_POLL_US 100.0
+/* After frames that outlast the poll, one in this many polls fully again. */
+#define GB_CUDA_POLL_RETRY 32
 /* Rows a band has at least. */
 #define GB_CUDA_BAND_MIN_ROWS 64
 
@@ -75,6 +77,7 @@ struct GbCuda
   cudaEvent_t frame_done;
   cudaEvent_t frame_polled;     /* the same without blocking sync: polled */
   double poll_us;               /* how long the next device frame polls */
+  unsigned frames_polled;       /* device frames waited for */
   /* Banded host frames (process_host_banded): uploads and downloads on
    * streams of their own, so that the two copy engines and the SMs work on
    * different bands at once; the blur stays on `stream`. */
@@ -943,28 +946,32 @@ GbStatus
 gb_cuda_wait_short (GbCuda * cuda, GbError * error)
 {
   const double start = monotonic_us ();
-  GbStatus status = GB_OK;
+  GbStatus status;
   cudaError_t err;
-  double now;
 
   CUDA_TRY (select_device (cuda), "cannot select the CUDA device");
   CUDA_TRY (cudaEventRecord (cuda->frame_polled, cuda->stream),
       "cannot record the end of the frame");
+  if (++cuda->frames_polled % GB_CUDA_POLL_RETRY == 0)
+    cuda->poll_us = GB_CUDA_POLL_US;
   /* Yielding between queries leaves the core to other runnable threads
    * (a decoder's) while the GPU works. */
   while ((err = cudaEventQuery (cuda->frame_polled)) == cudaErrorNotReady
-      && (now = monotonic_us ()) < start + cuda->poll_us)
+      && monotonic_us () < start + cuda->poll_us)
     sched_yield ();
-  if (err == cudaErrorNotReady)
-    status = gb_cuda_wait (cuda, error);
-  else if (err != cudaSuccess)
+  if (err == cudaSuccess) {
+    /* ended within the poll: the next polls fully */
+    cuda->poll_us = GB_CUDA_POLL_US;
+    return GB_OK;
+  }
+  if (err != cudaErrorNotReady)
     return cuda_fail (error, err, "blur on the GPU failed");
-  /* A frame that outlasts the longest poll waited behind other work (many
-   * streams on one GPU), where polling only burns a core: the next frame
-   * polls half as long. One that ends within it polls fully again. */
-  now = monotonic_us ();
-  cuda->poll_us = now - start <= GB_CUDA_POLL_US ? GB_CUDA_POLL_US
-      : cuda->poll_us / 2;
+  /* Not ended within the poll: a long frame, or one waiting behind other
+   * work (many streams on one GPU), where polling only burns a core. The
+   * next frame polls half as long, and a full poll now and then finds out
+   * whether frames got short again. */
+  status = gb_cuda_wait (cuda, error);
+  cuda->poll_us /= 2;
   return status;
 }
 

@@ -673,12 +673,16 @@ gb_blur_process_device (GbBlur * blur, const GbImage * src,
     return gb_error_set (error, GB_ERROR_UNSUPPORTED,
         "frames in device memory need the CUDA backend");
   status = prepare_frame (blur, src, dst, &algorithm, error);
-  if (status == GB_OK)
-    status = gb_cuda_enqueue (blur->cuda, src, dst, algorithm,
-        blur->params.border, error);
-  if (status == GB_OK)
-    status = gb_cuda_wait_short (blur->cuda, error);
-  return status;
+  if (status != GB_OK)
+    return status;
+  status = gb_cuda_enqueue (blur->cuda, src, dst, algorithm,
+      blur->params.border, error);
+  if (status != GB_OK) {
+    /* planes already launched must not write dst once the caller has it */
+    gb_cuda_wait (blur->cuda, NULL);
+    return status;
+  }
+  return gb_cuda_wait_short (blur->cuda, error);
 }
 
 GbStatus

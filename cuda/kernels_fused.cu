@@ -450,8 +450,12 @@ stripe_shape (int channels)
   return shape_of < 4 > ();
 }
 
-/* Per device and kernel, once: the shared memory it may use, and how many
- * of its blocks an SM holds (host calls kept off the per-frame path). */
+/* Per device and kernel, once: how many of its blocks an SM holds (host
+ * calls kept off the per-frame path). The shared memory it may use is set
+ * on every launch that needs more than the default 48 KB: the attribute may
+ * belong to a context, and a process can blur in several on one device
+ * (GStreamer's contexts, the primary one), where a per-device cache would
+ * skip a context that never had it set. */
 constexpr int CACHED_DEVICES = 16;
 std::atomic < int > cached_sms[CACHED_DEVICES];
 std::atomic < int > cached_resident[CACHED_DEVICES][5][MAX_KSTEPS + 1];
@@ -468,7 +472,9 @@ prepare_kernel (FusedKernel kernel, int device, int channels, int ksteps,
     *resident = cached_resident[device][channels][ksteps].load
         (std::memory_order_relaxed);
     if (*sms > 0 && *resident > 0)
-      return cudaSuccess;
+      return shared > 48 * 1024 ? cudaFuncSetAttribute (kernel,
+          cudaFuncAttributeMaxDynamicSharedMemorySize, (int) shared)
+          : cudaSuccess;
   }
   err = cudaDeviceGetAttribute (sms, cudaDevAttrMultiProcessorCount, device);
   if (err == cudaSuccess)

@@ -261,6 +261,8 @@ struct _GstCudaGaussBlur
    * without GStreamer's CUDA library). Frames in CUDA memory of this
    * context are blurred where they are. */
   GstObject *cuda_context;
+  gint cuda_context_device;      /* cuda_context's, when checked_context */
+  GstObject *checked_context;   /* (no reference: compared only) */
   gboolean context_tried;       /* for context_tried_device: no retry */
   gint context_tried_device;
   gboolean in_cuda_memory;      /* the negotiated caps say memory:CUDAMemory */
@@ -859,6 +861,19 @@ gst_cuda_gauss_blur_enter (GstCudaGaussBlur * self)
   return TRUE;
 }
 
+/* A handle of a context that could not be made current must not run: its
+ * streams and memory belong to that context. Posts the error. */
+static gboolean
+gst_cuda_gauss_blur_entered_or_fail (GstCudaGaussBlur * self,
+    gboolean entered)
+{
+  if (entered || !self->blur_context)
+    return TRUE;
+  GST_ELEMENT_ERROR (self, LIBRARY, FAILED,
+      ("Cannot make the pipeline's CUDA context current"), (NULL));
+  return FALSE;
+}
+
 static void
 gst_cuda_gauss_blur_leave (gboolean entered)
 {
@@ -872,7 +887,10 @@ gst_cuda_gauss_blur_destroy_blur (GstCudaGaussBlur * self)
   if (self->blur) {
     gboolean entered = gst_cuda_gauss_blur_enter (self);
 
-    gb_blur_destroy (self->blur);
+    /* outside its context the handle's memory is lost rather than freed
+     * in the wrong one */
+    if (entered || !self->blur_context)
+      gb_blur_destroy (self->blur);
     gst_cuda_gauss_blur_leave (entered);
     self->blur = NULL;
   }
@@ -884,10 +902,17 @@ gst_cuda_gauss_blur_destroy_blur (GstCudaGaussBlur * self)
 static void
 gst_cuda_gauss_blur_ensure_context (GstCudaGaussBlur * self, gint device_id)
 {
+  /* the device read once per context (a property, not per frame) */
+  if (self->cuda_context && self->checked_context != self->cuda_context) {
+    self->cuda_context_device =
+        gst_cuda_gauss_blur_context_device (self->cuda_context);
+    self->checked_context = self->cuda_context;
+  }
   if (self->cuda_context && device_id >= 0
-      && gst_cuda_gauss_blur_context_device (self->cuda_context) != device_id) {
+      && self->cuda_context_device != device_id) {
     GST_OBJECT_LOCK (self);
     gst_clear_object (&self->cuda_context);
+    self->checked_context = NULL;
     GST_OBJECT_UNLOCK (self);
   }
   if (self->cuda_context || (self->context_tried
@@ -911,6 +936,7 @@ gst_cuda_gauss_blur_finalize (GObject * object)
 
   gst_cuda_gauss_blur_destroy_blur (self);
   gst_clear_object (&self->cuda_context);
+  self->checked_context = NULL;
   g_free (self->roi_types);
   g_strfreev (self->roi_type_list);
   g_free (self->sigma_map_location);
@@ -1059,6 +1085,12 @@ gst_cuda_gauss_blur_set_property (GObject * object, guint prop_id,
   if (prop_id == PROP_SIGMA || prop_id == PROP_SIGMA_X
       || prop_id == PROP_SIGMA_Y || prop_id == PROP_AMOUNT)
     gst_cuda_gauss_blur_update_passthrough (self);
+  /* Where the blur runs decides the memory it takes (backend=cpu: system
+   * memory only) and the context of its pools: negotiate again. */
+  if (prop_id == PROP_BACKEND || prop_id == PROP_CUDA_DEVICE_ID) {
+    gst_base_transform_reconfigure_sink (GST_BASE_TRANSFORM (self));
+    gst_base_transform_reconfigure_src (GST_BASE_TRANSFORM (self));
+  }
 }
 
 static void
@@ -1328,9 +1360,11 @@ gst_cuda_gauss_blur_set_caps (GstBaseTransform * trans, GstCaps * incaps,
     /* A handle made before keeps its buffers where the geometry allows;
      * one just made has this geometry already, and this does nothing. */
     gboolean entered = gst_cuda_gauss_blur_enter (self);
-    GbStatus status = gb_blur_set_geometry (self->blur, &self->geometry,
-        &error);
+    GbStatus status;
 
+    if (!gst_cuda_gauss_blur_entered_or_fail (self, entered))
+      return FALSE;
+    status = gb_blur_set_geometry (self->blur, &self->geometry, &error);
     gst_cuda_gauss_blur_leave (entered);
     if (status != GB_OK) {
       gst_cuda_gauss_blur_post_error (self, "Cannot blur this video", &error);
@@ -1480,7 +1514,8 @@ gst_cuda_gauss_blur_decide_cuda_allocation (GstCudaGaussBlur * self,
   gboolean have_pool = gst_query_get_n_allocation_pools (query) > 0;
 
   if (!self->cuda_context) {
-    GST_ERROR_OBJECT (self, "CUDA memory out, but no CUDA context");
+    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
+        ("Frames in CUDA memory out, but no CUDA context"), (NULL));
     return FALSE;
   }
   if (have_pool) {
@@ -1501,6 +1536,8 @@ gst_cuda_gauss_blur_decide_cuda_allocation (GstCudaGaussBlur * self,
   }
   if (!pool) {
     min = MAX (min, PINNED_POOL_MIN_BUFFERS);
+    if (max != 0 && max < min)
+      max = min;
     pool = gst_cuda_gauss_blur_cuda_pool_new (self->cuda_context, caps, min,
         max, &size);
   }
@@ -1607,8 +1644,8 @@ gst_cuda_gauss_blur_transform_meta (GstBaseTransform * trans,
 
 /* Frames in CUDA memory of another context than ours, on a device we may
  * use (cuda-device-id -1, or theirs): we take their context, so that they
- * are read where they are; the handle is re-made in it at this frame and
- * the output pool at the next (renegotiation). */
+ * are read where they are; the handle is re-made in it at this frame,
+ * and the output pool is decided again (reconfigure) before it. */
 static void
 gst_cuda_gauss_blur_follow_input_context (GstCudaGaussBlur * self,
     GstBuffer * buffer)
@@ -1630,6 +1667,7 @@ gst_cuda_gauss_blur_follow_input_context (GstCudaGaussBlur * self,
       context);
   GST_OBJECT_LOCK (self);
   gst_object_replace (&self->cuda_context, context);
+  self->checked_context = NULL;
   GST_OBJECT_UNLOCK (self);
   gst_base_transform_reconfigure_src (GST_BASE_TRANSFORM (self));
 }
@@ -1860,8 +1898,8 @@ gst_cuda_gauss_blur_transform (GstBaseTransform * trans, GstBuffer * inbuf,
     map_flags = gst_cuda_gauss_blur_map_cuda_flag ();
   else if (in_context && in_context != self->blur_context && !identity
       && !self->host_path_warned) {
-    /* (an output of another context is the old pool's, for the one frame
-     * after the element took its input's context) */
+    /* (only the input's context counts: an output of another context is
+     * a pool of ours from before the element took its input's context) */
     GST_ELEMENT_WARNING (self, STREAM, FAILED,
         ("Frames in CUDA memory cross through host memory (slow)"),
         ("input's CUDA device %d, output's %d, the blur's %d: set "
@@ -1907,7 +1945,9 @@ gst_cuda_gauss_blur_transform (GstBaseTransform * trans, GstBuffer * inbuf,
   }
 
   entered = gst_cuda_gauss_blur_enter (self);
-  if (!gst_cuda_gauss_blur_update_map (self, &map)) {
+  if (!gst_cuda_gauss_blur_entered_or_fail (self, entered)) {
+    ret = GST_FLOW_ERROR;
+  } else if (!gst_cuda_gauss_blur_update_map (self, &map)) {
     ret = GST_FLOW_ERROR;
   } else {
     status = gb_blur_set_params (self->blur, &params, &error);
@@ -1955,6 +1995,7 @@ gst_cuda_gauss_blur_stop (GstBaseTransform * trans)
   gst_cuda_gauss_blur_destroy_blur (self);
   GST_OBJECT_LOCK (self);
   gst_clear_object (&self->cuda_context);
+  self->checked_context = NULL;
   GST_OBJECT_UNLOCK (self);
   self->context_tried = FALSE;
   self->in_cuda_memory = FALSE;

@@ -21,9 +21,6 @@
 #include <gst/cuda/gstcudacontext.h>
 #include <gst/cuda/gstcudamemory.h>
 #include <gst/cuda/gstcudautils.h>
-/* GStreamer 1.22's GST_MAP_CUDA, restated so the element needs no CUDA
- * header; a change of it in the library would show here. */
-G_STATIC_ASSERT ((GstMapFlags) GST_MAP_CUDA == (GST_MAP_FLAG_LAST << 1));
 #endif
 
 gboolean

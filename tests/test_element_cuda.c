@@ -536,6 +536,10 @@ GST_START_TEST (test_cuda_formats)
     gboolean tilt_shift;
   } settings[] = {
     {"auto", PARAMS_STEP (2.0, 2.0, 0, AUTO, CLAMP, 0.0, 0, 0, 0, 0), FALSE},
+    /* fused at radius 28: over 48 KB of shared memory for 4-byte pixels,
+     * a kernel attribute set in each pipeline's own new context */
+    {"auto-8", PARAMS_STEP (8.0, 8.0, 0, AUTO, CLAMP, 0.0, 0, 0, 0, 0),
+        FALSE},
     {"separable", PARAMS_STEP (3.0, 3.0, 0, SEPARABLE, MIRROR, 0.0, 0, 0, 0,
             0), FALSE},
     {"recursive", PARAMS_STEP (3.0, 3.0, 0, RECURSIVE, ZERO, 0.0, 0, 0, 0,
@@ -596,7 +600,8 @@ GST_START_TEST (test_cuda_formats)
         height_for (format, sizes[1][1]), format_worst);
   }
   g_print ("element-cuda: %u pipelines (%u formats x %u sizes x %u "
-      "settings: auto, separable, recursive, edge-aware, tilt-shift), %u "
+      "settings: auto, auto at sigma 8, separable, recursive, edge-aware, "
+      "tilt-shift), %u "
       "frames within %d of the CPU core (largest difference %d), every "
       "buffer at the element's pads CUDA memory of the context it shares "
       "with cudaupload and cudadownload\n", n_runs,
