@@ -1346,14 +1346,16 @@ gst_cuda_gauss_blur_set_caps (GstBaseTransform * trans, GstCaps * incaps,
 
   if (!gst_cuda_gauss_blur_ensure_blur (self))
     return FALSE;
-  if (self->in_cuda_memory
-      && gb_blur_get_backend (self->blur) != GB_BACKEND_CUDA) {
-    /* backend=cpu takes system memory only (transform_caps): here the
-     * CUDA device is missing */
+  /* Frames in CUDA memory need a context for the output pool, with
+   * backend=cpu too (which maps them to the host); without one no device
+   * is usable, and such frames cannot exist. */
+  if (self->in_cuda_memory)
+    gst_cuda_gauss_blur_ensure_context (self, self->blur_device_id);
+  if (self->in_cuda_memory && !self->cuda_context) {
     GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
         ("Frames in CUDA memory (memory:CUDAMemory) need a usable CUDA "
             "device, and there is none (cuda-device-id %d)",
-            self->blur_device_id), ("blurring on the CPU"));
+            self->blur_device_id), (NULL));
     return FALSE;
   }
   {
@@ -1374,8 +1376,9 @@ gst_cuda_gauss_blur_set_caps (GstBaseTransform * trans, GstCaps * incaps,
   return TRUE;
 }
 
-/* backend=cpu offers system memory only: upstream then maps nothing from
- * the GPU for us. Otherwise the output's caps are the input's. */
+/* The output's caps are the input's. backend=cpu prefers system memory
+ * (frames in CUDA memory are mapped to the host for it, through
+ * GStreamer's copies), so that upstream gives system memory where it can. */
 static GstCaps *
 gst_cuda_gauss_blur_transform_caps (GstBaseTransform * trans,
     GstPadDirection direction, GstCaps * caps, GstCaps * filter)
@@ -1389,7 +1392,7 @@ gst_cuda_gauss_blur_transform_caps (GstBaseTransform * trans,
   cpu = self->backend == GST_CUDA_GAUSS_BLUR_BACKEND_CPU;
   GST_OBJECT_UNLOCK (self);
   if (cpu)
-    result = gst_cuda_gauss_blur_caps_drop_cuda_memory (result);
+    result = gst_cuda_gauss_blur_caps_system_memory_first (result);
   return result;
 }
 
@@ -1897,6 +1900,7 @@ gst_cuda_gauss_blur_transform (GstBaseTransform * trans, GstBuffer * inbuf,
   if (on_device)
     map_flags = gst_cuda_gauss_blur_map_cuda_flag ();
   else if (in_context && in_context != self->blur_context && !identity
+      && gb_blur_get_backend (self->blur) == GB_BACKEND_CUDA
       && !self->host_path_warned) {
     /* (only the input's context counts: an output of another context is
      * a pool of ours from before the element took its input's context) */

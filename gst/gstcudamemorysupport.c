@@ -86,20 +86,26 @@ gst_cuda_gauss_blur_caps_in_cuda_memory (const GstCaps * caps)
 }
 
 GstCaps *
-gst_cuda_gauss_blur_caps_drop_cuda_memory (GstCaps * caps)
+gst_cuda_gauss_blur_caps_system_memory_first (GstCaps * caps)
 {
+  GstCaps *system = gst_caps_new_empty ();
+  GstCaps *cuda = gst_caps_new_empty ();
   guint i;
 
-  caps = gst_caps_make_writable (caps);
-  for (i = gst_caps_get_size (caps); i > 0; i--) {
-    GstCapsFeatures *features = gst_caps_get_features (caps, i - 1);
-
-    if (features && !gst_caps_features_is_any (features)
+  if (gst_caps_is_any (caps))
+    return caps;
+  for (i = 0; i < gst_caps_get_size (caps); i++) {
+    GstCapsFeatures *features = gst_caps_get_features (caps, i);
+    const gboolean in_cuda = features && !gst_caps_features_is_any (features)
         && gst_caps_features_contains (features,
-            GST_CUDA_GAUSS_BLUR_CAPS_FEATURE_CUDA))
-      gst_caps_remove_structure (caps, i - 1);
+        GST_CUDA_GAUSS_BLUR_CAPS_FEATURE_CUDA);
+
+    gst_caps_append_structure_full (in_cuda ? cuda : system,
+        gst_structure_copy (gst_caps_get_structure (caps, i)),
+        features ? gst_caps_features_copy (features) : NULL);
   }
-  return caps;
+  gst_caps_unref (caps);
+  return gst_caps_merge (system, cuda);
 }
 
 gboolean

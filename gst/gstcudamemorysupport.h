@@ -47,8 +47,9 @@ GstCaps *gst_cuda_gauss_blur_cuda_template_caps (GstCaps * system_caps);
 /* Whether caps (fixed) describe frames in CUDA memory. */
 gboolean gst_cuda_gauss_blur_caps_in_cuda_memory (const GstCaps * caps);
 
-/* caps without its CUDA memory structures. Takes caps. */
-GstCaps *gst_cuda_gauss_blur_caps_drop_cuda_memory (GstCaps * caps);
+/* caps with its system-memory structures before its CUDA memory ones.
+ * Takes caps. */
+GstCaps *gst_cuda_gauss_blur_caps_system_memory_first (GstCaps * caps);
 
 /* The element's CUDA context: the one a neighbour or the application has,
  * else a new one on device_id (-1: device 0), announced to the pipeline.

@@ -1919,10 +1919,10 @@ GST_END_TEST;
 
 /* --- frames in CUDA memory (issue 6): what CI can check without a GPU --- */
 
-/* How many structures of the caps the sink pad of an element with this
- * backend answers are in CUDA memory. */
+/* Which structures of the caps the sink pad of an element with this
+ * backend answers are in CUDA memory: how many, and whether the first is. */
 static guint
-cuda_memory_structures (const gchar * backend)
+cuda_memory_structures (const gchar * backend, gboolean * first)
 {
   GstElement *element = gst_element_factory_make (ELEMENT, NULL);
   GstPad *pad = gst_element_get_static_pad (element, "sink");
@@ -1931,26 +1931,38 @@ cuda_memory_structures (const gchar * backend)
 
   gst_util_set_object_arg (G_OBJECT (element), "backend", backend);
   caps = gst_pad_query_caps (pad, NULL);
-  for (i = 0; i < gst_caps_get_size (caps); i++)
-    n += gst_caps_features_contains (gst_caps_get_features (caps, i),
-        "memory:CUDAMemory");
+  for (i = 0; i < gst_caps_get_size (caps); i++) {
+    const gboolean cuda = gst_caps_features_contains
+        (gst_caps_get_features (caps, i), "memory:CUDAMemory");
+    if (i == 0)
+      *first = cuda;
+    n += cuda;
+  }
   gst_caps_unref (caps);
   gst_object_unref (pad);
   gst_object_unref (element);
   return n;
 }
 
-/* backend=cpu offers system memory only (a decoder that can give either
- * then gives system memory); auto and cuda offer CUDA memory too, where the
- * plugin is built with GStreamer's CUDA library. */
+/* Built with GStreamer's CUDA library, auto and cuda offer CUDA memory
+ * first; backend=cpu offers system memory first (a peer that follows the
+ * order gives it) and CUDA memory after, which it maps to the host. */
 GST_START_TEST (test_cuda_memory_caps)
 {
-  fail_unless_equals_int (cuda_memory_structures ("cpu"), 0);
+  /* (not "first": gstcheck's fail_unless_equals_int declares one) */
+  gboolean cuda_first = FALSE;
+  guint n_cpu = cuda_memory_structures ("cpu", &cuda_first);
+
+  fail_if (cuda_first, "backend=cpu offers CUDA memory first");
 #ifdef HAVE_GST_CUDA
-  fail_unless (cuda_memory_structures ("auto") > 0);
-  fail_unless (cuda_memory_structures ("cuda") > 0);
+  fail_unless (n_cpu > 0);
+  fail_unless_equals_int (cuda_memory_structures ("auto", &cuda_first), n_cpu);
+  fail_unless (cuda_first, "backend=auto offers system memory first");
+  fail_unless_equals_int (cuda_memory_structures ("cuda", &cuda_first), n_cpu);
+  fail_unless (cuda_first, "backend=cuda offers system memory first");
 #else
-  fail_unless_equals_int (cuda_memory_structures ("auto"), 0);
+  fail_unless_equals_int (n_cpu, 0);
+  fail_unless_equals_int (cuda_memory_structures ("auto", &cuda_first), 0);
 #endif
 }
 

@@ -446,17 +446,25 @@ check_shared_context (Run * run, const gchar * const *names)
  * its input beside through a tee; upload_props and blur_props are added to
  * those elements. */
 static gchar *
-upload_pipeline (const gchar * format, gint width, gint height,
-    const gchar * upload_props, const gchar * blur_props)
+upload_pipeline_frames (guint n_frames, const gchar * format, gint width,
+    gint height, const gchar * upload_props, const gchar * blur_props)
 {
-  return g_strdup_printf ("videotestsrc pattern=snow num-buffers=%d ! "
+  return g_strdup_printf ("videotestsrc pattern=snow num-buffers=%u ! "
       "video/x-raw,format=%s,width=%d,height=%d,framerate=30/1 ! tee name=t "
       "t. ! queue ! appsink name=in sync=false emit-signals=true "
       "t. ! queue ! cudaupload name=upload %s ! "
       "video/x-raw(memory:CUDAMemory) ! " ELEMENT " name=blur %s ! "
       "video/x-raw(memory:CUDAMemory) ! cudadownload name=download ! "
       "video/x-raw,format=%s ! appsink name=out sync=false emit-signals=true",
-      N_FRAMES, format, width, height, upload_props, blur_props, format);
+      n_frames, format, width, height, upload_props, blur_props, format);
+}
+
+static gchar *
+upload_pipeline (const gchar * format, gint width, gint height,
+    const gchar * upload_props, const gchar * blur_props)
+{
+  return upload_pipeline_frames (N_FRAMES, format, width, height,
+      upload_props, blur_props);
 }
 
 /* An even size and an odd one. GStreamer 1.22's CUDA allocator rounds an
@@ -642,6 +650,51 @@ GST_START_TEST (test_passthrough)
   g_print ("element-cuda: passthrough: %u buffers in CUDA memory went out "
       "as they came in (%u formats)\n", n_passed,
       (guint) G_N_ELEMENTS (cuda_formats));
+}
+
+GST_END_TEST;
+
+/* backend=cpu from the 5th frame on, while frames arrive in CUDA memory:
+ * the element negotiates again, keeps taking them (cudaupload gives no
+ * other memory) and blurs them on the CPU through host maps; every frame
+ * comes out blurred, no error, no warning. */
+static GstPadProbeReturn
+switch_to_cpu_probe (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
+{
+  guint *n = user_data;
+
+  (void) info;
+  if (++*n == 5)
+    gst_util_set_object_arg (G_OBJECT (GST_PAD_PARENT (pad)), "backend",
+        "cpu");
+  return GST_PAD_PROBE_OK;
+}
+
+GST_START_TEST (test_backend_switch)
+{
+  const guint n_frames = 12;
+  GbParams reference = PARAMS_STEP (2.0, 2.0, 0, SEPARABLE, CLAMP, 0.0, 0,
+      0, 0, 0);
+  GstPad *pad;
+  guint n_seen = 0;
+  Run run;
+
+  run_init (&run, upload_pipeline_frames (n_frames, "NV12", 64, 48, "",
+          "sigma=2"));
+  pad = gst_element_get_static_pad (run.blur, "sink");
+  gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, switch_to_cpu_probe,
+      &n_seen, NULL);
+  gst_object_unref (pad);
+  run_play (&run, FALSE);
+  check_frames (&run, n_frames, &reference, NULL);
+  check_pads_in_cuda_memory (&run, n_frames);
+  check_no_blur_warning (&run);
+  CHECK (n_seen == n_frames, "%s: %u frames reached the element",
+      run.description, n_seen);
+  g_print ("element-cuda: backend switched to cpu at frame 5 of %u in CUDA "
+      "memory: every frame blurred, within %d of the CPU\n", n_frames,
+      TOLERANCE);
+  run_clear (&run);
 }
 
 GST_END_TEST;
@@ -847,6 +900,7 @@ cudagaussblur_cuda_suite (void)
   tcase_add_test (tc, test_cuda_template);
   tcase_add_test (tc, test_cuda_formats);
   tcase_add_test (tc, test_passthrough);
+  tcase_add_test (tc, test_backend_switch);
   tcase_add_test (tc, test_device_id_mismatch);
   tcase_add_test (tc, test_state_cycles);
   tcase_add_test (tc, test_nvdec);
