@@ -1343,7 +1343,7 @@ main (int argc, char **argv)
     {"warmup", 0, 0, G_OPTION_ARG_INT, &opt.warmup,
         "Untimed frames first, per stream (default 100)", "N"},
     {"sigma", 0, 0, G_OPTION_ARG_DOUBLE, &opt.sigma,
-        "Sigma (default 3)", "S"},
+        "Sigma (default 2, the element's)", "S"},
     {"streams", 0, 0, G_OPTION_ARG_STRING, &opt.streams,
         "Stream counts of the multi-stream run (default 1,2,4,8,16; none: "
         "no such run)", "LIST"},

@@ -265,7 +265,6 @@ struct _GstCudaGaussBlur
   GstObject *checked_context;   /* (no reference: compared only) */
   gboolean context_tried;       /* for context_tried_device: no retry */
   gint context_tried_device;
-  gboolean in_cuda_memory;      /* the negotiated caps say memory:CUDAMemory */
   gboolean host_path_warned;
   /* the backend, cuda-device-id and CUDA context the handle was made for,
    * or failed for; the handle's CUDA calls run with blur_context pushed */
@@ -1301,6 +1300,7 @@ gst_cuda_gauss_blur_set_caps (GstBaseTransform * trans, GstCaps * incaps,
   GstVideoInfo in_info, out_info;
   GbGeometry geometry;
   GbError error = { 0 };
+  gboolean in_cuda_memory;
 
   GST_DEBUG_OBJECT (self, "in %" GST_PTR_FORMAT " out %" GST_PTR_FORMAT,
       incaps, outcaps);
@@ -1331,8 +1331,8 @@ gst_cuda_gauss_blur_set_caps (GstBaseTransform * trans, GstCaps * incaps,
     self->blur_failed = FALSE;
   self->geometry = geometry;
 
-  self->in_cuda_memory = gst_cuda_gauss_blur_caps_in_cuda_memory (incaps);
-  if (self->in_cuda_memory && GST_VIDEO_INFO_FORMAT (&in_info)
+  in_cuda_memory = gst_cuda_gauss_blur_caps_in_cuda_memory (incaps);
+  if (in_cuda_memory && GST_VIDEO_INFO_FORMAT (&in_info)
       == GST_VIDEO_FORMAT_NV21 && in_info.height % 2) {
     /* GStreamer 1.22's CUDA allocator rounds odd heights up for I420,
      * YV12, NV12 and P016, not for NV21: its last chroma row would lie
@@ -1349,9 +1349,9 @@ gst_cuda_gauss_blur_set_caps (GstBaseTransform * trans, GstCaps * incaps,
   /* Frames in CUDA memory need a context for the output pool, with
    * backend=cpu too (which maps them to the host); without one no device
    * is usable, and such frames cannot exist. */
-  if (self->in_cuda_memory)
+  if (in_cuda_memory)
     gst_cuda_gauss_blur_ensure_context (self, self->blur_device_id);
-  if (self->in_cuda_memory && !self->cuda_context) {
+  if (in_cuda_memory && !self->cuda_context) {
     GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
         ("Frames in CUDA memory (memory:CUDAMemory) need a usable CUDA "
             "device, and there is none (cuda-device-id %d)",
@@ -2002,7 +2002,6 @@ gst_cuda_gauss_blur_stop (GstBaseTransform * trans)
   self->checked_context = NULL;
   GST_OBJECT_UNLOCK (self);
   self->context_tried = FALSE;
-  self->in_cuda_memory = FALSE;
   self->host_path_warned = FALSE;
   self->blur_failed = FALSE;
   self->map_valid = self->core_has_map = FALSE;
