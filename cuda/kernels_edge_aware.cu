@@ -96,57 +96,74 @@ pixel_at (const Surface & s, int line, int position)
       + (size_t) position * s.position_stride;
 }
 
-/* Reads a pixel as floats. kReadOnly: memory that the kernel never writes
- * (ld.global.nc, which the compiler may move above the loop's stores). */
+/* Reads the pixel at p as floats, its kind known at compile time (the line
+ * walks' loads: a run-time switch there cost instructions every step).
+ * kReadOnly: memory that the kernel never writes (ld.global.nc, which the
+ * compiler may move above the loop's stores). */
+template < int C, SampleKind K, bool kReadOnly > __device__ __forceinline__
+    void
+load_at (const char *p, float (&x)[C])
+{
+  if (K == KIND_U8) {
+#pragma unroll
+    for (int c = 0; c < C; c++)
+      x[c] = (float) __ldg ((const unsigned char *) p + c);
+  } else if (K == KIND_U16) {
+#pragma unroll
+    for (int c = 0; c < C; c++)
+      x[c] = (float) __ldg ((const unsigned short *) p + c);
+  } else if (K == KIND_FIXED) {
+    if (C == 4) {               /* internal planes: pixels aligned to their size */
+      const ushort4 v = __ldg ((const ushort4 *) p);
+      x[0] = v.x * (1.0f / 256.0f);
+      x[1 % C] = v.y * (1.0f / 256.0f);
+      x[2 % C] = v.z * (1.0f / 256.0f);
+      x[3 % C] = v.w * (1.0f / 256.0f);
+    } else {
+#pragma unroll
+      for (int c = 0; c < C; c++)
+        x[c] = __ldg ((const unsigned short *) p + c) * (1.0f / 256.0f);
+    }
+  } else if (K == KIND_HALF) {
+    const __half *h = (const __half *) p;
+#pragma unroll
+    for (int c = 0; c < C; c++)
+      x[c] = __half2float (kReadOnly ? __ldg (h + c) : h[c]);
+  } else if (C == 4) {
+    const float4 v = kReadOnly ? __ldg ((const float4 *) p)
+        : *(const float4 *) p;
+    x[0] = v.x;
+    x[1 % C] = v.y;
+    x[2 % C] = v.z;
+    x[3 % C] = v.w;
+  } else {
+#pragma unroll
+    for (int c = 0; c < C; c++)
+      x[c] = kReadOnly ? __ldg ((const float *) p + c)
+          : ((const float *) p)[c];
+  }
+}
+
+/* The same for a kind chosen at run time (the transposes). */
 template < int C, bool kReadOnly > __device__ __forceinline__ void
 load_pixel (const Surface & s, int line, int position, float (&x)[C])
 {
   const char *p = pixel_at (s, line, position);
   switch (s.kind) {
     case KIND_U8:
-#pragma unroll
-      for (int c = 0; c < C; c++)
-        x[c] = (float) __ldg ((const unsigned char *) p + c);
+      load_at < C, KIND_U8, kReadOnly > (p, x);
       break;
     case KIND_U16:
-#pragma unroll
-      for (int c = 0; c < C; c++)
-        x[c] = (float) __ldg ((const unsigned short *) p + c);
+      load_at < C, KIND_U16, kReadOnly > (p, x);
       break;
     case KIND_FIXED:
-      if (C == 4) {             /* internal planes: pixels aligned to their size */
-        const ushort4 v = __ldg ((const ushort4 *) p);
-        x[0] = v.x * (1.0f / 256.0f);
-        x[1 % C] = v.y * (1.0f / 256.0f);
-        x[2 % C] = v.z * (1.0f / 256.0f);
-        x[3 % C] = v.w * (1.0f / 256.0f);
-      } else {
-#pragma unroll
-        for (int c = 0; c < C; c++)
-          x[c] = __ldg ((const unsigned short *) p + c) * (1.0f / 256.0f);
-      }
+      load_at < C, KIND_FIXED, kReadOnly > (p, x);
       break;
-    case KIND_HALF:{
-      const __half *h = (const __half *) p;
-#pragma unroll
-      for (int c = 0; c < C; c++)
-        x[c] = __half2float (kReadOnly ? __ldg (h + c) : h[c]);
+    case KIND_HALF:
+      load_at < C, KIND_HALF, kReadOnly > (p, x);
       break;
-    }
     default:
-      if (C == 4) {
-        const float4 v = kReadOnly ? __ldg ((const float4 *) p)
-            : *(const float4 *) p;
-        x[0] = v.x;
-        x[1 % C] = v.y;
-        x[2 % C] = v.z;
-        x[3 % C] = v.w;
-      } else {
-#pragma unroll
-        for (int c = 0; c < C; c++)
-          x[c] = kReadOnly ? __ldg ((const float *) p + c)
-              : ((const float *) p)[c];
-      }
+      load_at < C, KIND_F32, kReadOnly > (p, x);
       break;
   }
 }
@@ -158,44 +175,58 @@ to_fixed (float value)
               0.0f), 65535.0f));
 }
 
+template < int C, SampleKind K > __device__ __forceinline__ void
+store_at (char *p, const float (&y)[C])
+{
+  if (K == KIND_U8) {
+#pragma unroll
+    for (int c = 0; c < C; c++)
+      ((uint8_t *) p)[c] = gb_round_u8 (y[c]);
+  } else if (K == KIND_U16) {
+#pragma unroll
+    for (int c = 0; c < C; c++)
+      ((uint16_t *) p)[c] = gb_round_u16 (y[c]);
+  } else if (K == KIND_FIXED) {
+    if (C == 4) {
+      *(ushort4 *) p = make_ushort4 (to_fixed (y[0]), to_fixed (y[1 % C]),
+          to_fixed (y[2 % C]), to_fixed (y[3 % C]));
+    } else {
+#pragma unroll
+      for (int c = 0; c < C; c++)
+        ((unsigned short *) p)[c] = to_fixed (y[c]);
+    }
+  } else if (K == KIND_HALF) {
+#pragma unroll
+    for (int c = 0; c < C; c++)
+      ((__half *) p)[c] = __float2half_rn (y[c]);
+  } else if (C == 4) {
+    *(float4 *) p = make_float4 (y[0], y[1 % C], y[2 % C], y[3 % C]);
+  } else {
+#pragma unroll
+    for (int c = 0; c < C; c++)
+      ((float *) p)[c] = y[c];
+  }
+}
+
 template < int C > __device__ __forceinline__ void
 store_pixel (const Surface & s, int line, int position, const float (&y)[C])
 {
   char *p = (char *) pixel_at (s, line, position);
   switch (s.kind) {
     case KIND_U8:
-#pragma unroll
-      for (int c = 0; c < C; c++)
-        ((uint8_t *) p)[c] = gb_round_u8 (y[c]);
+      store_at < C, KIND_U8 > (p, y);
       break;
     case KIND_U16:
-#pragma unroll
-      for (int c = 0; c < C; c++)
-        ((uint16_t *) p)[c] = gb_round_u16 (y[c]);
+      store_at < C, KIND_U16 > (p, y);
       break;
     case KIND_FIXED:
-      if (C == 4) {
-        *(ushort4 *) p = make_ushort4 (to_fixed (y[0]), to_fixed (y[1 % C]),
-            to_fixed (y[2 % C]), to_fixed (y[3 % C]));
-      } else {
-#pragma unroll
-        for (int c = 0; c < C; c++)
-          ((unsigned short *) p)[c] = to_fixed (y[c]);
-      }
+      store_at < C, KIND_FIXED > (p, y);
       break;
     case KIND_HALF:
-#pragma unroll
-      for (int c = 0; c < C; c++)
-        ((__half *) p)[c] = __float2half_rn (y[c]);
+      store_at < C, KIND_HALF > (p, y);
       break;
     default:
-      if (C == 4) {
-        *(float4 *) p = make_float4 (y[0], y[1 % C], y[2 % C], y[3 % C]);
-      } else {
-#pragma unroll
-        for (int c = 0; c < C; c++)
-          ((float *) p)[c] = y[c];
-      }
+      store_at < C, KIND_F32 > (p, y);
       break;
   }
 }
@@ -218,6 +249,9 @@ struct PassArgs
   float unit_e_re[2], unit_e_im[2];     /* E_s (1), Q_s (1): flat stretches */
   float unit_q_re[2], unit_q_im[2];
   float ratio2;                 /* (sigma_s / sigma_r)^2 */
+  bool out_transposed;          /* out is laid out for the other axis (the
+                                 * next pass's layout): its positions, not
+                                 * its lines, are neighbours in memory */
   float weight[GB_MAX_CHANNELS];        /* range_scale^2 where the channel steers */
   /* kappa 0 only (else NULL): per direction, segment and line, the
    * segment's transfer (the product of its steps' E, per section) and its
@@ -276,9 +310,10 @@ store_state (const PassArgs & a, int direction, int segment, int line,
     }
 }
 
-/* A sample of the line extended by the border rule. */
-template < int C > __device__ __forceinline__ void
-load_extended (const PassArgs & a, int line, int q, float (&x)[C])
+/* Sample q of a line (its pixel 0 at line_data, kind In), the line
+ * extended by the border rule beyond its ends. */
+template < int C, SampleKind In > __device__ __forceinline__ void
+load_extended (const PassArgs & a, const char *line_data, int q, float (&x)[C])
 {
   if (q < 0 || q >= a.n) {
     q = gb_border_index (q, a.n, a.border);
@@ -289,7 +324,7 @@ load_extended (const PassArgs & a, int line, int q, float (&x)[C])
       return;
     }
   }
-  load_pixel < C, true > (a.in, line, q, x);
+  load_at < C, In, true > (line_data + (size_t) q * a.in.position_stride, x);
 }
 
 /* E_s (dt), Q_s (dt) between two neighbouring pixels. */
@@ -368,8 +403,78 @@ advance (const Step & st, const float (&x)[C], const float (&previous)[C],
   }
 }
 
+/* One run of the recursion along a line: from sample q, whose value starts
+ * it with the state re, im (zero, carried, or the border's start-up), to
+ * sample end (excluded), forwards (kCausal) or backwards. The steps' E and
+ * Q only depend on the pair of pixels, not on the direction.
+ *  - kStates (kappa 0's first kernel): no output; t multiplies the steps'
+ *    E (the run's transfer).
+ *  - else the samples from store_from on (causal) or down to it
+ *    (anticausal) are written to the partial at partial_line, kind Partial:
+ *    x + Re{u} for the causal run, Re{v} for the anticausal one.
+ * Each pixel is loaded a step ahead, so that its load is in flight while
+ * the step before it computes; inside the line the load address moves by
+ * one pixel a step, and only samples beyond its ends take the border
+ * rule. */
+template < int C, SampleKind In, SampleKind Partial, bool kCausal,
+    bool kStates > __device__ __forceinline__ void
+run_line (const PassArgs & a, int line, int q, int end, int store_from,
+    char *partial_line, float (&re)[2][C], float (&im)[2][C],
+    float (&t_re)[2], float (&t_im)[2])
+{
+  constexpr int step = kCausal ? 1 : -1;
+  const char *line_data = a.in.data + (size_t) line * a.in.line_stride;
+  const ptrdiff_t in_step = step * (ptrdiff_t) a.in.position_stride;
+  const ptrdiff_t out_step = step * (ptrdiff_t) a.causal.position_stride;
+  const char *ahead = line_data + (ptrdiff_t) (q + step)
+      * (ptrdiff_t) a.in.position_stride;
+  char *out = partial_line + (ptrdiff_t) (q + step)
+      * (ptrdiff_t) a.causal.position_stride;
+  float previous[C], x[C], next[C];
+
+  load_extended < C, In > (a, line_data, q, previous);
+  if (q + step != end) {
+    if ((unsigned) (q + step) < (unsigned) a.n)
+      load_at < C, In, true > (ahead, next);
+    else
+      load_extended < C, In > (a, line_data, q + step, next);
+  }
+  for (q += step; q != end; q += step, out += out_step) {
+#pragma unroll
+    for (int c = 0; c < C; c++)
+      x[c] = next[c];
+    ahead += in_step;
+    if (q + step != end) {
+      if ((unsigned) (q + step) < (unsigned) a.n)
+        load_at < C, In, true > (ahead, next);
+      else
+        load_extended < C, In > (a, line_data, q + step, next);
+    }
+    const Step st = step_between < C > (a, previous, x);
+    advance < C > (st, x, previous, re, im);
+    if (kStates) {
+#pragma unroll
+      for (int s = 0; s < 2; s++) {
+        const float r = t_re[s] * st.e_re[s] - t_im[s] * st.e_im[s];
+        t_im[s] = t_re[s] * st.e_im[s] + t_im[s] * st.e_re[s];
+        t_re[s] = r;
+      }
+    } else if (kCausal ? q >= store_from : q <= store_from) {
+      float y[C];
+#pragma unroll
+      for (int c = 0; c < C; c++)
+        y[c] = (kCausal ? x[c] : 0.0f) + (re[0][c] + re[1][c]);
+      store_at < C, Partial > (out, y);
+    }
+#pragma unroll
+    for (int c = 0; c < C; c++)
+      previous[c] = x[c];
+  }
+}
+
 /* Lines per block; each has a causal and an anticausal thread. */
 constexpr int kBlockLines = 64;
+constexpr int kBlockThreads = 2 * kBlockLines;
 
 /* kappa 0, first kernel: each segment's run from the zero state and the
  * product of its E (Nehab et al.'s block-parallel recursive filtering, on
@@ -377,8 +482,8 @@ constexpr int kBlockLines = 64;
  * end, per section a complex scalar for every channel). The line's first
  * (causal) and last (anticausal) segments start from the border's start-up,
  * exactly, with transfer 0. Same grid as edge_aware_pass. */
-template < int C > __global__ void
-__launch_bounds__ (2 * kBlockLines)
+template < int C, SampleKind In > __global__ void
+__launch_bounds__ (kBlockThreads)
 edge_aware_segment_states (const PassArgs a)
 {
   const int groups = (a.lines + kBlockLines - 1) / kBlockLines;
@@ -388,49 +493,25 @@ edge_aware_segment_states (const PassArgs a)
   const int direction = threadIdx.x < kBlockLines ? 0 : 1;
   const int s0 = segment * a.segment;
   const int s1 = min (s0 + a.segment, a.n);
-  float previous[C], x[C], next[C], re[2][C], im[2][C];
+  float re[2][C], im[2][C];
   float t_re[2] = { 1.0f, 1.0f }, t_im[2] = { 0.0f, 0.0f };
-  int q, end, step;
 
   if (line >= a.lines)
     return;
 #pragma unroll
   for (int c = 0; c < C; c++)
     re[0][c] = re[1][c] = im[0][c] = im[1][c] = 0.0f;
-  if (direction == 0) {
-    q = segment == 0 ? -a.border_warmup : s0 - 1;
-    end = s1;
-    step = 1;
-  } else {
-    q = segment == a.segments - 1 ? a.n - 1 + a.border_warmup : s1;
-    end = s0 - 1;
-    step = -1;
-  }
   if ((direction == 0 && segment == 0)
       || (direction == 1 && segment == a.segments - 1))
     t_re[0] = t_re[1] = 0.0f;
-  load_extended < C > (a, line, q, previous);
-  if (q + step != end)
-    load_extended < C > (a, line, q + step, next);
-  for (q += step; q != end; q += step) {
-#pragma unroll
-    for (int c = 0; c < C; c++)
-      x[c] = next[c];
-    if (q + step != end)
-      load_extended < C > (a, line, q + step, next);
-    const Step st = direction == 0 ? step_between < C > (a, previous, x)
-        : step_between < C > (a, x, previous);
-    advance < C > (st, x, previous, re, im);
-#pragma unroll
-    for (int s = 0; s < 2; s++) {
-      const float r = t_re[s] * st.e_re[s] - t_im[s] * st.e_im[s];
-      t_im[s] = t_re[s] * st.e_im[s] + t_im[s] * st.e_re[s];
-      t_re[s] = r;
-    }
-#pragma unroll
-    for (int c = 0; c < C; c++)
-      previous[c] = x[c];
-  }
+  if (direction == 0)
+    run_line < C, In, KIND_F32, true, true > (a, line,
+        segment == 0 ? -a.border_warmup : s0 - 1, s1, 0, NULL, re, im, t_re,
+        t_im);
+  else
+    run_line < C, In, KIND_F32, false, true > (a, line,
+        segment == a.segments - 1 ? a.n - 1 + a.border_warmup : s1, s0 - 1,
+        0, NULL, re, im, t_re, t_im);
 #pragma unroll
   for (int s = 0; s < 2; s++) {
     a.transfers[carry_index (a, direction, segment, line, 4, 2 * s)] =
@@ -494,8 +575,58 @@ edge_aware_carry (const PassArgs a)
   }
 }
 
-template < int C > __global__ void
-__launch_bounds__ (2 * kBlockLines)
+/* The summing phase of a pass whose output is laid out for the next pass
+ * (the other axis): the block's lines x segment go through a shared-memory
+ * tile, kTileRun positions at a time, read with neighbouring lines side by
+ * side and written with neighbouring positions side by side, so that both
+ * move runs of memory. This is the transpose that a kernel of its own
+ * would otherwise do between the passes, reading and writing every pixel
+ * once more (about 14 us a pass on 1080p RGBA). */
+constexpr int kTileRun = 16;
+
+template < int C, SampleKind Partial > __device__ __forceinline__ void
+sum_transposed (const PassArgs & a, int first_line, int s0, int s1)
+{
+  /* A line's floats in the tile: an odd count, so that the lines' entries
+   * fall in different banks. */
+  constexpr int kLineFloats = kTileRun * C + 1;
+  __shared__ float tile[kBlockLines * kLineFloats];
+  const int t = threadIdx.x;
+  const int sum_line = t % kBlockLines;
+  constexpr int kSumPositions = kBlockThreads / kBlockLines;
+  constexpr int kWriteLines = kBlockThreads / kTileRun;
+
+  for (int run = s0; run < s1; run += kTileRun) {
+    const int count = min (kTileRun, s1 - run);
+    if (first_line + sum_line < a.lines) {
+      for (int k = t / kBlockLines; k < count; k += kSumPositions) {
+        float u[C], v[C];
+        load_at < C, Partial, false > (pixel_at (a.causal,
+                first_line + sum_line, run + k), u);
+        load_at < C, Partial, false > (pixel_at (a.anticausal,
+                first_line + sum_line, run + k), v);
+#pragma unroll
+        for (int c = 0; c < C; c++)
+          tile[sum_line * kLineFloats + k * C + c] = u[c] + v[c];
+      }
+    }
+    __syncthreads ();
+    for (int j = t / kTileRun; j < kBlockLines; j += kWriteLines) {
+      const int k = t % kTileRun;
+      if (k < count && first_line + j < a.lines) {
+        float y[C];
+#pragma unroll
+        for (int c = 0; c < C; c++)
+          y[c] = tile[j * kLineFloats + k * C + c];
+        store_pixel < C > (a.out, first_line + j, run + k, y);
+      }
+    }
+    __syncthreads ();
+  }
+}
+
+template < int C, SampleKind In, SampleKind Partial > __global__ void
+__launch_bounds__ (kBlockThreads)
 edge_aware_pass (const PassArgs a)
 {
   const int groups = (a.lines + kBlockLines - 1) / kBlockLines;
@@ -506,7 +637,7 @@ edge_aware_pass (const PassArgs a)
   const bool active = line < a.lines;
   const int s0 = segment * a.segment;
   const int s1 = min (s0 + a.segment, a.n);
-  float previous[C], x[C], next[C], re[2][C], im[2][C];
+  float re[2][C], im[2][C], t_re[2], t_im[2];
 #pragma unroll
   for (int c = 0; c < C; c++)
     re[0][c] = re[1][c] = im[0][c] = im[1][c] = 0.0f;
@@ -514,8 +645,7 @@ edge_aware_pass (const PassArgs a)
   /* The two runs of a segment are independent until they are summed: two
    * threads run them at once, each the warm-up on its own side (seed 004,
    * Algorithm B, kappa sigma samples; the line's ends start from the
-   * border's start-up instead, exactly). Each pixel is loaded a step ahead,
-   * so that its load is in flight while the step before it computes. */
+   * border's start-up instead, exactly). */
   if (active && causal) {
     int q = s0 - a.warmup;
     if (a.states && segment > 0) {      /* kappa 0: the carried state */
@@ -524,28 +654,9 @@ edge_aware_pass (const PassArgs a)
     } else if (segment == 0 || q <= -a.border_warmup) {
       q = -a.border_warmup;
     }
-    load_extended < C > (a, line, q, previous);
-    if (q + 1 < s1)
-      load_extended < C > (a, line, q + 1, next);
-    for (q++; q < s1; q++) {
-#pragma unroll
-      for (int c = 0; c < C; c++)
-        x[c] = next[c];
-      if (q + 1 < s1)
-        load_extended < C > (a, line, q + 1, next);
-      advance < C > (step_between < C > (a, previous, x), x, previous, re,
-          im);
-      if (q >= s0) {
-        float y[C];
-#pragma unroll
-        for (int c = 0; c < C; c++)
-          y[c] = x[c] + (re[0][c] + re[1][c]);
-        store_pixel < C > (a.causal, line, q, y);
-      }
-#pragma unroll
-      for (int c = 0; c < C; c++)
-        previous[c] = x[c];
-    }
+    run_line < C, In, Partial, true, false > (a, line, q, s1, s0,
+        a.causal.data + (size_t) line * a.causal.line_stride, re, im, t_re,
+        t_im);
   } else if (active) {
     int q = s1 - 1 + a.warmup;
     if (a.states && segment < a.segments - 1) {
@@ -555,41 +666,26 @@ edge_aware_pass (const PassArgs a)
         || q >= a.n - 1 + a.border_warmup) {
       q = a.n - 1 + a.border_warmup;
     }
-    load_extended < C > (a, line, q, previous);
-    if (q - 1 >= s0)
-      load_extended < C > (a, line, q - 1, next);
-    for (q--; q >= s0; q--) {
-#pragma unroll
-      for (int c = 0; c < C; c++)
-        x[c] = next[c];
-      if (q - 1 >= s0)
-        load_extended < C > (a, line, q - 1, next);
-      advance < C > (step_between < C > (a, x, previous), x, previous, re,
-          im);
-      if (q < s1) {
-        float y[C];
-#pragma unroll
-        for (int c = 0; c < C; c++)
-          y[c] = re[0][c] + re[1][c];
-        store_pixel < C > (a.anticausal, line, q, y);
-      }
-#pragma unroll
-      for (int c = 0; c < C; c++)
-        previous[c] = x[c];
-    }
+    run_line < C, In, Partial, false, false > (a, line, q, s0 - 1, s1 - 1,
+        a.anticausal.data + (size_t) line * a.anticausal.line_stride, re, im,
+        t_re, t_im);
   }
 
   /* Both partials of the block's lines are written (__syncthreads makes
-   * them visible block-wide): out = (x + Re u) + Re v, each thread of a
-   * line summing half of the segment. */
+   * them visible block-wide): out = (x + Re u) + Re v. */
   __syncthreads ();
-  if (active) {
+  if (a.out_transposed) {
+    sum_transposed < C, Partial > (a, line - threadIdx.x % kBlockLines, s0,
+        s1);
+  } else if (active) {
+    /* Each thread of a line sums half of the segment; a warp's stores are
+     * neighbouring lines, neighbours in memory. */
     const int middle = s0 + (s1 - s0) / 2;
     const int from = causal ? s0 : middle, to = causal ? middle : s1;
     for (int q = from; q < to; q++) {
       float u[C], v[C];
-      load_pixel < C, false > (a.causal, line, q, u);
-      load_pixel < C, false > (a.anticausal, line, q, v);
+      load_at < C, Partial, false > (pixel_at (a.causal, line, q), u);
+      load_at < C, Partial, false > (pixel_at (a.anticausal, line, q), v);
 #pragma unroll
       for (int c = 0; c < C; c++)
         u[c] += v[c];
@@ -695,21 +791,43 @@ segment_length (int n, int lines)
   return length < n ? length : n;
 }
 
-template < int C > cudaError_t
-launch_pass_c (const PassArgs & a, cudaStream_t stream)
+template < int C, SampleKind In, SampleKind Partial > cudaError_t
+launch_pass_kinds (const PassArgs & a, cudaStream_t stream)
 {
   const long blocks = (long) (a.lines + kBlockLines - 1) / kBlockLines
       * a.segments;
+  if (a.causal.kind != Partial || a.anticausal.kind != Partial)
+    return cudaErrorInvalidValue;
   if (a.states) {               /* kappa 0: carry the exact states first */
     const int threads = 128;
-    edge_aware_segment_states < C > <<<(unsigned) blocks, 2 * kBlockLines,
-        0, stream>>> (a);
+    edge_aware_segment_states < C, In > <<<(unsigned) blocks,
+        kBlockThreads, 0, stream>>> (a);
     edge_aware_carry < C > <<<(4 * C * a.lines + threads - 1) / threads,
         threads, 0, stream>>> (a);
   }
-  edge_aware_pass < C > <<<(unsigned) blocks, 2 * kBlockLines, 0,
+  edge_aware_pass < C, In, Partial > <<<(unsigned) blocks, kBlockThreads, 0,
       stream>>> (a);
   return cudaGetLastError ();
+}
+
+/* The kinds a pass meets: 8-bit frames read their samples (a pass on the
+ * frame as it is) or 8.8 planes, with half partials; 16-bit frames their
+ * samples or float planes, with float partials. */
+template < int C > cudaError_t
+launch_pass_c (const PassArgs & a, cudaStream_t stream)
+{
+  switch (a.in.kind) {
+    case KIND_U8:
+      return launch_pass_kinds < C, KIND_U8, KIND_HALF > (a, stream);
+    case KIND_FIXED:
+      return launch_pass_kinds < C, KIND_FIXED, KIND_HALF > (a, stream);
+    case KIND_U16:
+      return launch_pass_kinds < C, KIND_U16, KIND_F32 > (a, stream);
+    case KIND_F32:
+      return launch_pass_kinds < C, KIND_F32, KIND_F32 > (a, stream);
+    default:
+      return cudaErrorInvalidValue;
+  }
 }
 
 cudaError_t
@@ -863,13 +981,22 @@ gb_launch_edge_aware (const GbDevicePlane & plane,
   bool current_rows = false;    /* neighbours along y are next to each other
                                  * in memory (a row pass's layout) */
   int current_buffer = -1;      /* -1: the source */
-  int passes = 0, pass = 0;
+  /* The passes in order: axis 0 (rows) or 1 (columns), and iteration. */
+  struct
+  {
+    int axis, iteration;
+  } order[2 * GB_MAX_ITERATIONS];
+  int passes = 0;
   cudaError_t err;
 
   if (channels < 1 || channels > GB_MAX_CHANNELS || !plane.edge_aware_scratch)
     return cudaErrorInvalidValue;
-  for (int axis = 0; axis < 2; axis++)
-    passes += sigmas[axis] > 0.0 ? filter->iterations : 0;
+  for (int i = 1; i <= filter->iterations; i++)
+    for (int axis = 0; axis < 2; axis++)
+      if (sigmas[axis] > 0.0) {
+        order[passes].axis = axis;
+        order[passes++].iteration = i;
+      }
 
   /* A plane of `kind` at data: for a row pass (rows), neighbours along y
    * next to each other in memory, else along x. */
@@ -883,80 +1010,76 @@ gb_launch_edge_aware (const GbDevicePlane & plane,
     return image;
   };
 
-  for (int i = 1; i <= filter->iterations; i++) {
-    for (int axis = 0; axis < 2; axis++) {
-      /* Row passes walk a transposed plane: its rows' pixels are then
-       * neighbours across the lines, as the columns' are in the frame. */
-      const bool rows = axis == 0;
-      const bool last = pass == passes - 1;
+  for (int pass = 0; pass < passes; pass++) {
+    /* Row passes walk a transposed plane: its rows' pixels are then
+     * neighbours across the lines, as the columns' are in the frame. Each
+     * pass writes its result in the layout of the pass after it (the
+     * frame's, after the last), so that only the first pass's input is
+     * transposed by a kernel of its own. */
+    const int axis = order[pass].axis;
+    const bool rows = axis == 0;
+    const bool last = pass == passes - 1;
+    const bool next_rows = !last && order[pass + 1].axis == 0;
+    int out_buffer;
+    GbEdgeAwarePass constants;
+    PassArgs a;
+    Image out;
+
+    if (current_rows != rows) {
+      /* current (the source) is laid out for the other axis: along x for a
+       * row pass (from_rows), along y for a column pass */
       const int free_buffer = current_buffer == 0 ? 1 : 0;
-      int out_buffer;
-      GbEdgeAwarePass constants;
-      PassArgs a;
-      Image out;
-
-      if (!(sigmas[axis] > 0.0))
-        continue;
-      if (current_rows != rows) {
-        /* current is laid out for the other axis: along x for a row pass
-         * (from_rows), along y for a column pass */
-        const Image to = layout (buffers[free_buffer], between, rows);
-        err = copy_transposing (current, to, rows, width, height, channels,
-            stream);
-        if (err != cudaSuccess)
-          return err;
-        current = to;
-        current_rows = rows;
-        current_buffer = free_buffer;
-      }
-      out_buffer = current_buffer == 0 ? 1 : 0;
-      out = last && !rows ? destination
-          : layout (buffers[out_buffer], between, rows);
-      a.in = lines_of (current, rows);
-      a.out = lines_of (out, rows);
-      a.causal = lines_of (layout (partials, partial, rows), rows);
-      a.anticausal = lines_of (layout (anticausal_partials, partial, rows),
-          rows);
-      a.n = rows ? width : height;
-      a.lines = rows ? height : width;
-
-      gb_edge_aware_pass (gb_edge_aware_sigma (sigmas[axis],
-              filter->iterations, i), &constants);
-      set_constants (&a, &constants);
-      a.warmup = (int) ceil (filter->kappa * constants.sigma);
-      a.border_warmup = border == GB_BORDER_MIRROR ? constants.warmup : 1;
-      a.segment = segment_length (a.n, a.lines);
-      a.segments = (a.n + a.segment - 1) / a.segment;
-      a.border = border;
-      {
-        const double ratio = sigmas[axis] / filter->sigma_range;
-        a.ratio2 = (float) (ratio * ratio);
-      }
-      for (int c = 0; c < GB_MAX_CHANNELS; c++)
-        a.weight[c] = (filter->distance_mask >> c) & 1
-            ? (float) (filter->range_scale * filter->range_scale) : 0.0f;
-
-      if (filter->kappa > 0.0) {
-        a.transfers = NULL;
-        a.states = NULL;
-      } else {
-        a.transfers = transfers;
-        a.states = states;
-      }
-      err = launch_pass (a, channels, stream);
+      const Image to = layout (buffers[free_buffer], between, rows);
+      err = copy_transposing (current, to, rows, width, height, channels,
+          stream);
       if (err != cudaSuccess)
         return err;
-      current = out;
-      current_buffer = out_buffer;
-      pass++;
+      current = to;
+      current_rows = rows;
+      current_buffer = free_buffer;
     }
-  }
-  /* The last pass ran along the rows: its transposed result goes back. */
-  if (current_rows) {
-    err = copy_transposing (current, destination, false, width, height,
-        channels, stream);
+    out_buffer = current_buffer == 0 ? 1 : 0;
+    out = last ? destination : layout (buffers[out_buffer], between,
+        next_rows);
+    a.in = lines_of (current, rows);
+    a.out = lines_of (out, rows);
+    /* The destination is laid out along x, as a column pass walks. */
+    a.out_transposed = last ? rows : next_rows != rows;
+    a.causal = lines_of (layout (partials, partial, rows), rows);
+    a.anticausal = lines_of (layout (anticausal_partials, partial, rows),
+        rows);
+    a.n = rows ? width : height;
+    a.lines = rows ? height : width;
+
+    gb_edge_aware_pass (gb_edge_aware_sigma (sigmas[axis],
+            filter->iterations, order[pass].iteration), &constants);
+    set_constants (&a, &constants);
+    a.warmup = (int) ceil (filter->kappa * constants.sigma);
+    a.border_warmup = border == GB_BORDER_MIRROR ? constants.warmup : 1;
+    a.segment = segment_length (a.n, a.lines);
+    a.segments = (a.n + a.segment - 1) / a.segment;
+    a.border = border;
+    {
+      const double ratio = sigmas[axis] / filter->sigma_range;
+      a.ratio2 = (float) (ratio * ratio);
+    }
+    for (int c = 0; c < GB_MAX_CHANNELS; c++)
+      a.weight[c] = (filter->distance_mask >> c) & 1
+          ? (float) (filter->range_scale * filter->range_scale) : 0.0f;
+
+    if (filter->kappa > 0.0) {
+      a.transfers = NULL;
+      a.states = NULL;
+    } else {
+      a.transfers = transfers;
+      a.states = states;
+    }
+    err = launch_pass (a, channels, stream);
     if (err != cudaSuccess)
       return err;
+    current = out;
+    current_rows = next_rows;
+    current_buffer = out_buffer;
   }
   return cudaSuccess;
 }
