@@ -34,10 +34,15 @@
  * loads, so the SMs must hold many lines at once. So:
  *  - neighbouring threads take neighbouring lines, and every pass walks
  *    lines whose pixels are neighbours in memory: the column passes walk
- *    the frame as it is, the row passes a transposed copy (tiled
- *    transposes through shared memory, coalesced both ways). A row pass
+ *    the frame as it is, the row passes a transposed copy. A row pass
  *    walking the frame itself reads one pixel from each of 32 rows per
  *    load and measured 2.9 times slower than a column pass;
+ *  - each pass writes its result in the layout of the pass after it,
+ *    through a shared-memory tile in its summing phase (sum_transposed),
+ *    so that only the first pass's input is transposed by a kernel of its
+ *    own (the others cost about 14 us each at 1080p RGBA); with the line
+ *    walks' sample kinds fixed at compile time, RGBA 1080p at kappa 2 went
+ *    from 598 to 487 us;
  *  - the two runs of a segment in two threads doubled the lines in flight
  *    without lengthening any warm-up (a pass from 275 to 214 us);
  *  - between passes, the planes of 8-bit frames are 16-bit fixed point
@@ -757,19 +762,26 @@ transpose_plane (const Surface in, const Surface out, int extent_a,
 
 /* A line's segment: short enough that a pass has about kPassThreads
  * segments of lines (twice as many threads), and a multiple of
- * kSegmentGrain: measured on the H100 at sigma = sigma_r = 50, kappa 2,
- * segments of 64 were the fastest at 2048x2048 RGBA (817 us against 943
- * for 32 and 891 for 96) and of 32 at 1080p (506 us against 534 for 64 and
- * 649 for 96). Shorter segments run their warm-ups (kappa > 0) or carry
- * their states (kappa 0) more often; longer ones leave SMs idle.
+ * kSegmentGrain; with warm-ups (kappa > 0), kWarmupSegment samples at
+ * least. Shorter segments run their warm-ups (kappa > 0) or carry their
+ * states (kappa 0) more often; longer ones leave SMs idle. Measured on the
+ * H100 with the passes writing the next pass's layout (sigma = sigma_r =
+ * 50, RGBA; docs/performance.md), us for segments of 16 / 24 / 32 / 48 /
+ * 64 / 96:
+ *   1080p kappa 0:  418 / 441 / 410 / 448 / 492 / 628 (32 chosen)
+ *   1080p kappa 2:  652 / 566 / 486 / 457 / 465 / 557 (48 chosen)
+ *   2048^2 kappa 0: 786 / 772 / 756 / 846 / 775 / 902 (64 chosen, the
+ *                   thread rule's; 32 was 2.5 % faster in this one run)
+ *   2048^2 kappa 2: 1227 / 961 / 880 / 832 / 706 / 739 (64 chosen)
  * GB_EDGE_AWARE_SEGMENT=<samples> in the environment replaces the length
  * (kSegmentGrain at least, for which the carried states are sized), for
  * measuring others. */
 constexpr int kSegmentGrain = 16;
 constexpr double kPassThreads = 65536.0;
+constexpr int kWarmupSegment = 48;
 
 int
-segment_length (int n, int lines)
+segment_length (int n, int lines, bool warmups)
 {
   static int forced = -1;
   int length;
@@ -785,6 +797,8 @@ segment_length (int n, int lines)
   } else {
     length = (int) ((double) n * lines / kPassThreads / kSegmentGrain + 0.5)
         * kSegmentGrain;
+    if (warmups && length < kWarmupSegment)
+      length = kWarmupSegment;
   }
   if (length < kSegmentGrain)
     length = kSegmentGrain;
@@ -1056,7 +1070,7 @@ gb_launch_edge_aware (const GbDevicePlane & plane,
     set_constants (&a, &constants);
     a.warmup = (int) ceil (filter->kappa * constants.sigma);
     a.border_warmup = border == GB_BORDER_MIRROR ? constants.warmup : 1;
-    a.segment = segment_length (a.n, a.lines);
+    a.segment = segment_length (a.n, a.lines, filter->kappa > 0.0);
     a.segments = (a.n + a.segment - 1) / a.segment;
     a.border = border;
     {
