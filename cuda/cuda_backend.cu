@@ -12,12 +12,20 @@
 #include <time.h>
 
 /* Bands a host frame is cut into, at most (process_host_banded). */
-#define GB_CUDA_MAX_BANDS 4
-/* Frames smaller than this are not cut: per-band launches and events cost
- * more than the overlap saves (measured on the H100 with a 1 MB threshold:
- * 1080p GRAY8, 2 MB, went from 5348 to 4400 frames/s in bands, while 1080p
- * RGBA, 8 MB, went from 2084 to 2330; docs/performance.md). */
+#define GB_CUDA_MAX_BANDS 16
+/* Frames smaller than this are not cut (and have no second output
+ * buffer): per-band calls cost more than the overlap saves. Measured
+ * through the element on the H100 (element-bench, pool, one run per
+ * count; docs/performance.md), 1080p GRAY8 (2 MB) in 1 / 2 / 4 / 8 / 16
+ * bands: 6570 / 5634 / 6559 / 6167 / 3771 frames/s. */
 #define GB_CUDA_BAND_MIN_BYTES (4u << 20)
+/* About this many bytes a band: each band costs a copy call each way, a
+ * launch and two events (several microseconds of the thread's time each),
+ * and the overlap leaves one band's download after the last upload. The
+ * same runs, 1 / 2 / 4 / 8 / 16 bands: 1080p RGBA 2286 / 2399 / 2791 /
+ * 2806 / 3052 frames/s, 4K RGBA 673 / 699 / 839 / 1002 / 983 (8 and 16
+ * chosen). */
+#define GB_CUDA_BAND_BYTES (1u << 20)
 /* How long the thread polls for the end of a frame in device memory, at
  * most, before it sleeps on an event: such a frame takes tens of
  * microseconds on the GPU, and waking from the blocking event costs 40 to
@@ -735,6 +743,19 @@ gb_cuda_enqueue (GbCuda * cuda, const GbImage * device_src,
       error);
 }
 
+/* GB_CUDA_BANDS=<n> in the environment replaces the band count (at most
+ * GB_CUDA_MAX_BANDS, and rows permitting), for measuring others. */
+static int
+forced_bands (void)
+{
+  static int forced = -1;
+  if (forced < 0) {
+    const char *text = getenv ("GB_CUDA_BANDS");
+    forced = text && atoi (text) > 0 ? atoi (text) : 0;
+  }
+  return forced;
+}
+
 /* How many bands a host frame is cut into: 1 (not cut) unless it is one
  * plane, large, blurred over its whole area without sharpening, by a
  * convolution (whose output rows depend on the radius' rows around them
@@ -760,7 +781,12 @@ band_count (const GbCuda * cuda, GbAlgorithm algorithm)
     return 1;
   rows = 2 * filter->y.radius > GB_CUDA_BAND_MIN_ROWS ? 2 * filter->y.radius
       : GB_CUDA_BAND_MIN_ROWS;
-  bands = plane->height / rows;
+  bands = forced_bands () > 0 ? forced_bands ()
+      : (int) ((bytes + GB_CUDA_BAND_BYTES / 2) / GB_CUDA_BAND_BYTES);
+  if (bands > plane->height / rows)
+    bands = plane->height / rows;
+  if (bands < 1)
+    bands = 1;
   return bands > GB_CUDA_MAX_BANDS ? GB_CUDA_MAX_BANDS : bands;
 }
 

@@ -97,6 +97,7 @@ if [ "$what" = bench ] || [ "$what" = all ]; then
   # Frames in system memory through the element (issue 5): frames/s,
   # latency and CPU time against the pinned and pageable copy floors.
   step element-bench 200 "$build/bench/cudagaussblur-element-bench" --frames 1000 --csv "$logs/element-bench.csv"
+  step transfer-bench 200 "$build/bench/cudagaussblur-transfer-bench"
   # The edge-aware filter (issue 7): kernel time against the copy floor,
   # and kappa against error and time on the photographs.
   step edge-aware-bench 300 "$build/bench/cudagaussblur-edge-aware-bench" --photos tests/data/photos --csv "$logs/edge-aware.csv"

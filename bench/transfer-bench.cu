@@ -1,0 +1,370 @@
+/* What moving a frame through the GPU costs, apart from any blur: the
+ * floors that the element's system-memory path (issue 5) works against.
+ *
+ * Copyright (C) 2026 The cudagaussblur authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * Three measurements, plain CUDA runtime (no element, no core):
+ *  1. copies of one frame from and to page-locked memory: host to device,
+ *     device to host, and both at once on two streams (the two copy
+ *     engines; what a banded frame can reach at best);
+ *  2. how long the thread takes to learn that the GPU is done, per way of
+ *     waiting: a blocking-sync event (the thread sleeps), polling the event
+ *     (the thread spins), polling with sched_yield, and a host function
+ *     signalling a condition variable; after a kernel of a fixed 100 us;
+ *  3. one frame at a time through upload, a stand-in blur (three rows read
+ *     per output row, the apron R rows away) and download, cut into bands
+ *     whose copies and kernels overlap, as the core's process_host_banded
+ *     does, for band counts 1 to 32 and the waits of 2.
+ * Each prints medians and 99th percentiles in microseconds and the process
+ * CPU time per frame (the driver's threads included).
+ *
+ *   cudagaussblur-transfer-bench [--frames N]
+ */
+#include <cuda_runtime.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <algorithm>
+#include <vector>
+
+#define CHECK(call) \
+  do { \
+    cudaError_t err_ = (call); \
+    if (err_ != cudaSuccess) { \
+      fprintf (stderr, "%s: %s\n", #call, cudaGetErrorString (err_)); \
+      exit (1); \
+    } \
+  } while (0)
+
+namespace {
+
+double
+clock_us (clockid_t clock)
+{
+  timespec t;
+  clock_gettime (clock, &t);
+  return t.tv_sec * 1e6 + t.tv_nsec / 1e3;
+}
+
+double
+now_us ()
+{
+  return clock_us (CLOCK_MONOTONIC);
+}
+
+double
+cpu_us ()
+{
+  return clock_us (CLOCK_PROCESS_CPUTIME_ID);
+}
+
+struct Spread
+{
+  double median, p99;
+};
+
+Spread
+spread (std::vector < double >v)
+{
+  std::sort (v.begin (), v.end ());
+  return { v[v.size () / 2], v[std::min (v.size () - 1,
+                (size_t) (v.size () * 0.99))] };
+}
+
+/* Spins for ns nanoseconds of the GPU's clock. */
+__global__ void
+busy_kernel (long long ns)
+{
+  long long start, t;
+  asm volatile ("mov.u64 %0, %%globaltimer;":"=l" (start));
+  do
+    asm volatile ("mov.u64 %0, %%globaltimer;":"=l" (t));
+  while (t - start < ns);
+}
+
+/* Rows [first, first + rows) of a 4-byte-pixel plane: out = (up + 2 here +
+ * down) / 4, up and down `apron` rows away (clamped): a stencil that reads
+ * its band's apron, as a blur does. */
+__global__ void
+stand_in_blur (const uchar4 * in, uchar4 * out, size_t pitch_pixels,
+    int width, int first, int rows, int height, int apron)
+{
+  const int x = blockIdx.x * blockDim.x + threadIdx.x;
+  const int y = first + blockIdx.y;
+  if (x >= width || blockIdx.y >= rows)
+    return;
+  const uchar4 a = in[max (y - apron, 0) * pitch_pixels + x];
+  const uchar4 b = in[y * pitch_pixels + x];
+  const uchar4 c = in[min (y + apron, height - 1) * pitch_pixels + x];
+  out[y * pitch_pixels + x] = make_uchar4 ((a.x + 2 * b.x + c.x) / 4,
+      (a.y + 2 * b.y + c.y) / 4, (a.z + 2 * b.z + c.z) / 4,
+      (a.w + 2 * b.w + c.w) / 4);
+}
+
+enum Wait
+{ WAIT_BLOCKING, WAIT_POLL, WAIT_POLL_YIELD, WAIT_HOST_FUNCTION, WAIT_COUNT };
+const char *const wait_names[WAIT_COUNT] = {
+  "blocking-sync event", "poll", "poll + sched_yield", "host function"
+};
+
+struct Waiter
+{
+  cudaEvent_t blocking, polled;
+  pthread_mutex_t mutex;
+  pthread_cond_t cond;
+  bool done;
+};
+
+void CUDART_CB
+signal_done (void *data)
+{
+  Waiter *w = (Waiter *) data;
+  pthread_mutex_lock (&w->mutex);
+  w->done = true;
+  pthread_cond_signal (&w->cond);
+  pthread_mutex_unlock (&w->mutex);
+}
+
+/* Returns when everything enqueued on stream so far has run. */
+void
+wait_for (Waiter & w, cudaStream_t stream, Wait how)
+{
+  switch (how) {
+    case WAIT_BLOCKING:
+      CHECK (cudaEventRecord (w.blocking, stream));
+      CHECK (cudaEventSynchronize (w.blocking));
+      break;
+    case WAIT_POLL:
+    case WAIT_POLL_YIELD:
+      CHECK (cudaEventRecord (w.polled, stream));
+      while (cudaEventQuery (w.polled) == cudaErrorNotReady)
+        if (how == WAIT_POLL_YIELD)
+          sched_yield ();
+      CHECK (cudaEventQuery (w.polled));
+      break;
+    default:
+      w.done = false;
+      CHECK (cudaLaunchHostFunc (stream, signal_done, &w));
+      pthread_mutex_lock (&w.mutex);
+      while (!w.done)
+        pthread_cond_wait (&w.cond, &w.mutex);
+      pthread_mutex_unlock (&w.mutex);
+      break;
+  }
+}
+
+struct Frame
+{
+  const char *name;
+  int width, height;            /* 4-byte pixels (GRAY8 1080p as 480 wide) */
+};
+
+const Frame frames[] = {
+  {"1080p RGBA", 1920, 1080},
+  {"1080p GRAY8", 480, 1080},
+  {"4K RGBA", 3840, 2160},
+};
+
+void
+copy_floors (cudaStream_t up, cudaStream_t down, int repeats)
+{
+  printf ("## Copies of one frame, page-locked host memory (median us)\n\n");
+  printf ("| frame | bytes | H2D | D2H | both at once | H2D + D2H | overlap |\n");
+  printf ("|---|---|---|---|---|---|---|\n");
+  for (const Frame & f:frames) {
+    const size_t bytes = (size_t) f.width * 4 * f.height;
+    void *host_in, *host_out, *dev_in, *dev_out;
+    std::vector < double >h2d, d2h, both;
+    CHECK (cudaHostAlloc (&host_in, bytes, cudaHostAllocPortable));
+    CHECK (cudaHostAlloc (&host_out, bytes, cudaHostAllocPortable));
+    CHECK (cudaMalloc (&dev_in, bytes));
+    CHECK (cudaMalloc (&dev_out, bytes));
+    memset (host_in, 1, bytes);
+    for (int i = 0; i < repeats; i++) {
+      double t = now_us ();
+      CHECK (cudaMemcpyAsync (dev_in, host_in, bytes, cudaMemcpyHostToDevice,
+              up));
+      CHECK (cudaStreamSynchronize (up));
+      h2d.push_back (now_us () - t);
+      t = now_us ();
+      CHECK (cudaMemcpyAsync (host_out, dev_out, bytes,
+              cudaMemcpyDeviceToHost, down));
+      CHECK (cudaStreamSynchronize (down));
+      d2h.push_back (now_us () - t);
+      t = now_us ();
+      CHECK (cudaMemcpyAsync (dev_in, host_in, bytes, cudaMemcpyHostToDevice,
+              up));
+      CHECK (cudaMemcpyAsync (host_out, dev_out, bytes,
+              cudaMemcpyDeviceToHost, down));
+      CHECK (cudaStreamSynchronize (up));
+      CHECK (cudaStreamSynchronize (down));
+      both.push_back (now_us () - t);
+    }
+    const double a = spread (h2d).median, b = spread (d2h).median;
+    const double c = spread (both).median;
+    printf ("| %s | %zu | %.1f (%.1f GB/s) | %.1f (%.1f GB/s) | %.1f | %.1f "
+        "| %.2fx |\n", f.name, bytes, a, bytes / a / 1e3, b, bytes / b / 1e3,
+        c, a + b, (a + b) / c);
+    CHECK (cudaFreeHost (host_in));
+    CHECK (cudaFreeHost (host_out));
+    CHECK (cudaFree (dev_in));
+    CHECK (cudaFree (dev_out));
+  }
+  printf ("\n(overlap: H2D + D2H over both at once; 2 would be full duplex)\n\n");
+}
+
+void
+wake_ups (Waiter & w, cudaStream_t stream, int repeats)
+{
+  const double kernel_us = 100.0;
+  printf ("## Waiting for a %.0f us kernel (us beyond the kernel per frame)\n\n",
+      kernel_us);
+  printf ("| wait | median | p99 | CPU us per frame |\n|---|---|---|---|\n");
+  for (int how = 0; how < WAIT_COUNT; how++) {
+    std::vector < double >extra;
+    const double cpu0 = cpu_us ();
+    for (int i = 0; i < repeats; i++) {
+      const double t = now_us ();
+      busy_kernel <<< 1, 1, 0, stream >>> ((long long) (kernel_us * 1e3));
+      CHECK (cudaGetLastError ());
+      wait_for (w, stream, (Wait) how);
+      extra.push_back (now_us () - t - kernel_us);
+    }
+    const Spread s = spread (extra);
+    printf ("| %s | %.1f | %.1f | %.1f |\n", wait_names[how], s.median, s.p99,
+        (cpu_us () - cpu0) / repeats);
+  }
+  printf ("\n");
+}
+
+void
+bands (Waiter & w, cudaStream_t blur, cudaStream_t up, cudaStream_t down,
+    int repeats)
+{
+  const int apron = 12;         /* sigma 3's radius */
+  const int counts[] = { 1, 2, 4, 8, 16, 32 };
+  const Wait waits[] = { WAIT_BLOCKING, WAIT_POLL_YIELD };
+  cudaEvent_t start, uploaded[32], computed[32];
+
+  CHECK (cudaEventCreateWithFlags (&start, cudaEventDisableTiming));
+  for (int i = 0; i < 32; i++) {
+    CHECK (cudaEventCreateWithFlags (&uploaded[i], cudaEventDisableTiming));
+    CHECK (cudaEventCreateWithFlags (&computed[i], cudaEventDisableTiming));
+  }
+  printf ("## One frame at a time in bands: upload, stand-in blur (apron %d "
+      "rows), download\n\n", apron);
+  printf ("| frame | bands | wait | frames/s | latency median | p99 | CPU us "
+      "per frame |\n|---|---|---|---|---|---|---|\n");
+  for (const Frame & f:frames) {
+    const size_t row = (size_t) f.width * 4, bytes = row * f.height;
+    char *host_in, *host_out, *dev_in, *dev_out[2];
+    CHECK (cudaHostAlloc ((void **) &host_in, bytes, 0));
+    CHECK (cudaHostAlloc ((void **) &host_out, bytes, 0));
+    CHECK (cudaMalloc ((void **) &dev_in, bytes));
+    CHECK (cudaMalloc ((void **) &dev_out[0], bytes));
+    CHECK (cudaMalloc ((void **) &dev_out[1], bytes));
+    memset (host_in, 7, bytes);
+    for (int n:counts) {
+      const int band_rows = (f.height + n - 1) / n;
+      for (Wait how:waits) {
+        std::vector < double >latency;
+        double cpu0 = 0, t0 = 0;
+        for (int i = -20; i < repeats; i++) {
+          if (i == 0) {
+            cpu0 = cpu_us ();
+            t0 = now_us ();
+          }
+          const double t = now_us ();
+          CHECK (cudaEventRecord (start, blur));
+          CHECK (cudaStreamWaitEvent (up, start, 0));
+          for (int k = 0; k < n && k * band_rows < f.height; k++) {
+            const int rows = std::min (band_rows, f.height - k * band_rows);
+            CHECK (cudaMemcpyAsync (dev_in + k * band_rows * row,
+                    host_in + k * band_rows * row, rows * row,
+                    cudaMemcpyHostToDevice, up));
+            CHECK (cudaEventRecord (uploaded[k], up));
+          }
+          for (int k = 0; k < n && k * band_rows < f.height; k++) {
+            const int first = k * band_rows;
+            const int rows = std::min (band_rows, f.height - first);
+            const int last_read = std::min (first + rows + apron,
+                f.height) - 1;
+            /* Odd bands write the other buffer: no blur waits for a
+             * download (the core's output_odd). */
+            char *out = dev_out[k & 1];
+            CHECK (cudaStreamWaitEvent (blur, uploaded[last_read / band_rows],
+                    0));
+            stand_in_blur <<< dim3 ((f.width + 255) / 256, rows), 256, 0,
+                blur >>> ((const uchar4 *) dev_in, (uchar4 *) out, f.width,
+                f.width, first, rows, f.height, apron);
+            CHECK (cudaGetLastError ());
+            CHECK (cudaEventRecord (computed[k], blur));
+            CHECK (cudaStreamWaitEvent (down, computed[k], 0));
+            CHECK (cudaMemcpyAsync (host_out + first * row,
+                    out + first * row, rows * row, cudaMemcpyDeviceToHost,
+                    down));
+          }
+          wait_for (w, down, how);
+          if (i >= 0)
+            latency.push_back (now_us () - t);
+        }
+        const double total = now_us () - t0;
+        const Spread s = spread (latency);
+        printf ("| %s | %d | %s | %.0f | %.1f | %.1f | %.1f |\n", f.name, n,
+            wait_names[how], repeats / total * 1e6, s.median, s.p99,
+            (cpu_us () - cpu0) / repeats);
+      }
+    }
+    CHECK (cudaFreeHost (host_in));
+    CHECK (cudaFreeHost (host_out));
+    CHECK (cudaFree (dev_in));
+    CHECK (cudaFree (dev_out[0]));
+    CHECK (cudaFree (dev_out[1]));
+  }
+  printf ("\n");
+}
+
+}                               /* namespace */
+
+int
+main (int argc, char **argv)
+{
+  int repeats = 400, device_count = 0;
+  cudaDeviceProp prop;
+  cudaStream_t blur, up, down;
+  Waiter w;
+
+  for (int i = 1; i < argc; i++) {
+    if (!strcmp (argv[i], "--frames") && i + 1 < argc
+        && (repeats = atoi (argv[++i])) >= 10)
+      continue;
+    fprintf (stderr, "usage: %s [--frames N (>= 10, default 400)]\n",
+        argv[0]);
+    return 2;
+  }
+  if (cudaGetDeviceCount (&device_count) != cudaSuccess || device_count < 1) {
+    printf ("transfer-bench: skipped, no CUDA device\n");
+    return 77;
+  }
+  CHECK (cudaGetDeviceProperties (&prop, 0));
+  printf ("device: %s, %d copy engines; %d frames per row\n\n", prop.name,
+      prop.asyncEngineCount, repeats);
+  CHECK (cudaStreamCreateWithFlags (&blur, cudaStreamNonBlocking));
+  CHECK (cudaStreamCreateWithFlags (&up, cudaStreamNonBlocking));
+  CHECK (cudaStreamCreateWithFlags (&down, cudaStreamNonBlocking));
+  CHECK (cudaEventCreateWithFlags (&w.blocking,
+          cudaEventDisableTiming | cudaEventBlockingSync));
+  CHECK (cudaEventCreateWithFlags (&w.polled, cudaEventDisableTiming));
+  pthread_mutex_init (&w.mutex, NULL);
+  pthread_cond_init (&w.cond, NULL);
+
+  copy_floors (up, down, 60);
+  wake_ups (w, blur, repeats);
+  bands (w, blur, up, down, repeats);
+  return 0;
+}
