@@ -415,7 +415,7 @@ advance (const Step & st, const float (&x)[C], const float (&previous)[C],
  *  - kStates (kappa 0's first kernel): no output; t multiplies the steps'
  *    E (the run's transfer).
  *  - else the samples from store_from on (causal) or down to it
- *    (anticausal) are written to the partial at partial_line, kind Partial:
+ *    (anticausal) are written to the line of `partial` (kind Partial):
  *    x + Re{u} for the causal run, Re{v} for the anticausal one.
  * Each pixel is loaded a step ahead, so that its load is in flight while
  * the step before it computes; inside the line the load address moves by
@@ -424,17 +424,18 @@ advance (const Step & st, const float (&x)[C], const float (&previous)[C],
 template < int C, SampleKind In, SampleKind Partial, bool kCausal,
     bool kStates > __device__ __forceinline__ void
 run_line (const PassArgs & a, int line, int q, int end, int store_from,
-    char *partial_line, float (&re)[2][C], float (&im)[2][C],
+    const Surface & partial, float (&re)[2][C], float (&im)[2][C],
     float (&t_re)[2], float (&t_im)[2])
 {
   constexpr int step = kCausal ? 1 : -1;
   const char *line_data = a.in.data + (size_t) line * a.in.line_stride;
   const ptrdiff_t in_step = step * (ptrdiff_t) a.in.position_stride;
-  const ptrdiff_t out_step = step * (ptrdiff_t) a.causal.position_stride;
+  const ptrdiff_t out_step = step * (ptrdiff_t) partial.position_stride;
   const char *ahead = line_data + (ptrdiff_t) (q + step)
       * (ptrdiff_t) a.in.position_stride;
-  char *out = partial_line + (ptrdiff_t) (q + step)
-      * (ptrdiff_t) a.causal.position_stride;
+  char *out = kStates ? NULL : partial.data + (size_t) line
+      * partial.line_stride + (ptrdiff_t) (q + step)
+      * (ptrdiff_t) partial.position_stride;
   float previous[C], x[C], next[C];
 
   load_extended < C, In > (a, line_data, q, previous);
@@ -444,7 +445,7 @@ run_line (const PassArgs & a, int line, int q, int end, int store_from,
     else
       load_extended < C, In > (a, line_data, q + step, next);
   }
-  for (q += step; q != end; q += step, out += out_step) {
+  for (q += step; q != end; q += step) {
 #pragma unroll
     for (int c = 0; c < C; c++)
       x[c] = next[c];
@@ -471,6 +472,8 @@ run_line (const PassArgs & a, int line, int q, int end, int store_from,
         y[c] = (kCausal ? x[c] : 0.0f) + (re[0][c] + re[1][c]);
       store_at < C, Partial > (out, y);
     }
+    if (!kStates)
+      out += out_step;
 #pragma unroll
     for (int c = 0; c < C; c++)
       previous[c] = x[c];
@@ -511,12 +514,12 @@ edge_aware_segment_states (const PassArgs a)
     t_re[0] = t_re[1] = 0.0f;
   if (direction == 0)
     run_line < C, In, KIND_F32, true, true > (a, line,
-        segment == 0 ? -a.border_warmup : s0 - 1, s1, 0, NULL, re, im, t_re,
-        t_im);
+        segment == 0 ? -a.border_warmup : s0 - 1, s1, 0, a.causal, re, im,
+        t_re, t_im);
   else
     run_line < C, In, KIND_F32, false, true > (a, line,
         segment == a.segments - 1 ? a.n - 1 + a.border_warmup : s1, s0 - 1,
-        0, NULL, re, im, t_re, t_im);
+        0, a.anticausal, re, im, t_re, t_im);
 #pragma unroll
   for (int s = 0; s < 2; s++) {
     a.transfers[carry_index (a, direction, segment, line, 4, 2 * s)] =
@@ -659,9 +662,8 @@ edge_aware_pass (const PassArgs a)
     } else if (segment == 0 || q <= -a.border_warmup) {
       q = -a.border_warmup;
     }
-    run_line < C, In, Partial, true, false > (a, line, q, s1, s0,
-        a.causal.data + (size_t) line * a.causal.line_stride, re, im, t_re,
-        t_im);
+    run_line < C, In, Partial, true, false > (a, line, q, s1, s0, a.causal,
+        re, im, t_re, t_im);
   } else if (active) {
     int q = s1 - 1 + a.warmup;
     if (a.states && segment < a.segments - 1) {
@@ -672,8 +674,7 @@ edge_aware_pass (const PassArgs a)
       q = a.n - 1 + a.border_warmup;
     }
     run_line < C, In, Partial, false, false > (a, line, q, s0 - 1, s1 - 1,
-        a.anticausal.data + (size_t) line * a.anticausal.line_stride, re, im,
-        t_re, t_im);
+        a.anticausal, re, im, t_re, t_im);
   }
 
   /* Both partials of the block's lines are written (__syncthreads makes
