@@ -764,8 +764,11 @@ transpose_plane (const Surface in, const Surface out, int extent_a,
 /* A line's segment: short enough that a pass has about kPassThreads
  * segments of lines (twice as many threads), and a multiple of
  * kSegmentGrain; with warm-ups (kappa > 0), kWarmupSegment samples at
- * least. Shorter segments run their warm-ups (kappa > 0) or carry their
- * states (kappa 0) more often; longer ones leave SMs idle. Measured on the
+ * least where that rule gives 32 or more (a frame large enough to fill the
+ * GPU with such segments; 512x512 RGBA at kappa 2 took 244 us with
+ * segments of 48 against 182 us with the rule's 16). Shorter segments run
+ * their warm-ups (kappa > 0) or carry their states (kappa 0) more often;
+ * longer ones leave SMs idle. Measured on the
  * H100 with the passes writing the next pass's layout (sigma = sigma_r =
  * 50, RGBA; docs/performance.md), us for segments of 16 / 24 / 32 / 48 /
  * 64 / 96:
@@ -798,7 +801,7 @@ segment_length (int n, int lines, bool warmups)
   } else {
     length = (int) ((double) n * lines / kPassThreads / kSegmentGrain + 0.5)
         * kSegmentGrain;
-    if (warmups && length < kWarmupSegment)
+    if (warmups && length >= 2 * kSegmentGrain && length < kWarmupSegment)
       length = kWarmupSegment;
   }
   if (length < kSegmentGrain)
