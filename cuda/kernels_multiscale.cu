@@ -4,20 +4,20 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
  * Every pass is out[o] = sum_t w[phase][t] in[source(first(o) + t)] along
- * rows or along columns, one thread per output sample, taps summed in order
- * as on the CPU. The passes at the frame's size (down along x reads the
- * frame, up along y writes it; templates on the sample type, uint8_t or
- * uint16_t) touch each frame sample once; the others work
- * on images D times smaller along one or both axes, in the plane's float
- * intermediate. Along columns, a warp's threads read neighbouring samples of
- * one row (coalesced); along rows they read samples D * C apart when
- * decimating, which the L1 cache serves.
+ * rows or along columns. The two passes at the frame's size stage what they
+ * read in shared memory: down along x (down_rows_kernel) stages a run of
+ * each frame row, coalesced, and sums from there; the two up passes run as
+ * one 2D kernel (up_kernel) that reads a patch of the small image, resamples
+ * it along x into shared memory and writes the frame tile once. Both are
+ * templates on the sample type (uint8_t or uint16_t). The passes on images
+ * D times smaller along one or both axes (down along y, the small blur) run
+ * one thread per output sample, in the plane's float intermediate.
  */
 #include "kernels.h"
 
 namespace {
 
-constexpr int THREADS = 256;
+constexpr int COLUMN_THREADS = 256;
 
 __device__ __forceinline__ int
 resample_source (const GbResample & r, int i, GbBorder border)
@@ -27,136 +27,503 @@ resample_source (const GbResample & r, int i, GbBorder border)
   return i < 0 ? 0 : i >= r.in_length ? r.in_length - 1 : i;
 }
 
-/* Along rows: row y = blockIdx.y, element o * channels + c. Taps whose
- * sources all lie inside the input (nearly every output) skip the border
- * rule and walk a pointer. */
-template < typename InT, typename OutT > __global__ void
-__launch_bounds__ (THREADS)
-resample_rows_kernel (GbResample r, const float *weights, GbBorder border,
-    int channels, const InT * in, size_t in_pitch, OutT * out,
-    size_t out_pitch)
-{
-  const int e = blockIdx.x * THREADS + threadIdx.x;
-  const int o = e / channels;
-  const int c = e - o * channels;
-  if (o >= r.out_length)
-    return;
-  const int phase = r.phases == 1 ? 0 : o % r.phases;
-  const int first = (r.phases == 1 ? o : o / r.phases) * r.step
-      + r.first[phase];
-  const float *w = weights + r.weights + phase * r.taps;
-  const InT *row = (const InT *) ((const char *) in
-      + (size_t) blockIdx.y * in_pitch);
-  float acc = 0.0f;
-
-  if (first >= 0 && first + r.taps <= r.in_length) {
-    /* four partial sums: the taps' loads and multiply-adds overlap */
-    const InT *x = row + (size_t) first * channels + c;
-    float part[4] = { 0.0f, 0.0f, 0.0f, 0.0f };
-    int t = 0;
-    for (; t + 4 <= r.taps; t += 4, x += 4 * channels)
-#pragma unroll
-      for (int k = 0; k < 4; k++)
-        part[k] += __ldg (&w[t + k]) * (float) __ldg (x + k * channels);
-    for (; t < r.taps; t++, x += channels)
-      part[0] += __ldg (&w[t]) * (float) __ldg (x);
-    acc = (part[0] + part[1]) + (part[2] + part[3]);
-  } else {
-    for (int t = 0; t < r.taps; t++) {
-      const int s = resample_source (r, first + t, border);
-      acc += __ldg (&w[t]) * (s < 0 ? 0.0f
-          : (float) __ldg (&row[(size_t) s * channels + c]));
-    }
-  }
-  OutT *out_row = (OutT *) ((char *) out + (size_t) blockIdx.y * out_pitch);
-  out_row[e] = gb_to_output (acc, out_row);
-}
-
-/* Along columns: output row o = blockIdx.y; each thread COLUMN_RUN
- * neighbouring elements, so that a tap's source row and weight serve
- * several; the block's source rows and weights are resolved once, in
- * shared memory. */
+/* Along columns, on the float images (down along y, the small blur along
+ * y): output row o = blockIdx.y. Each thread takes four neighbouring
+ * elements (one 16-byte load per tap where rows are aligned) and a quarter
+ * of the taps, four loads in flight; the quarters are added in shared
+ * memory. The source rows and weights are resolved once per block (a zero
+ * row of the zero border as row 0 with weight 0). These images are small:
+ * the pass is bound by latency, hence the split taps. */
 constexpr int COLUMN_RUN = 4;
+constexpr int COLUMN_SPLIT = 4;
+constexpr int COLUMN_RUNS = COLUMN_THREADS / COLUMN_SPLIT;     /* per block */
 constexpr int MAX_COLUMN_TAPS = 512;
 
-template < typename OutT > __global__ void __launch_bounds__ (THREADS)
+__global__ void __launch_bounds__ (COLUMN_THREADS)
 resample_columns_kernel (GbResample r, const float *weights,
     GbBorder border, int elements, const float *in, size_t in_pitch,
-    OutT * out, size_t out_pitch)
+    float *out, size_t out_pitch)
 {
   __shared__ const float *sources[MAX_COLUMN_TAPS];
   __shared__ float taps[MAX_COLUMN_TAPS];
+  __shared__ float4 partial[COLUMN_SPLIT - 1][COLUMN_RUNS];
   const int o = blockIdx.y;
   const int phase = r.phases == 1 ? 0 : o % r.phases;
   const int first = (r.phases == 1 ? o : o / r.phases) * r.step
       + r.first[phase];
 
-  for (int t = threadIdx.x; t < r.taps; t += THREADS) {
+  for (int t = threadIdx.x; t < r.taps; t += COLUMN_THREADS) {
     const int s = resample_source (r, first + t, border);
-    sources[t] = s < 0 ? NULL
-        : (const float *) ((const char *) in + (size_t) s * in_pitch);
-    taps[t] = weights[r.weights + phase * r.taps + t];
+    sources[t] = (const float *) ((const char *) in
+        + (size_t) max (s, 0) * in_pitch);
+    taps[t] = s < 0 ? 0.0f : weights[r.weights + phase * r.taps + t];
   }
   __syncthreads ();
 
-  const int e0 = (blockIdx.x * THREADS + threadIdx.x) * COLUMN_RUN;
-  if (e0 >= elements)
-    return;
-  const int run = min (COLUMN_RUN, elements - e0);
-  float acc[COLUMN_RUN] = { 0.0f, 0.0f, 0.0f, 0.0f };
-  OutT *out_row = (OutT *) ((char *) out + (size_t) o * out_pitch) + e0;
-  /* Whole runs of aligned rows: one 16-byte load per tap, one store. */
-  const bool vector = run == COLUMN_RUN && in_pitch % 16 == 0
-      && (uintptr_t) in % 16 == 0
-      && (uintptr_t) out_row % (COLUMN_RUN * sizeof (OutT)) == 0;
-  for (int t = 0; t < r.taps; t++) {
-    const float *src = sources[t];
-    if (!src)
-      continue;                 /* a zero row */
-    const float w = taps[t];
-    if (vector) {
-      const float4 v = __ldg (reinterpret_cast < const float4 * >(src + e0));
-      acc[0] += w * v.x;
-      acc[1] += w * v.y;
-      acc[2] += w * v.z;
-      acc[3] += w * v.w;
-    } else {
+  const int run = threadIdx.x % COLUMN_RUNS;
+  const int split = threadIdx.x / COLUMN_RUNS;
+  const int e0 = (blockIdx.x * COLUMN_RUNS + run) * COLUMN_RUN;
+  const int n = e0 < elements ? min (COLUMN_RUN, elements - e0) : 0;
+  const bool vector = n == COLUMN_RUN && in_pitch % 16 == 0
+      && (uintptr_t) in % 16 == 0;
+  const int per_split = (r.taps + COLUMN_SPLIT - 1) / COLUMN_SPLIT;
+  const int t_end = min (r.taps, (split + 1) * per_split);
+  float4 acc = make_float4 (0.0f, 0.0f, 0.0f, 0.0f);
+  int t = split * per_split;
+  if (vector)
+    for (; t + 4 <= t_end; t += 4) {
+      float4 v[4];
 #pragma unroll
-      for (int k = 0; k < COLUMN_RUN; k++)
-        if (k < run)
-          acc[k] += w * __ldg (src + e0 + k);
+      for (int k = 0; k < 4; k++)
+        v[k] = __ldg (reinterpret_cast < const float4 * >(sources[t + k]
+                + e0));
+#pragma unroll
+      for (int k = 0; k < 4; k++) {
+        const float w = taps[t + k];
+        acc.x += w * v[k].x;
+        acc.y += w * v[k].y;
+        acc.z += w * v[k].z;
+        acc.w += w * v[k].w;
+      }
+    }
+  for (; t < t_end && n > 0; t++) {
+    const float *src = sources[t] + e0;
+    const float w = taps[t];
+    acc.x += w * __ldg (src);
+    if (n > 1)
+      acc.y += w * __ldg (src + 1);
+    if (n > 2)
+      acc.z += w * __ldg (src + 2);
+    if (n > 3)
+      acc.w += w * __ldg (src + 3);
+  }
+  if (split > 0)
+    partial[split - 1][run] = acc;
+  __syncthreads ();
+  if (split > 0 || n == 0)
+    return;
+#pragma unroll
+  for (int k = 0; k < COLUMN_SPLIT - 1; k++) {
+    const float4 p = partial[k][run];
+    acc.x += p.x;
+    acc.y += p.y;
+    acc.z += p.z;
+    acc.w += p.w;
+  }
+  float *out_row = (float *) ((char *) out + (size_t) o * out_pitch) + e0;
+  if (n == COLUMN_RUN && (uintptr_t) out_row % 16 == 0) {
+    gb_store4 (out_row, acc);
+    return;
+  }
+  const float v[4] = { acc.x, acc.y, acc.z, acc.w };
+  for (int k = 0; k < n; k++)
+    out_row[k] = v[k];
+}
+
+/* Along rows, with a block's input staged in shared memory: the frame's
+ * rows decimated by D (down along x), or the small image's rows blurred
+ * (D = 1). A block takes one row and a run of `outputs` outputs of every
+ * channel. It stages the samples they read (border rule applied once here),
+ * split by phase: sample q of the run (from the first output's first tap)
+ * sits in array q % D at q / D, one set of arrays per channel. Output o's
+ * tap t then reads array t % D at o + t / D: for one t, neighbouring lanes
+ * read neighbouring words, and with D and the tap count fixed at compile
+ * time every offset is an immediate and every weight a kernel parameter,
+ * one shared load and one multiply-add per tap. The block writes its
+ * results as one coalesced run. */
+constexpr int ROW_THREADS = 128;
+
+template < int D > struct RowPass
+{
+  /* Taps: the prefilter's, 2 * 2.625 D + 1 at most (multiscale.c), or the
+   * small blur's, 2 ceil (3.5 * 6.4) + 1 at most; zero-padded to this. */
+  static constexpr int TAPS = D == 1 ? 48 : 21 * D / 4 + 2;
+  /* the small blur (D = 1) in short runs: its image is small, and more
+   * blocks hide more latency */
+  static constexpr int OUTPUTS = D == 1 ? 32 : D == 4 ? 128 : D == 8 ? 64 : 32;
+  /* words per phase array: odd, so the phases of neighbouring samples
+   * fall in different banks */
+  static constexpr int LENGTH = (OUTPUTS + TAPS / D + 2) | 1;
+  static constexpr int STAGED = D * LENGTH;     /* per channel */
+};
+
+template < int D > struct RowWeights
+{
+  float w[RowPass < D >::TAPS];
+};
+
+/* Shared-memory index i stored at i + i / 32: the results, which
+ * neighbouring lanes write `channels` words apart, then fall in different
+ * banks. */
+__host__ __device__ __forceinline__ int
+swizzle (int i)
+{
+  return i + (i >> 5);
+}
+
+/* Rows one block takes: as many as fill four channels' arrays, so that
+ * gray and two-channel planes keep the threads of the sums busy. */
+__host__ __device__ __forceinline__ int
+row_pass_lines (int channels)
+{
+  return channels >= 3 ? 1 : 4 / channels;
+}
+
+/* The samples of pixel x of a row (up to four channels; x < 0: zeros). */
+template < typename InT > __device__ __forceinline__ void
+load_pixel (const InT * row, int x, int channels, bool pixel_loads,
+    float v[4])
+{
+  v[0] = v[1] = v[2] = v[3] = 0.0f;
+  if (x < 0)
+    return;
+  if (pixel_loads) {            /* 4 x 8-bit, aligned: one load */
+    const uchar4 p = __ldg (reinterpret_cast < const uchar4 * >(row) + x);
+    v[0] = p.x;
+    v[1] = p.y;
+    v[2] = p.z;
+    v[3] = p.w;
+    return;
+  }
+#pragma unroll
+  for (int c = 0; c < 4; c++)
+    if (c < channels)
+      v[c] = (float) __ldg (&row[(size_t) x * channels + c]);
+}
+
+template < int D, typename InT > __global__ void
+__launch_bounds__ (ROW_THREADS)
+row_pass_kernel (GbResample r, RowWeights < D > weights, GbBorder border,
+    int channels, int n_rows, const InT * in, size_t in_pitch, float *out,
+    size_t out_pitch)
+{
+  using P = RowPass < D >;
+  extern __shared__ float shared[];
+  const int lines = row_pass_lines (channels);
+  const int arrays = lines * channels;
+  float *stage = shared;        /* arrays * P::STAGED */
+  float *result = stage + arrays * P::STAGED;
+
+  const int o0 = blockIdx.x * P::OUTPUTS;
+  const int n_out = min (P::OUTPUTS, r.out_length - o0);
+  const int x0 = o0 * D + r.first[0];
+  const int y0 = blockIdx.y * lines;
+  const int n_lines = min (lines, n_rows - y0);
+  /* samples read, the zero weights' included: those past the real taps
+   * are staged as 0, never as whatever shared memory held */
+  const int n_real = (n_out - 1) * D + r.taps;
+  const int n_staged = (n_out - 1) * D + P::TAPS;
+  const bool inside = x0 >= 0 && x0 + n_real <= r.in_length;
+
+  /* One pixel per thread, four in flight before their stores; a pixel of
+   * four bytes in one load. */
+  for (int l = 0; l < n_lines; l++) {
+    const InT *row = (const InT *) ((const char *) in
+        + (size_t) (y0 + l) * in_pitch);
+    const bool pixel_loads = sizeof (InT) == 1 && channels == 4
+        && (uintptr_t) row % 4 == 0;
+    float *line_stage = stage + l * channels * P::STAGED;
+    for (int q0 = threadIdx.x; q0 < n_staged; q0 += 4 * ROW_THREADS) {
+      float v[4][4];
+#pragma unroll
+      for (int k = 0; k < 4; k++) {
+        const int q = q0 + k * ROW_THREADS;
+        const int x = q >= n_real ? -1 : inside ? x0 + q
+            : resample_source (r, x0 + q, border);
+        load_pixel (row, x, channels, pixel_loads, v[k]);
+      }
+#pragma unroll
+      for (int k = 0; k < 4; k++) {
+        const int q = q0 + k * ROW_THREADS;
+        float *dst = line_stage + (q % D) * P::LENGTH + q / D;
+        if (q < n_staged)
+#pragma unroll
+          for (int c = 0; c < 4; c++)
+            if (c < channels)
+              dst[c * P::STAGED] = v[k][c];
+      }
     }
   }
-  if (vector) {
-    gb_store4 (out_row, make_float4 (acc[0], acc[1], acc[2], acc[3]));
-    return;
-  }
+  __syncthreads ();
+
+  /* A warp: 32 neighbouring outputs of one array (line and channel). */
+  for (int k = threadIdx.x; k < P::OUTPUTS * n_lines * channels;
+      k += ROW_THREADS) {
+    const int a = k / P::OUTPUTS;
+    const int o = k - a * P::OUTPUTS;
+    if (o >= n_out)
+      continue;
+    const float *s = stage + a * P::STAGED + o;
+    float part[4] = { 0.0f, 0.0f, 0.0f, 0.0f };
 #pragma unroll
-  for (int k = 0; k < COLUMN_RUN; k++)
-    if (k < run)
-      out_row[k] = gb_to_output (acc[k], out_row);
+    for (int t = 0; t < P::TAPS; t++)
+      part[t % 4] += weights.w[t] * s[(t % D) * P::LENGTH + t / D];
+    const int l = a / channels;
+    const int c = a - l * channels;
+    result[swizzle ((l * P::OUTPUTS + o) * channels + c)] =
+        (part[0] + part[1]) + (part[2] + part[3]);
+  }
+  __syncthreads ();
+
+  for (int l = 0; l < n_lines; l++) {
+    float *out_row = (float *) ((char *) out + (size_t) (y0 + l) * out_pitch)
+        + (size_t) o0 * channels;
+    const int line_result = l * P::OUTPUTS * channels;
+    for (int e = threadIdx.x; e < n_out * channels; e += ROW_THREADS)
+      out_row[e] = result[swizzle (line_result + e)];
+  }
 }
 
-template < typename InT, typename OutT > void
-rows (const GbResample & r, const float *weights, GbBorder border,
-    int channels, int n_rows, const InT * in, size_t in_pitch, OutT * out,
-    size_t out_pitch, cudaStream_t stream)
+/* Both up passes in one: a block writes a tile of UP_ROWS frame rows and
+ * tile_width pixels. It reads the patch of the small image the tile
+ * reaches, resamples it along x into shared memory (every small row of the
+ * patch, tile_width pixels), then along y, four neighbouring samples of a
+ * frame row per thread, and stores them once. The small image is indexed
+ * with the clamp the plan gives it (frame_border 0). Every phase's weights
+ * are zero-padded to MAX_UP_TAPS and the patch has the rows and columns
+ * the padding reads: the tap loops are fixed and branch-free. */
+constexpr int UP_THREADS = 256;
+constexpr int UP_ROWS = 64;
+/* Taps per phase: 2 * 2.625 D / D + 1 = 6 at most (multiscale.c). */
+constexpr int MAX_UP_TAPS = 8;
+
+__host__ __device__ inline int
+up_tile_width (int channels)
 {
-  const int elements = r.out_length * channels;
-  const dim3 grid ((elements + THREADS - 1) / THREADS, n_rows);
-  resample_rows_kernel <<<grid, THREADS, 0, stream>>> (r, weights, border,
-      channels, in, in_pitch, out, out_pitch);
+  return channels <= 2 ? 128 : 64;
 }
 
-template < typename OutT > void
+/* The small samples frame positions [o0, o0 + n) read along one axis:
+ * from o0 / D + lowest first to (o0 + n - 1) / D + highest first + taps. */
+struct UpReach
+{
+  int lowest;                   /* min over phases of first[phase] */
+  int highest;                  /* max over phases */
+};
+
+__host__ inline UpReach
+up_reach (const GbResample & r)
+{
+  UpReach reach = { r.first[0], r.first[0] };
+  for (int ph = 1; ph < r.phases; ph++) {
+    if (r.first[ph] < reach.lowest)
+      reach.lowest = r.first[ph];
+    if (r.first[ph] > reach.highest)
+      reach.highest = r.first[ph];
+  }
+  return reach;
+}
+
+/* Small samples n frame positions from a multiple of D read, padding
+ * included (D is a power of two: a tile of 32 or more frame positions
+ * starts at a multiple of D or within the first D-block). */
+__host__ __device__ inline int
+up_patch_length (const GbResample & r, UpReach reach, int n)
+{
+  return (n - 1) / r.phases + 1 + reach.highest - reach.lowest + MAX_UP_TAPS;
+}
+
+template < typename OutT > __global__ void __launch_bounds__ (UP_THREADS)
+up_kernel (GbResample rx, GbResample ry, UpReach reach_x, UpReach reach_y,
+    const float *weights, int channels, int tile_width, const float *small,
+    size_t small_pitch, OutT * out, size_t out_pitch)
+{
+  extern __shared__ float4 shared_vectors[];
+  float *shared = reinterpret_cast < float *>(shared_vectors);
+  const int patch_width = up_patch_length (rx, reach_x, tile_width);
+  const int patch_rows = up_patch_length (ry, reach_y, UP_ROWS);
+  const int row_elements = tile_width * channels;
+  const int patch_elements = patch_width * channels;
+  float *across = shared;       /* patch_rows x row_elements */
+  float *patch = across + (size_t) patch_rows * row_elements;
+  float *wx = patch + (size_t) patch_rows * patch_elements;
+  float *wy = wx + rx.phases * MAX_UP_TAPS;
+  int *first_x = (int *) (wy + ry.phases * MAX_UP_TAPS);
+  int *first_y = first_x + rx.phases;
+
+  const int x0 = blockIdx.x * tile_width;
+  const int y0 = blockIdx.y * UP_ROWS;
+  const int n_x = min (tile_width, rx.out_length - x0);
+  const int n_y = min (UP_ROWS, ry.out_length - y0);
+  const int sx0 = x0 / rx.phases + reach_x.lowest;
+  const int sy0 = y0 / ry.phases + reach_y.lowest;
+  const int n_sx = up_patch_length (rx, reach_x, n_x);
+  const int n_sy = up_patch_length (ry, reach_y, n_y);
+
+  for (int t = threadIdx.x; t < rx.phases * MAX_UP_TAPS; t += UP_THREADS) {
+    const int ph = t / MAX_UP_TAPS, k = t % MAX_UP_TAPS;
+    wx[t] = k < rx.taps ? weights[rx.weights + ph * rx.taps + k] : 0.0f;
+  }
+  for (int t = threadIdx.x; t < ry.phases * MAX_UP_TAPS; t += UP_THREADS) {
+    const int ph = t / MAX_UP_TAPS, k = t % MAX_UP_TAPS;
+    wy[t] = k < ry.taps ? weights[ry.weights + ph * ry.taps + k] : 0.0f;
+  }
+  for (int t = threadIdx.x; t < rx.phases; t += UP_THREADS)
+    first_x[t] = rx.first[t] - reach_x.lowest;
+  for (int t = threadIdx.x; t < ry.phases; t += UP_THREADS)
+    first_y[t] = ry.first[t] - reach_y.lowest;
+  /* The patch: a thread keeps one element of a row over the rows (a patch
+   * row is at most (128 / 4 + 14) x 2 elements). */
+  if (threadIdx.x < UP_THREADS / (n_sx * channels) * (n_sx * channels)) {
+    const int e = threadIdx.x % (n_sx * channels);
+    const int sx = e / channels;
+    const int x = resample_source (rx, sx0 + sx, GB_BORDER_CLAMP);
+    const float *src = small + x * channels + (e - sx * channels);
+    for (int sy = threadIdx.x / (n_sx * channels); sy < n_sy;
+        sy += UP_THREADS / (n_sx * channels)) {
+      const int y = resample_source (ry, sy0 + sy, GB_BORDER_CLAMP);
+      patch[sy * patch_elements + e] = __ldg ((const float *)
+          ((const char *) src + (size_t) y * small_pitch));
+    }
+  }
+  __syncthreads ();
+
+  /* Along x: every patch row, the tile's pixels. A thread keeps one
+   * element (its phase, weights and patch column) over the rows; D is a
+   * power of two. */
+  const int shift_x = __ffs (rx.phases) - 1;
+  const int shift_y = __ffs (ry.phases) - 1;
+  const int rows_at_once = UP_THREADS / row_elements;
+  if (threadIdx.x < rows_at_once * row_elements) {
+    const int e = threadIdx.x % row_elements;
+    const int x = e / channels;
+    const int ph = (x0 + x) & (rx.phases - 1);
+    const int g = ((x0 + x) >> shift_x) - (x0 >> shift_x);
+    float w[MAX_UP_TAPS];
+#pragma unroll
+    for (int t = 0; t < MAX_UP_TAPS; t++)
+      w[t] = wx[ph * MAX_UP_TAPS + t];
+    const float *in = patch + (g + first_x[ph]) * channels
+        + (e - x * channels);
+    for (int sy = threadIdx.x / row_elements; sy < n_sy; sy += rows_at_once) {
+      const float *src = in + sy * patch_elements;
+      float acc = 0.0f;
+#pragma unroll
+      for (int t = 0; t < MAX_UP_TAPS; t++, src += channels)
+        acc += w[t] * *src;
+      across[sy * row_elements + e] = x < n_x ? acc : 0.0f;
+    }
+  }
+  __syncthreads ();
+
+  /* Along y: four neighbouring samples of a frame row per thread, one run
+   * of the row per thread over the rows. */
+  const int runs = row_elements / 4;
+  const int n_elements = n_x * channels;
+  const int e = threadIdx.x % runs * 4;
+  if (e >= n_elements || threadIdx.x >= UP_THREADS / runs * runs)
+    return;
+  OutT *dst = (OutT *) ((char *) out + (size_t) (y0 + threadIdx.x / runs)
+      * out_pitch) + (size_t) x0 * channels + e;
+  const size_t dst_step = (size_t) (UP_THREADS / runs) * out_pitch;
+  const bool whole = e + 4 <= n_elements
+      && (uintptr_t) dst % (4 * sizeof (OutT)) == 0
+      && dst_step % (4 * sizeof (OutT)) == 0;
+  for (int y = threadIdx.x / runs; y < n_y; y += UP_THREADS / runs,
+      dst = (OutT *) ((char *) dst + dst_step)) {
+    const int ph = (y0 + y) & (ry.phases - 1);
+    const int g = ((y0 + y) >> shift_y) - (y0 >> shift_y);
+    const float *w = wy + ph * MAX_UP_TAPS;
+    const float *in = across + (g + first_y[ph]) * row_elements + e;
+    float4 acc = make_float4 (0.0f, 0.0f, 0.0f, 0.0f);
+#pragma unroll
+    for (int t = 0; t < MAX_UP_TAPS; t++, in += row_elements) {
+      const float4 v = *reinterpret_cast < const float4 * >(in);
+      acc.x += w[t] * v.x;
+      acc.y += w[t] * v.y;
+      acc.z += w[t] * v.z;
+      acc.w += w[t] * v.w;
+    }
+    if (whole) {
+      gb_store4 (dst, acc);
+    } else {
+      const float v[4] = { acc.x, acc.y, acc.z, acc.w };
+      for (int k = 0; k < 4 && e + k < n_elements; k++)
+        dst[k] = gb_to_output (v[k], dst);
+    }
+  }
+}
+
+void
 columns (const GbResample & r, const float *weights, GbBorder border,
-    int elements, const float *in, size_t in_pitch, OutT * out,
+    int elements, const float *in, size_t in_pitch, float *out,
     size_t out_pitch, cudaStream_t stream)
 {
-  const int threads = (elements + COLUMN_RUN - 1) / COLUMN_RUN;
-  const dim3 grid ((threads + THREADS - 1) / THREADS, r.out_length);
-  resample_columns_kernel <<<grid, THREADS, 0, stream>>> (r, weights, border,
-      elements, in, in_pitch, out, out_pitch);
+  const int runs = (elements + COLUMN_RUN - 1) / COLUMN_RUN;
+  const dim3 grid ((runs + COLUMN_RUNS - 1) / COLUMN_RUNS, r.out_length);
+  resample_columns_kernel <<<grid, COLUMN_THREADS, 0, stream>>> (r, weights,
+      border, elements, in, in_pitch, out, out_pitch);
+}
+
+template < int D, typename InT > cudaError_t
+row_pass (const GbResample & r, const float *host_table, GbBorder border,
+    int channels, int n_rows, const InT * in, size_t in_pitch, float *out,
+    size_t out_pitch, cudaStream_t stream)
+{
+  using P = RowPass < D >;
+  RowWeights < D > weights = { };
+  if (r.phases != 1 || r.step != D || r.taps > P::TAPS)
+    return cudaErrorInvalidValue;       /* not for any plan (multiscale.c) */
+  for (int t = 0; t < r.taps; t++)
+    weights.w[t] = host_table[r.weights + t];
+  const int lines = row_pass_lines (channels);
+  const int arrays = lines * channels;
+  const size_t shared = sizeof (float) * ((size_t) arrays * P::STAGED
+      + swizzle (P::OUTPUTS * arrays - 1) + 1);
+  const dim3 grid ((r.out_length + P::OUTPUTS - 1) / P::OUTPUTS,
+      (n_rows + lines - 1) / lines);
+  row_pass_kernel < D, InT > <<<grid, ROW_THREADS, shared, stream>>> (r,
+      weights, border, channels, n_rows, in, in_pitch, out, out_pitch);
+  return cudaSuccess;
+}
+
+/* Down along x at the frame's size: the instance of the plan's factor. */
+template < typename InT > cudaError_t
+down_rows (const GbResample & r, const float *host_table, GbBorder border,
+    int channels, int n_rows, const InT * in, size_t in_pitch, float *out,
+    size_t out_pitch, cudaStream_t stream)
+{
+  switch (r.step) {
+    case 4:
+      return row_pass < 4 > (r, host_table, border, channels, n_rows, in,
+          in_pitch, out, out_pitch, stream);
+    case 8:
+      return row_pass < 8 > (r, host_table, border, channels, n_rows, in,
+          in_pitch, out, out_pitch, stream);
+    case 16:
+      return row_pass < 16 > (r, host_table, border, channels, n_rows, in,
+          in_pitch, out, out_pitch, stream);
+    case 32:
+      return row_pass < 32 > (r, host_table, border, channels, n_rows, in,
+          in_pitch, out, out_pitch, stream);
+    case 64:
+      return row_pass < 64 > (r, host_table, border, channels, n_rows, in,
+          in_pitch, out, out_pitch, stream);
+  }
+  return cudaErrorInvalidValue;
+}
+
+template < typename OutT > cudaError_t
+up (const GbResample & rx, const GbResample & ry, const float *weights,
+    int channels, const float *small, size_t small_pitch, OutT * out,
+    size_t out_pitch, cudaStream_t stream)
+{
+  const int tile_width = up_tile_width (channels);
+  const UpReach reach_x = up_reach (rx);
+  const UpReach reach_y = up_reach (ry);
+  const size_t patch_width = up_patch_length (rx, reach_x, tile_width);
+  const size_t patch_rows = up_patch_length (ry, reach_y, UP_ROWS);
+  const size_t shared = sizeof (float) * (patch_rows * tile_width * channels
+      + patch_rows * patch_width * channels
+      + (rx.phases + ry.phases) * MAX_UP_TAPS)
+      + sizeof (int) * (rx.phases + ry.phases);
+  if (shared > 48 * 1024 || rx.taps > MAX_UP_TAPS || ry.taps > MAX_UP_TAPS)
+    return cudaErrorInvalidValue;       /* not for any plan */
+  const dim3 grid ((rx.out_length + tile_width - 1) / tile_width,
+      (ry.out_length + UP_ROWS - 1) / UP_ROWS);
+  up_kernel <<<grid, UP_THREADS, shared, stream>>> (rx, ry, reach_x, reach_y,
+      weights, channels, tile_width, small, small_pitch, out, out_pitch);
+  return cudaSuccess;
 }
 
 }                               /* namespace */
@@ -177,7 +544,6 @@ gb_launch_multiscale (const GbDevicePlane & plane, const GbTaps & taps,
   float *small = wide + (wide_rows > wide_columns ? wide_rows : wide_columns);
   float *small2 = small + (size_t) plan.small_height * small_row;
   const size_t small_pitch = small_row * sizeof (float);
-  const size_t frame_pitch = frame_row * sizeof (float);
 
   if (plan.down_y.taps > MAX_COLUMN_TAPS || plan.blur_y.taps > MAX_COLUMN_TAPS
       || plan.up_y.taps > MAX_COLUMN_TAPS)
@@ -189,27 +555,27 @@ gb_launch_multiscale (const GbDevicePlane & plane, const GbTaps & taps,
 
   /* Only the passes at the frame read or write samples: one instance each
    * per sample type. */
-  const cudaError_t err = gb_dispatch_sample (plane,[&] (auto tag) {
+  cudaError_t err = gb_dispatch_sample (plane,[&] (auto tag) {
         using Sample = decltype (tag);
-        rows (plan.down_x, w, border, c, plane.height,
+        return down_rows (plan.down_x, plan.table, border, c, plane.height,
             (const Sample *) plane.src, plane.src_pitch, wide, small_pitch,
             stream);
-        return cudaSuccess;
       });
   if (err != cudaSuccess)
     return err;
   columns (plan.down_y, w, border, (int) small_row, wide, small_pitch, small,
       small_pitch, stream);
-  rows (plan.blur_x, w, border, c, plan.small_height, (const float *) small,
-      small_pitch, small2, small_pitch, stream);
+  err = row_pass < 1 > (plan.blur_x, plan.table, border, c,
+      plan.small_height, (const float *) small, small_pitch, small2,
+      small_pitch, stream);
+  if (err != cudaSuccess)
+    return err;
   columns (plan.blur_y, w, border, (int) small_row, small2, small_pitch,
       small, small_pitch, stream);
-  rows (plan.up_x, w, border, c, plan.small_height, (const float *) small,
-      small_pitch, wide, frame_pitch, stream);
   return gb_dispatch_sample (plane,[&] (auto tag) {
         using Sample = decltype (tag);
-        columns (plan.up_y, w, border, (int) frame_row, wide, frame_pitch,
-            (Sample *) plane.dst, plane.dst_pitch, stream);
-        return cudaGetLastError ();
+        const cudaError_t launched = up (plan.up_x, plan.up_y, w, c, small,
+            small_pitch, (Sample *) plane.dst, plane.dst_pitch, stream);
+        return launched != cudaSuccess ? launched : cudaGetLastError ();
       });
 }
