@@ -165,10 +165,10 @@ fused_runs (const GbCuda * cuda, const GbPlaneFilter * filter,
  * (kernels_separable.cu) beat the recursive filter where the fused kernel
  * cannot run. */
 #define SEPARABLE_AUTO_MAX_RADIUS 16
-/* Samples of a plane from which the multi-scale path beats the recursive
- * filter (a 1080p RGBA or 4K gray plane: 8.3 M; a 1080p gray one, 2.1 M,
- * does not). */
-#define MULTISCALE_AUTO_MIN_SAMPLES 4000000
+/* Largest radius at which the fused kernel beats the multi-scale path
+ * where the latter runs (sigma >= 12.8): at radius 46 (sigma 13) it wins on
+ * RGBA and loses on GRAY8 by 8 %, at 49 (sigma 14) it loses on all four. */
+#define FUSED_AUTO_MAX_RADIUS 48
 
 GbAlgorithm
 gb_cuda_auto_algorithm (const GbCuda * cuda, const GbPlaneFilter * filter,
@@ -176,25 +176,26 @@ gb_cuda_auto_algorithm (const GbCuda * cuda, const GbPlaneFilter * filter,
 {
   const int radius = filter->x.radius > filter->y.radius ? filter->x.radius
       : filter->y.radius;
-  const size_t samples = (size_t) plane->width * plane->height
-      * plane->channels;
+  const bool multiscale = filter->multiscale.factor_x != 0;
 
+  (void) plane;
   /* Measured on an H100 (docs/performance.md, "auto"): for GRAY8 and RGBA,
    * 1080p and 4K, the fused kernel is the fastest wherever it runs (radius
-   * up to 56, compute capability 8.0). Beyond it the multi-scale path wins
-   * on large planes (RGBA 1080p, 4K) and the recursive filter on small
-   * ones (GRAY8 1080p); both beat the separable passes by about 3x (GRAY8,
-   * radius 70) to 25x (RGBA, radius 350). Without the fused kernel the
-   * separable passes win up to radius 16, their last compile-time
-   * specialisation (so do they for 16-bit samples and for different
-   * radii on the two axes, which the fused kernel does not take). */
-  if (fused_runs (cuda, filter, bytes_per_sample))
+   * up to 56, compute capability 8.0) up to radius 48; where the
+   * multi-scale path runs (sigma >= 12.8 on both axes) it wins beyond that,
+   * and it beats the recursive filter on every format measured (all
+   * formats at 1080p, sigma 30: 1.2x for I420 to 2.8x for RGBA). Without
+   * the fused kernel the separable passes win up to radius 16, their last
+   * compile-time specialisation (so do they for 16-bit samples and for
+   * different radii on the two axes, which the fused kernel does not
+   * take); past it the multi-scale path, or the recursive filter where no
+   * multi-scale plan exists (sigma below 12.8). */
+  if (fused_runs (cuda, filter, bytes_per_sample)
+      && (radius <= FUSED_AUTO_MAX_RADIUS || !multiscale))
     return GB_ALGORITHM_FUSED;
   if (radius <= SEPARABLE_AUTO_MAX_RADIUS)
     return GB_ALGORITHM_SEPARABLE;
-  return filter->multiscale.factor_x
-      && samples >= MULTISCALE_AUTO_MIN_SAMPLES
-      ? GB_ALGORITHM_MULTISCALE : GB_ALGORITHM_RECURSIVE;
+  return multiscale ? GB_ALGORITHM_MULTISCALE : GB_ALGORITHM_RECURSIVE;
 }
 
 GbAlgorithm

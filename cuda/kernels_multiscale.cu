@@ -122,17 +122,18 @@ resample_columns_kernel (GbResample r, const float *weights,
 
 /* Along rows, with a block's input staged in shared memory: the frame's
  * rows decimated by D (down along x), or the small image's rows blurred
- * (D = 1). A block takes one row and a run of `outputs` outputs of every
- * channel. It stages the samples they read (border rule applied once here),
- * split by phase: sample q of the run (from the first output's first tap)
- * sits in array q % D at q / D, one set of arrays per channel. Output o's
- * tap t then reads array t % D at o + t / D: for one t, neighbouring lanes
- * read neighbouring words, and with D and the tap count fixed at compile
- * time every offset is an immediate and every weight a kernel parameter,
- * one shared load and one multiply-add per tap. The block writes its
- * results as one coalesced run. */
-constexpr int ROW_THREADS = 128;
-
+ * (D = 1). A block takes a run of up to P::OUTPUTS output positions, one
+ * per thread, of up to four lanes: the channels of one row (three or four
+ * channels), or of two rows (two channels), or four rows (gray), so that
+ * every plane keeps the lanes busy. It stages the samples it reads (border
+ * rule applied once here) as one float4 per position, split by phase:
+ * position q of the run (from the first output's first tap) sits in array
+ * q % D at q / D. Output o's tap t then reads array t % D at o + t / D:
+ * for one t, neighbouring threads read neighbouring float4s, and with D
+ * and the tap count fixed at compile time every offset is an immediate and
+ * every weight a kernel parameter: one 16-byte shared load and four
+ * multiply-adds per tap. The block writes each row's results as one
+ * coalesced run. */
 template < int D > struct RowPass
 {
   /* Taps: the prefilter's, 2 * 2.625 D + 1 at most (multiscale.c), or the
@@ -140,11 +141,16 @@ template < int D > struct RowPass
   static constexpr int TAPS = D == 1 ? 48 : 21 * D / 4 + 2;
   /* the small blur (D = 1) in short runs: its image is small, and more
    * blocks hide more latency */
-  static constexpr int OUTPUTS = D == 1 ? 32 : D == 4 ? 128 : D == 8 ? 64 : 32;
-  /* words per phase array: odd, so the phases of neighbouring samples
-   * fall in different banks */
+  static constexpr int OUTPUTS = D == 1 ? 32 : D <= 8 ? 128 : D == 16 ? 64
+      : 32;
+  static constexpr int THREADS = OUTPUTS;
+  /* positions each thread stages per round, all loads in flight at once */
+  static constexpr int SLOTS_NEEDED =
+      ((OUTPUTS - 1) * D + TAPS + THREADS - 1) / THREADS;
+  static constexpr int SLOTS = SLOTS_NEEDED < 12 ? SLOTS_NEEDED : 12;
+  /* float4s per phase array: odd, so that the phases of neighbouring
+   * positions fall in different banks */
   static constexpr int LENGTH = (OUTPUTS + TAPS / D + 2) | 1;
-  static constexpr int STAGED = D * LENGTH;     /* per channel */
 };
 
 template < int D > struct RowWeights
@@ -153,115 +159,115 @@ template < int D > struct RowWeights
 };
 
 /* Shared-memory index i stored at i + i / 32: the results, which
- * neighbouring lanes write `channels` words apart, then fall in different
- * banks. */
+ * neighbouring threads write `channels` words apart, then fall in
+ * different banks. */
 __host__ __device__ __forceinline__ int
 swizzle (int i)
 {
   return i + (i >> 5);
 }
 
-/* Rows one block takes: as many as fill four channels' arrays, so that
- * gray and two-channel planes keep the threads of the sums busy. */
+/* Rows one block takes: as many as fill the four lanes. */
 __host__ __device__ __forceinline__ int
 row_pass_lines (int channels)
 {
   return channels >= 3 ? 1 : 4 / channels;
 }
 
-/* The samples of pixel x of a row (up to four channels; x < 0: zeros). */
-template < typename InT > __device__ __forceinline__ void
-load_pixel (const InT * row, int x, int channels, bool pixel_loads,
-    float v[4])
-{
-  v[0] = v[1] = v[2] = v[3] = 0.0f;
-  if (x < 0)
-    return;
-  if (pixel_loads) {            /* 4 x 8-bit, aligned: one load */
-    const uchar4 p = __ldg (reinterpret_cast < const uchar4 * >(row) + x);
-    v[0] = p.x;
-    v[1] = p.y;
-    v[2] = p.z;
-    v[3] = p.w;
-    return;
-  }
-#pragma unroll
-  for (int c = 0; c < 4; c++)
-    if (c < channels)
-      v[c] = (float) __ldg (&row[(size_t) x * channels + c]);
-}
-
 template < int D, typename InT > __global__ void
-__launch_bounds__ (ROW_THREADS)
+__launch_bounds__ (RowPass < D >::THREADS)
 row_pass_kernel (GbResample r, RowWeights < D > weights, GbBorder border,
-    int channels, int n_rows, const InT * in, size_t in_pitch, float *out,
-    size_t out_pitch)
+    int channels, int n_rows, int per_block, const InT * in,
+    size_t in_pitch, float *out, size_t out_pitch)
 {
   using P = RowPass < D >;
-  extern __shared__ float shared[];
+  extern __shared__ float4 stage[];     /* D * P::LENGTH */
+  float *result = reinterpret_cast < float *>(stage + D * P::LENGTH);
   const int lines = row_pass_lines (channels);
-  const int arrays = lines * channels;
-  float *stage = shared;        /* arrays * P::STAGED */
-  float *result = stage + arrays * P::STAGED;
+  const int lanes = lines * channels;   /* 1 .. 4 */
 
-  const int o0 = blockIdx.x * P::OUTPUTS;
-  const int n_out = min (P::OUTPUTS, r.out_length - o0);
+  const int o0 = blockIdx.x * per_block;
+  const int n_out = min (per_block, r.out_length - o0);
   const int x0 = o0 * D + r.first[0];
   const int y0 = blockIdx.y * lines;
   const int n_lines = min (lines, n_rows - y0);
-  /* samples read, the zero weights' included: those past the real taps
+  /* positions read, the zero weights' included: those past the real taps
    * are staged as 0, never as whatever shared memory held */
   const int n_real = (n_out - 1) * D + r.taps;
   const int n_staged = (n_out - 1) * D + P::TAPS;
   const bool inside = x0 >= 0 && x0 + n_real <= r.in_length;
+  /* the rows of the lanes, clamped to the last one (held in registers:
+   * an array indexed by a run-time lane would live in local memory) */
+  const InT *row0 = (const InT *) ((const char *) in + (size_t) y0 * in_pitch);
+  const size_t step = n_lines > 1 ? in_pitch : 0;
+  const InT *row1 = (const InT *) ((const char *) row0 + step);
+  const InT *row2 = (const InT *) ((const char *) row0
+      + (n_lines > 2 ? 2 * step : step));
+  const InT *row3 = (const InT *) ((const char *) row0
+      + (n_lines > 3 ? 3 * step : n_lines > 2 ? 2 * step : step));
 
-  /* One pixel per thread, four in flight before their stores; a pixel of
-   * four bytes in one load. */
-  for (int l = 0; l < n_lines; l++) {
-    const InT *row = (const InT *) ((const char *) in
-        + (size_t) (y0 + l) * in_pitch);
-    const bool pixel_loads = sizeof (InT) == 1 && channels == 4
-        && (uintptr_t) row % 4 == 0;
-    float *line_stage = stage + l * channels * P::STAGED;
-    for (int q0 = threadIdx.x; q0 < n_staged; q0 += 4 * ROW_THREADS) {
-      float v[4][4];
+  /* P::SLOTS positions in flight per thread before their stores. */
+  const bool pixel_loads = sizeof (InT) == 1 && channels == 4
+      && (uintptr_t) row0 % 4 == 0;
+  for (int q0 = threadIdx.x; q0 < n_staged; q0 += P::SLOTS * P::THREADS) {
+    float4 v[P::SLOTS];
 #pragma unroll
-      for (int k = 0; k < 4; k++) {
-        const int q = q0 + k * ROW_THREADS;
-        const int x = q >= n_real ? -1 : inside ? x0 + q
-            : resample_source (r, x0 + q, border);
-        load_pixel (row, x, channels, pixel_loads, v[k]);
+    for (int k = 0; k < P::SLOTS; k++) {
+      const int q = q0 + k * P::THREADS;
+      const int x = q >= n_real ? -1 : inside ? x0 + q
+          : resample_source (r, x0 + q, border);
+      float lane[4] = { 0.0f, 0.0f, 0.0f, 0.0f };
+      if (pixel_loads) {
+        const uchar4 p = x >= 0 ? __ldg (reinterpret_cast < const uchar4 *
+            >(row0) + x) : make_uchar4 (0, 0, 0, 0);
+        lane[0] = p.x;
+        lane[1] = p.y;
+        lane[2] = p.z;
+        lane[3] = p.w;
+      } else {
+#pragma unroll
+        for (int a = 0; a < 4; a++) {
+          /* lane a: row a / channels, channel a % channels */
+          const int l = channels == 1 ? a : channels == 2 ? a >> 1 : 0;
+          const int c = a - l * channels;
+          const InT *row = l == 0 ? row0 : l == 1 ? row1 : l == 2 ? row2
+              : row3;
+          if (a < lanes && x >= 0)
+            lane[a] = (float) __ldg (&row[(size_t) x * channels + c]);
+        }
       }
+      v[k] = make_float4 (lane[0], lane[1], lane[2], lane[3]);
+    }
 #pragma unroll
-      for (int k = 0; k < 4; k++) {
-        const int q = q0 + k * ROW_THREADS;
-        float *dst = line_stage + (q % D) * P::LENGTH + q / D;
-        if (q < n_staged)
-#pragma unroll
-          for (int c = 0; c < 4; c++)
-            if (c < channels)
-              dst[c * P::STAGED] = v[k][c];
-      }
+    for (int k = 0; k < P::SLOTS; k++) {
+      const int q = q0 + k * P::THREADS;
+      if (q < n_staged)
+        stage[(q % D) * P::LENGTH + q / D] = v[k];
     }
   }
   __syncthreads ();
 
-  /* A warp: 32 neighbouring outputs of one array (line and channel). */
-  for (int k = threadIdx.x; k < P::OUTPUTS * n_lines * channels;
-      k += ROW_THREADS) {
-    const int a = k / P::OUTPUTS;
-    const int o = k - a * P::OUTPUTS;
-    if (o >= n_out)
-      continue;
-    const float *s = stage + a * P::STAGED + o;
-    float part[4] = { 0.0f, 0.0f, 0.0f, 0.0f };
+  const int o = threadIdx.x;
+  if (o < n_out) {
+    const float4 *s = stage + o;
+    float4 acc = make_float4 (0.0f, 0.0f, 0.0f, 0.0f);
 #pragma unroll
-    for (int t = 0; t < P::TAPS; t++)
-      part[t % 4] += weights.w[t] * s[(t % D) * P::LENGTH + t / D];
-    const int l = a / channels;
-    const int c = a - l * channels;
-    result[swizzle ((l * P::OUTPUTS + o) * channels + c)] =
-        (part[0] + part[1]) + (part[2] + part[3]);
+    for (int t = 0; t < P::TAPS; t++) {
+      const float4 v = s[(t % D) * P::LENGTH + t / D];
+      const float w = weights.w[t];
+      acc.x += w * v.x;
+      acc.y += w * v.y;
+      acc.z += w * v.z;
+      acc.w += w * v.w;
+    }
+    const float lane[4] = { acc.x, acc.y, acc.z, acc.w };
+#pragma unroll
+    for (int a = 0; a < 4; a++) {
+      const int l = channels == 1 ? a : channels == 2 ? a >> 1 : 0;
+      const int c = a - l * channels;
+      if (a < lanes)
+        result[swizzle ((l * P::OUTPUTS + o) * channels + c)] = lane[a];
+    }
   }
   __syncthreads ();
 
@@ -269,7 +275,7 @@ row_pass_kernel (GbResample r, RowWeights < D > weights, GbBorder border,
     float *out_row = (float *) ((char *) out + (size_t) (y0 + l) * out_pitch)
         + (size_t) o0 * channels;
     const int line_result = l * P::OUTPUTS * channels;
-    for (int e = threadIdx.x; e < n_out * channels; e += ROW_THREADS)
+    for (int e = threadIdx.x; e < n_out * channels; e += P::THREADS)
       out_row[e] = result[swizzle (line_result + e)];
   }
 }
@@ -284,13 +290,14 @@ row_pass_kernel (GbResample r, RowWeights < D > weights, GbBorder border,
  * the padding reads: the tap loops are fixed and branch-free. */
 constexpr int UP_THREADS = 256;
 constexpr int UP_ROWS = 64;
-/* Taps per phase: 2 * 2.625 D / D + 1 = 6 at most (multiscale.c). */
-constexpr int MAX_UP_TAPS = 8;
+/* Taps per phase: 6 for every factor (the interpolation reaches 2.625 D
+ * either side: multiscale.c); a plan with more is refused. */
+constexpr int MAX_UP_TAPS = 6;
 
 __host__ __device__ inline int
 up_tile_width (int channels)
 {
-  return channels <= 2 ? 128 : 64;
+  return channels <= 2 ? 64 : 32;
 }
 
 /* The small samples frame positions [o0, o0 + n) read along one axis:
@@ -314,13 +321,13 @@ up_reach (const GbResample & r)
   return reach;
 }
 
-/* Small samples n frame positions from a multiple of D read, padding
- * included (D is a power of two: a tile of 32 or more frame positions
- * starts at a multiple of D or within the first D-block). */
+/* Small samples that n frame positions from o0 read: (o0 % D + n - 1) / D
+ * + 1 <= (n - 1) / D + 2 D-blocks, each phase's first sample spread over
+ * highest - lowest, then the taps. */
 __host__ __device__ inline int
 up_patch_length (const GbResample & r, UpReach reach, int n)
 {
-  return (n - 1) / r.phases + 1 + reach.highest - reach.lowest + MAX_UP_TAPS;
+  return (n - 1) / r.phases + 2 + reach.highest - reach.lowest + MAX_UP_TAPS;
 }
 
 template < typename OutT > __global__ void __launch_bounds__ (UP_THREADS)
@@ -363,7 +370,7 @@ up_kernel (GbResample rx, GbResample ry, UpReach reach_x, UpReach reach_y,
   for (int t = threadIdx.x; t < ry.phases; t += UP_THREADS)
     first_y[t] = ry.first[t] - reach_y.lowest;
   /* The patch: a thread keeps one element of a row over the rows (a patch
-   * row is at most (128 / 4 + 14) x 2 elements). */
+   * row is at most (64 / 4 + 8) x 2 elements). */
   if (threadIdx.x < UP_THREADS / (n_sx * channels) * (n_sx * channels)) {
     const int e = threadIdx.x % (n_sx * channels);
     const int sx = e / channels;
@@ -467,13 +474,16 @@ row_pass (const GbResample & r, const float *host_table, GbBorder border,
   for (int t = 0; t < r.taps; t++)
     weights.w[t] = host_table[r.weights + t];
   const int lines = row_pass_lines (channels);
-  const int arrays = lines * channels;
-  const size_t shared = sizeof (float) * ((size_t) arrays * P::STAGED
-      + swizzle (P::OUTPUTS * arrays - 1) + 1);
-  const dim3 grid ((r.out_length + P::OUTPUTS - 1) / P::OUTPUTS,
-      (n_rows + lines - 1) / lines);
-  row_pass_kernel < D, InT > <<<grid, ROW_THREADS, shared, stream>>> (r,
-      weights, border, channels, n_rows, in, in_pitch, out, out_pitch);
+  const size_t shared = sizeof (float4) * D * P::LENGTH
+      + sizeof (float) * (swizzle (P::OUTPUTS * lines * channels - 1) + 1);
+  /* A row's outputs shared evenly by its blocks: a last block with a
+   * few outputs would leave most of its threads idle. */
+  const int blocks = (r.out_length + P::OUTPUTS - 1) / P::OUTPUTS;
+  const int per_block = (r.out_length + blocks - 1) / blocks;
+  const dim3 grid (blocks, (n_rows + lines - 1) / lines);
+  row_pass_kernel < D, InT > <<<grid, P::THREADS, shared, stream>>> (r,
+      weights, border, channels, n_rows, per_block, in, in_pitch, out,
+      out_pitch);
   return cudaSuccess;
 }
 
