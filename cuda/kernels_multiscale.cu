@@ -1,17 +1,24 @@
-/* Multi-scale Gaussian on the GPU: six resampling passes (multiscale.h).
+/* Multi-scale Gaussian on the GPU: the plan's six resampling passes
+ * (multiscale.h) in five kernels.
  *
  * Copyright (C) 2026 The cudagaussblur authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
  * Every pass is out[o] = sum_t w[phase][t] in[source(first(o) + t)] along
- * rows or along columns. The two passes at the frame's size stage what they
- * read in shared memory: down along x (down_rows_kernel) stages a run of
- * each frame row, coalesced, and sums from there; the two up passes run as
- * one 2D kernel (up_kernel) that reads a patch of the small image, resamples
- * it along x into shared memory and writes the frame tile once. Both are
- * templates on the sample type (uint8_t or uint16_t). The passes on images
- * D times smaller along one or both axes (down along y, the small blur) run
- * one thread per output sample, in the plane's float intermediate.
+ * rows or along columns, summed in float like the CPU's (cpu_backend.c),
+ * in another order. The kernels:
+ *   row_pass_kernel    along rows, staging a run of each row in shared
+ *                      memory: down along x at the frame's size (templates
+ *                      on D and the sample type), and the small blur along
+ *                      x (D = 1, float);
+ *   resample_columns_kernel  along columns on the float images: down along
+ *                      y, and the small blur along y;
+ *   up_kernel          both up passes: reads a patch of the small image,
+ *                      resamples it along x into shared memory, then along
+ *                      y, and writes each frame tile once (a template on
+ *                      the sample type).
+ * The passes at the frame's size touch each frame sample once; the others
+ * work in the plane's float intermediate.
  */
 #include "kernels.h"
 
