@@ -22,6 +22,8 @@
  */
 #include "kernels.h"
 
+#include <type_traits>
+
 namespace {
 
 constexpr int COLUMN_THREADS = 256;
@@ -494,28 +496,22 @@ row_pass (const GbResample & r, const float *host_table, GbBorder border,
   return cudaSuccess;
 }
 
-/* Down along x at the frame's size: the instance of the plan's factor. */
-template < typename InT > cudaError_t
-down_rows (const GbResample & r, const float *host_table, GbBorder border,
-    int channels, int n_rows, const InT * in, size_t in_pitch, float *out,
-    size_t out_pitch, cudaStream_t stream)
+/* Calls launch(std::integral_constant<int, D> ()) for the plan's factor D
+ * (4 to 64): a generic lambda takes it as [&] (auto d) { ... d.value ... }. */
+template < typename Launch > cudaError_t
+dispatch_factor (int factor, Launch && launch)
 {
-  switch (r.step) {
+  switch (factor) {
     case 4:
-      return row_pass < 4 > (r, host_table, border, channels, n_rows, in,
-          in_pitch, out, out_pitch, stream);
+      return launch (std::integral_constant < int, 4 > ());
     case 8:
-      return row_pass < 8 > (r, host_table, border, channels, n_rows, in,
-          in_pitch, out, out_pitch, stream);
+      return launch (std::integral_constant < int, 8 > ());
     case 16:
-      return row_pass < 16 > (r, host_table, border, channels, n_rows, in,
-          in_pitch, out, out_pitch, stream);
+      return launch (std::integral_constant < int, 16 > ());
     case 32:
-      return row_pass < 32 > (r, host_table, border, channels, n_rows, in,
-          in_pitch, out, out_pitch, stream);
+      return launch (std::integral_constant < int, 32 > ());
     case 64:
-      return row_pass < 64 > (r, host_table, border, channels, n_rows, in,
-          in_pitch, out, out_pitch, stream);
+      return launch (std::integral_constant < int, 64 > ());
   }
   return cudaErrorInvalidValue;
 }
@@ -562,8 +558,7 @@ gb_launch_multiscale (const GbDevicePlane & plane, const GbTaps & taps,
   float *small2 = small + (size_t) plan.small_height * small_row;
   const size_t small_pitch = small_row * sizeof (float);
 
-  if (plan.down_y.taps > MAX_COLUMN_TAPS || plan.blur_y.taps > MAX_COLUMN_TAPS
-      || plan.up_y.taps > MAX_COLUMN_TAPS)
+  if (plan.down_y.taps > MAX_COLUMN_TAPS || plan.blur_y.taps > MAX_COLUMN_TAPS)
     return cudaErrorInvalidValue;
   /* A plan for another window would read and write past this one. */
   if (!plan.factor_x || !plan.factor_y || plan.down_x.in_length != plane.width
@@ -574,9 +569,12 @@ gb_launch_multiscale (const GbDevicePlane & plane, const GbTaps & taps,
    * per sample type. */
   cudaError_t err = gb_dispatch_sample (plane,[&] (auto tag) {
         using Sample = decltype (tag);
-        return down_rows (plan.down_x, plan.table, border, c, plane.height,
-            (const Sample *) plane.src, plane.src_pitch, wide, small_pitch,
-            stream);
+        return dispatch_factor (plan.down_x.step,[&] (auto d) {
+              return row_pass < decltype (d)::value > (plan.down_x,
+                  plan.table, border, c, plane.height,
+                  (const Sample *) plane.src, plane.src_pitch, wide,
+                  small_pitch, stream);
+            });
       });
   if (err != cudaSuccess)
     return err;
