@@ -145,9 +145,10 @@ resample_columns_kernel (GbResample r, const float *weights,
  * coalesced run. */
 template < int D > struct RowPass
 {
-  /* Taps: the prefilter's, 2 * 2.625 D + 1 at most (multiscale.c), or the
-   * small blur's, 2 ceil (3.5 * 6.4) + 1 at most; zero-padded to this. */
-  static constexpr int TAPS = D == 1 ? 48 : 21 * D / 4 + 2;
+  /* Taps: the prefilter's or (D = 1) the small blur's bound
+   * (multiscale.h); zero-padded to this. */
+  static constexpr int TAPS = D == 1 ? GB_MULTISCALE_BLUR_TAPS
+      : GB_MULTISCALE_DOWN_TAPS (D);
   /* the small blur (D = 1) in short runs: its image is small, and more
    * blocks hide more latency */
   static constexpr int OUTPUTS = D == 1 ? 32 : D <= 8 ? 128 : D == 16 ? 64
@@ -299,9 +300,8 @@ row_pass_kernel (GbResample r, RowWeights < D > weights, GbBorder border,
  * the padding reads: the tap loops are fixed and branch-free. */
 constexpr int UP_THREADS = 256;
 constexpr int UP_ROWS = 64;
-/* Taps per phase: 6 for every factor (the interpolation reaches 2.625 D
- * either side: multiscale.c); a plan with more is refused. */
-constexpr int MAX_UP_TAPS = 6;
+/* Taps per phase: the plan's (multiscale.h); a plan with more is refused. */
+constexpr int MAX_UP_TAPS = GB_MULTISCALE_UP_TAPS;
 
 __host__ __device__ inline int
 up_tile_width (int channels)

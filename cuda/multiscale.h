@@ -37,6 +37,16 @@ extern "C" {
 #define GB_MULTISCALE_MAX_FACTOR 64
 #define GB_MULTISCALE_TABLE 2048    /* floats of all weights of a plan */
 
+/* Tap counts every plan keeps (the GPU kernels are sized by them and refuse
+ * a plan beyond; tests/test_core.c checks them over the whole sigma range):
+ * the prefilter of factor D spans 2 * 2.625 D + 1 samples at most, the
+ * small blur 2 ceil (3.5 * 6.4) + 1 (sigma / D < 6.4 once D may double),
+ * and each phase of the interpolation reaches 2.625 D either side of its
+ * sample: 6 small samples for every D. */
+#define GB_MULTISCALE_DOWN_TAPS(d) (21 * (d) / 4 + 2)
+#define GB_MULTISCALE_BLUR_TAPS 48
+#define GB_MULTISCALE_UP_TAPS 6
+
 typedef struct {
   int phases;                   /* 1, or D for the up passes */
   int taps;                     /* per phase (zero-padded) */

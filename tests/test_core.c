@@ -1743,6 +1743,54 @@ test_multiscale_gaussian (void)
   group_end ();
 }
 
+/* Every multi-scale plan keeps the tap counts the GPU kernels are sized by
+ * (multiscale.h): over the whole sigma range, both axes, frames from one
+ * pixel to 8K. A plan beyond them would be refused on the GPU. */
+static void
+test_multiscale_plan_bounds (void)
+{
+  static const int sizes[][2] = { {1, 1}, {7, 3}, {641, 359}, {1920, 1080},
+  {3840, 2160}, {7680, 4320}
+  };
+  static const double other_sigmas[] = { 12.8, 25.5, 25.6, 51.2, 100.0,
+    GB_MAX_SIGMA
+  };
+  int z, k, o, plans = 0;
+
+  group_begin ("multiscale: plan bounds");
+  for (z = 0; z < N_ELEMENTS (sizes); z++)
+    for (k = 0; k <= 2372; k++)
+      for (o = -1; o < N_ELEMENTS (other_sigmas); o++) {
+        /* sigma_x from 12.8 to 250 in steps of 0.1; sigma_y the same, or
+         * one of other_sigmas */
+        const double sigma_x = k < 2372 ? GB_MULTISCALE_MIN_SIGMA + 0.1 * k
+            : GB_MAX_SIGMA;
+        const double sigma_y = o < 0 ? sigma_x : other_sigmas[o];
+        GbMultiscalePlan plan;
+        const int ok = gb_multiscale_plan (sigma_x, sigma_y, sizes[z][0],
+            sizes[z][1], &plan);
+
+        check (ok, "sigma %g x %g on %dx%d: no plan", sigma_x, sigma_y,
+            sizes[z][0], sizes[z][1]);
+        if (!ok)
+          continue;
+        plans++;
+        check (plan.down_x.taps <= GB_MULTISCALE_DOWN_TAPS (plan.factor_x)
+            && plan.down_y.taps <= GB_MULTISCALE_DOWN_TAPS (plan.factor_y)
+            && plan.blur_x.taps <= GB_MULTISCALE_BLUR_TAPS
+            && plan.blur_y.taps <= GB_MULTISCALE_BLUR_TAPS
+            && plan.up_x.taps <= GB_MULTISCALE_UP_TAPS
+            && plan.up_y.taps <= GB_MULTISCALE_UP_TAPS,
+            "sigma %g x %g on %dx%d (D %d x %d): taps down %d/%d, blur "
+            "%d/%d, up %d/%d past the bounds", sigma_x, sigma_y, sizes[z][0],
+            sizes[z][1], plan.factor_x, plan.factor_y, plan.down_x.taps,
+            plan.down_y.taps, plan.blur_x.taps, plan.blur_y.taps,
+            plan.up_x.taps, plan.up_y.taps);
+      }
+  printf ("     %d plans\n", plans);
+  group_end ();
+}
+
 /* A constant frame stays exactly that constant under clamp and mirror (the
  * start state is the steady state, the four gains sum to 1); under the zero
  * border it darkens towards the edges, and only there. */
@@ -3306,6 +3354,7 @@ main (void)
   test_recursive_reference ();
   test_recursive_gaussian ();
   test_multiscale_gaussian ();
+  test_multiscale_plan_bounds ();
   test_recursive_constant ();
   test_16bit_convolutions ();
   test_16bit_exact ();
