@@ -39,19 +39,10 @@
 
 struct GbCudaPlaneBuffers
 {
-  uint8_t *input;
-  size_t input_pitch;
   float *intermediate;          /* row-major for separable, transposed for */
   size_t intermediate_pitch;    /* recursive: sized for both layouts */
   size_t transposed_pitch;
   void *recursive_states;
-  uint8_t *output;
-  size_t output_pitch;
-  /* Banded frames only (one plane of GB_CUDA_BAND_MIN_BYTES or more): the
-   * odd bands' output, so that a band's apron rows never land on rows of
-   * the band before it that are still being downloaded. */
-  uint8_t *output_odd;
-  size_t output_odd_pitch;
   /* Edge-aware only (gb_edge_aware_scratch_bytes), allocated with the
    * plane's first edge-aware frame and kept until the geometry changes, so
    * that other algorithms cost no memory for it. */
@@ -63,6 +54,28 @@ struct GbCudaPlaneBuffers
   unsigned prepared_generation;
   GbRect prepared_window;
   int prepared_rmax;
+};
+
+/* The device copies of one host frame (gb_cuda_submit_host). Each frame in
+ * flight has its own, so that frame k + 1's upload and blur never wait for
+ * frame k's blur and download to be done with them; the intermediates
+ * serve every frame, as the blurs run one after another on `stream`. */
+struct GbCudaFrameSlot
+{
+  uint8_t *input[GB_MAX_PLANES];
+  size_t input_pitch[GB_MAX_PLANES];
+  uint8_t *output[GB_MAX_PLANES];
+  size_t output_pitch[GB_MAX_PLANES];
+  /* Banded frames only (one plane of GB_CUDA_BAND_MIN_BYTES or more): the
+   * odd bands' output, so that a band's apron rows never land on rows of
+   * the band before it that are still being downloaded. */
+  uint8_t *output_odd;
+  size_t output_odd_pitch;
+  /* After the frame's last blur: its input may take the next upload. */
+  cudaEvent_t input_read;
+  /* After its last download (blocking sync: the completing thread sleeps
+   * on it): the frame is done, its output free for the next blur. */
+  cudaEvent_t downloaded;
 };
 
 struct GbCuda
@@ -80,7 +93,7 @@ struct GbCuda
    * else (uploads, downloads, synchronisation) sees only `stream`. */
   cudaStream_t plane_streams[GB_MAX_PLANES];    /* [0] unused */
   cudaEvent_t fork;
-  /* Recorded after a host frame's download; the streaming thread sleeps on
+  /* Recorded at the end of a frame in device memory; the thread sleeps on
    * it (blocking sync) instead of spinning in cudaStreamSynchronize. */
   cudaEvent_t frame_done;
   cudaEvent_t frame_polled;     /* the same without blocking sync: polled */
@@ -91,12 +104,19 @@ struct GbCuda
    * different bands at once; the blur stays on `stream`. */
   cudaStream_t upload_stream;
   cudaStream_t download_stream;
-  cudaEvent_t frame_start;
   cudaEvent_t uploaded[GB_CUDA_MAX_BANDS];
   cudaEvent_t computed[GB_CUDA_MAX_BANDS];
   cudaEvent_t joins[GB_MAX_PLANES];
   GbGeometry geometry;
   GbCudaPlaneBuffers planes[GB_MAX_PLANES];
+  /* Host frames: slot i takes frames i, i + n_slots, ...; `submitted` is
+   * written by the submitting thread and `completed` by the completing one
+   * (gb_cuda_complete_host may run on another thread), each read by the
+   * other with acquire/release atomics. */
+  GbCudaFrameSlot slots[GB_MAX_FRAMES_IN_FLIGHT];
+  int n_slots;
+  unsigned submitted;
+  unsigned completed;
   GbPlaneFilter filters[GB_MAX_PLANES]; /* host copies, per plane */
   float *device_weights;        /* per plane, x then y: WEIGHTS_STRIDE taps
                                  * each, allocated once */
@@ -243,6 +263,7 @@ gb_cuda_create (int device_id, GbCuda ** out, GbError * error)
         "cannot allocate the CUDA backend");
   cuda->in_current_context = device_id == GB_DEVICE_CURRENT_CONTEXT;
   cuda->poll_us = GB_CUDA_POLL_US;
+  cuda->n_slots = 1;
   if (device_id < 0) {
     /* the current context's device, or the runtime's current device */
     err = cudaGetDevice (&cuda->device);
@@ -271,9 +292,13 @@ gb_cuda_create (int device_id, GbCuda ** out, GbError * error)
   if (err == cudaSuccess)
     err = cudaStreamCreateWithFlags (&cuda->download_stream,
         cudaStreamNonBlocking);
-  if (err == cudaSuccess)
-    err = cudaEventCreateWithFlags (&cuda->frame_start,
+  for (int i = 0; i < GB_MAX_FRAMES_IN_FLIGHT && err == cudaSuccess; i++) {
+    err = cudaEventCreateWithFlags (&cuda->slots[i].input_read,
         cudaEventDisableTiming);
+    if (err == cudaSuccess)
+      err = cudaEventCreateWithFlags (&cuda->slots[i].downloaded,
+          cudaEventDisableTiming | cudaEventBlockingSync);
+  }
   for (int b = 0; b < GB_CUDA_MAX_BANDS && err == cudaSuccess; b++) {
     err = cudaEventCreateWithFlags (&cuda->uploaded[b],
         cudaEventDisableTiming);
@@ -309,18 +334,75 @@ gb_cuda_create (int device_id, GbCuda ** out, GbError * error)
   return GB_OK;
 }
 
+/* Waits for everything queued on the backend's streams (the plane streams
+ * join into `stream` within each frame): before buffers go, and after a
+ * failure, when nothing may still use them as the caller goes on. */
+static void
+drain_streams (GbCuda * cuda)
+{
+  if (cuda->upload_stream)
+    cudaStreamSynchronize (cuda->upload_stream);
+  if (cuda->stream)
+    cudaStreamSynchronize (cuda->stream);
+  if (cuda->download_stream)
+    cudaStreamSynchronize (cuda->download_stream);
+}
+
+static void
+free_slot (GbCudaFrameSlot * slot)
+{
+  for (int p = 0; p < GB_MAX_PLANES; p++) {
+    cudaFree (slot->input[p]);
+    cudaFree (slot->output[p]);
+    slot->input[p] = slot->output[p] = NULL;
+  }
+  cudaFree (slot->output_odd);
+  slot->output_odd = NULL;
+}
+
+/* A slot's frame buffers for the geometry (and the second output of banded
+ * frames). */
+static cudaError_t
+alloc_slot (GbCuda * cuda, GbCudaFrameSlot * slot, const GbGeometry * geometry)
+{
+  cudaError_t err = cudaSuccess;
+
+  for (int p = 0; p < geometry->n_planes && err == cudaSuccess; p++) {
+    const GbPlaneGeometry *plane = &geometry->planes[p];
+    const size_t row_bytes = (size_t) plane->width * plane->channels
+        * geometry->bytes_per_sample;
+
+    err = cudaMallocPitch ((void **) &slot->input[p], &slot->input_pitch[p],
+        row_bytes, plane->height);
+    cuda->allocations += err == cudaSuccess;
+    if (err == cudaSuccess) {
+      err = cudaMallocPitch ((void **) &slot->output[p],
+          &slot->output_pitch[p], row_bytes, plane->height);
+      cuda->allocations += err == cudaSuccess;
+    }
+    if (err == cudaSuccess && geometry->n_planes == 1
+        && row_bytes * plane->height >= GB_CUDA_BAND_MIN_BYTES) {
+      err = cudaMallocPitch ((void **) &slot->output_odd,
+          &slot->output_odd_pitch, row_bytes, plane->height);
+      cuda->allocations += err == cudaSuccess;
+    }
+  }
+  if (err != cudaSuccess)
+    free_slot (slot);
+  return err;
+}
+
 static void
 free_planes (GbCuda * cuda)
 {
   for (int p = 0; p < GB_MAX_PLANES; p++) {
-    cudaFree (cuda->planes[p].input);
     cudaFree (cuda->planes[p].intermediate);
     cudaFree (cuda->planes[p].recursive_states);
-    cudaFree (cuda->planes[p].output);
-    cudaFree (cuda->planes[p].output_odd);
     cudaFree (cuda->planes[p].edge_aware_scratch);
     cudaFree (cuda->planes[p].superposition_scratch);
   }
+  for (int i = 0; i < GB_MAX_FRAMES_IN_FLIGHT; i++)
+    free_slot (&cuda->slots[i]);
   cudaFree (cuda->device_sigma_map);
   cuda->device_sigma_map = NULL;
   memset (cuda->planes, 0, sizeof cuda->planes);
@@ -363,66 +445,83 @@ gb_cuda_set_sigma_map (GbCuda * cuda, const float *map, size_t stride,
 GbStatus
 gb_cuda_configure (GbCuda * cuda, const GbGeometry * geometry, GbError * error)
 {
-  CUDA_TRY (select_device (cuda), "cannot select the CUDA device");
-  /* Frames still in flight may use the old buffers. */
-  CUDA_TRY (cudaStreamSynchronize (cuda->stream), "blur stream failed");
-  free_planes (cuda);
+  cudaError_t err = cudaSuccess;
 
-  for (int p = 0; p < geometry->n_planes; p++) {
+  CUDA_TRY (select_device (cuda), "cannot select the CUDA device");
+  /* Frames still in flight may use the old buffers; they are abandoned. */
+  drain_streams (cuda);
+  free_planes (cuda);
+  cuda->completed = cuda->submitted = 0;
+
+  for (int p = 0; p < geometry->n_planes && err == cudaSuccess; p++) {
     const GbPlaneGeometry *plane = &geometry->planes[p];
     GbCudaPlaneBuffers *buffers = &cuda->planes[p];
     const size_t samples = (size_t) plane->width * plane->channels;
-    const size_t row_bytes = samples * geometry->bytes_per_sample;
-    cudaError_t err;
+    /* One float buffer, two layouts: rows of the frame (separable) or
+     * rows that are the frame's columns (recursive). */
+    const size_t align = 512;
+    size_t bytes, transposed_bytes;
 
-    err = cudaMallocPitch ((void **) &buffers->input, &buffers->input_pitch,
-        row_bytes, plane->height);
+    buffers->intermediate_pitch = (samples * sizeof (float) + align - 1)
+        / align * align;
+    buffers->transposed_pitch = ((size_t) plane->height * plane->channels
+        * sizeof (float) + align - 1) / align * align;
+    bytes = buffers->intermediate_pitch * plane->height;
+    transposed_bytes = buffers->transposed_pitch * plane->width;
+    if (transposed_bytes > bytes)
+      bytes = transposed_bytes;
+    /* ...and the multi-scale images, larger than the frame only for
+     * small frames, where the margins dominate. */
+    if (gb_multiscale_scratch_floats (plane->width, plane->height)
+        * plane->channels * sizeof (float) > bytes)
+      bytes = gb_multiscale_scratch_floats (plane->width, plane->height)
+          * plane->channels * sizeof (float);
+    err = cudaMalloc ((void **) &buffers->intermediate, bytes);
     cuda->allocations += err == cudaSuccess;
-    if (err == cudaSuccess) {
-      /* One float buffer, two layouts: rows of the frame (separable) or
-       * rows that are the frame's columns (recursive). */
-      const size_t align = 512;
-      size_t bytes, transposed_bytes;
-      buffers->intermediate_pitch = (samples * sizeof (float) + align - 1)
-          / align * align;
-      buffers->transposed_pitch = ((size_t) plane->height * plane->channels
-          * sizeof (float) + align - 1) / align * align;
-      bytes = buffers->intermediate_pitch * plane->height;
-      transposed_bytes = buffers->transposed_pitch * plane->width;
-      if (transposed_bytes > bytes)
-        bytes = transposed_bytes;
-      /* ...and the multi-scale images, larger than the frame only for
-       * small frames, where the margins dominate. */
-      if (gb_multiscale_scratch_floats (plane->width, plane->height)
-          * plane->channels * sizeof (float) > bytes)
-        bytes = gb_multiscale_scratch_floats (plane->width, plane->height)
-            * plane->channels * sizeof (float);
-      err = cudaMalloc ((void **) &buffers->intermediate, bytes);
-      cuda->allocations += err == cudaSuccess;
-    }
     if (err == cudaSuccess) {
       err = cudaMalloc (&buffers->recursive_states,
           gb_recursive_state_bytes (plane->width, plane->height,
               plane->channels));
       cuda->allocations += err == cudaSuccess;
     }
-    if (err == cudaSuccess) {
-      err = cudaMallocPitch ((void **) &buffers->output,
-          &buffers->output_pitch, row_bytes, plane->height);
-      cuda->allocations += err == cudaSuccess;
-    }
-    if (err == cudaSuccess && geometry->n_planes == 1
-        && row_bytes * plane->height >= GB_CUDA_BAND_MIN_BYTES) {
-      err = cudaMallocPitch ((void **) &buffers->output_odd,
-          &buffers->output_odd_pitch, row_bytes, plane->height);
-      cuda->allocations += err == cudaSuccess;
-    }
-    if (err != cudaSuccess) {
-      free_planes (cuda);
-      return cuda_fail (error, err, "cannot allocate frame buffers on the GPU");
-    }
+  }
+  for (int i = 0; i < cuda->n_slots && err == cudaSuccess; i++)
+    err = alloc_slot (cuda, &cuda->slots[i], geometry);
+  if (err != cudaSuccess) {
+    free_planes (cuda);
+    return cuda_fail (error, err, "cannot allocate frame buffers on the GPU");
   }
   cuda->geometry = *geometry;
+  return GB_OK;
+}
+
+GbStatus
+gb_cuda_set_frames_in_flight (GbCuda * cuda, int frames, GbError * error)
+{
+  cudaError_t err = cudaSuccess;
+
+  if (frames < 1 || frames > GB_MAX_FRAMES_IN_FLIGHT)
+    return gb_error_set (error, GB_ERROR_INVALID_ARGUMENT,
+        "frames in flight %d is not within 1 .. %d", frames,
+        GB_MAX_FRAMES_IN_FLIGHT);
+  if (cuda->submitted != __atomic_load_n (&cuda->completed, __ATOMIC_ACQUIRE))
+    return gb_error_set (error, GB_ERROR_INVALID_ARGUMENT,
+        "frames are in flight: complete them first");
+  CUDA_TRY (select_device (cuda), "cannot select the CUDA device");
+  /* The slots keep their frame order from 0 on. */
+  cuda->completed = cuda->submitted = 0;
+  for (int i = frames; i < cuda->n_slots; i++)
+    free_slot (&cuda->slots[i]);
+  for (int i = cuda->n_slots; i < frames && cuda->geometry.n_planes > 0; i++) {
+    err = alloc_slot (cuda, &cuda->slots[i], &cuda->geometry);
+    if (err != cudaSuccess) {
+      for (int j = cuda->n_slots; j < i; j++)
+        free_slot (&cuda->slots[j]);
+      return cuda_fail (error, err,
+          "cannot allocate frame buffers on the GPU for the frames in flight");
+    }
+  }
+  cuda->n_slots = frames;
   return GB_OK;
 }
 
@@ -774,7 +873,7 @@ band_count (const GbCuda * cuda, GbAlgorithm algorithm)
 
   if (cuda->geometry.n_planes != 1 || !filter->whole
       || filter->sharpen > 0.0f || bytes < GB_CUDA_BAND_MIN_BYTES
-      || !cuda->planes[0].output_odd)
+      || !cuda->slots[0].output_odd)
     return 1;
   if (algorithm != GB_ALGORITHM_NAIVE && algorithm != GB_ALGORITHM_SHARED
       && algorithm != GB_ALGORITHM_SEPARABLE
@@ -791,44 +890,99 @@ band_count (const GbCuda * cuda, GbAlgorithm algorithm)
   return bands > GB_CUDA_MAX_BANDS ? GB_CUDA_MAX_BANDS : bands;
 }
 
-/* Waits for every stream of a banded frame (after a failure: nothing may
- * still use the buffers when the caller goes on). */
-static void
-band_streams_drain (GbCuda * cuda)
-{
-  cudaStreamSynchronize (cuda->upload_stream);
-  cudaStreamSynchronize (cuda->stream);
-  cudaStreamSynchronize (cuda->download_stream);
-}
-
-#define BAND_TRY(call, what) \
+#define HOST_TRY(call, what) \
   do { \
-    cudaError_t band_err_ = (call); \
-    if (band_err_ != cudaSuccess) { \
-      band_streams_drain (cuda); \
-      return cuda_fail (error, band_err_, what); \
-    } \
+    cudaError_t host_err_ = (call); \
+    if (host_err_ != cudaSuccess) \
+      return cuda_fail (error, host_err_, what); \
   } while (0)
 
+/* The device images of a slot's frame buffers; dst_odd: the odd bands'
+ * output instead of the output. */
+static void
+slot_images (const GbCuda * cuda, const GbCudaFrameSlot * slot,
+    GbImage * device_src, GbImage * device_dst, bool dst_odd)
+{
+  memset (device_src, 0, sizeof *device_src);
+  memset (device_dst, 0, sizeof *device_dst);
+  for (int p = 0; p < cuda->geometry.n_planes; p++) {
+    device_src->data[p] = slot->input[p];
+    device_src->stride[p] = slot->input_pitch[p];
+    device_dst->data[p] = dst_odd ? slot->output_odd : slot->output[p];
+    device_dst->stride[p] = dst_odd ? slot->output_odd_pitch
+        : slot->output_pitch[p];
+  }
+}
+
+/* A host frame in one piece, every plane, on three streams: the upload
+ * (after the slot's last frame was read), the blur (after the upload and
+ * the slot's last download) and the download (after the blur). Frames in
+ * flight in other slots overlap it: one's download with the next one's
+ * upload, on the two copy engines. */
+static GbStatus
+enqueue_host_whole (GbCuda * cuda, GbCudaFrameSlot * slot, const GbImage * src,
+    const GbImage * dst, GbAlgorithm algorithm, GbBorder border,
+    GbError * error)
+{
+  const int n_planes = cuda->geometry.n_planes;
+  GbImage device_src, device_dst;
+  GbStatus status;
+
+  slot_images (cuda, slot, &device_src, &device_dst, false);
+  HOST_TRY (cudaStreamWaitEvent (cuda->upload_stream, slot->input_read, 0),
+      "cannot order the frames");
+  for (int p = 0; p < n_planes; p++) {
+    const GbPlaneGeometry *plane = &cuda->geometry.planes[p];
+    HOST_TRY (cudaMemcpy2DAsync (slot->input[p], slot->input_pitch[p],
+            src->data[p], src->stride[p], (size_t) plane->width
+            * plane->channels * cuda->geometry.bytes_per_sample,
+            plane->height, cudaMemcpyHostToDevice, cuda->upload_stream),
+        "cannot upload the frame");
+  }
+  HOST_TRY (cudaEventRecord (cuda->uploaded[0], cuda->upload_stream),
+      "cannot order the frames");
+  HOST_TRY (cudaStreamWaitEvent (cuda->stream, cuda->uploaded[0], 0),
+      "cannot order the frames");
+  HOST_TRY (cudaStreamWaitEvent (cuda->stream, slot->downloaded, 0),
+      "cannot order the frames");
+  status = enqueue_planes (cuda, &device_src, &device_dst, algorithm, border,
+      error);
+  if (status != GB_OK)
+    return status;
+  HOST_TRY (cudaEventRecord (slot->input_read, cuda->stream),
+      "cannot order the frames");
+  HOST_TRY (cudaStreamWaitEvent (cuda->download_stream, slot->input_read, 0),
+      "cannot order the frames");
+  for (int p = 0; p < n_planes; p++) {
+    const GbPlaneGeometry *plane = &cuda->geometry.planes[p];
+    HOST_TRY (cudaMemcpy2DAsync (dst->data[p], dst->stride[p],
+            slot->output[p], slot->output_pitch[p], (size_t) plane->width
+            * plane->channels * cuda->geometry.bytes_per_sample,
+            plane->height, cudaMemcpyDeviceToHost, cuda->download_stream),
+        "cannot download the frame");
+  }
+  return GB_OK;
+}
+
 /* One plane in `bands` horizontal bands of h >= 2 R rows: band k's upload,
- * blur and download overlap those of its neighbours (issue 5), on three
- * streams:
+ * blur and download overlap those of its neighbours (issue 5), on the same
+ * three streams:
  *   upload:   rows of band 0, 1, 2 ... (uploaded[j] after band j);
  *   blur:     band k over its rows and an apron of the y radius R above
  *             and below (waits for the upload of the last band it reads);
  *   download: band k's rows (waits for computed[k]).
  * The blur of band k sees its window as a whole frame: its apron rows come
  * out wrong, and only band k's own rows are downloaded. Even bands write
- * the output buffer, odd ones `output_odd`: the apron rows of band k fall on
- * rows of bands k - 1 and k + 1 only (h >= 2 R), which use the other
- * buffer, so no blur waits for a download. */
+ * the slot's output buffer, odd ones `output_odd`: the apron rows of band k
+ * fall on rows of bands k - 1 and k + 1 only (h >= 2 R), which use the
+ * other buffer, so no blur waits for a download. */
 static GbStatus
-process_host_banded (GbCuda * cuda, const GbImage * src, const GbImage * dst,
-    GbAlgorithm algorithm, GbBorder border, int bands, GbError * error)
+enqueue_host_banded (GbCuda * cuda, GbCudaFrameSlot * slot,
+    const GbImage * src, const GbImage * dst, GbAlgorithm algorithm,
+    GbBorder border, int bands, GbError * error)
 {
   const GbPlaneGeometry *geometry = &cuda->geometry.planes[0];
   const GbPlaneFilter *filter = &cuda->filters[0];
-  const GbCudaPlaneBuffers *buffers = &cuda->planes[0];
   const size_t row_bytes = (size_t) geometry->width * geometry->channels
       * cuda->geometry.bytes_per_sample;
   const int height = geometry->height;
@@ -837,32 +991,25 @@ process_host_banded (GbCuda * cuda, const GbImage * src, const GbImage * dst,
   const GbTaps taps = plane_taps (cuda, 0);
   GbImage device_src, device_dst[2];
 
-  memset (&device_src, 0, sizeof device_src);
-  memset (device_dst, 0, sizeof device_dst);
-  device_src.data[0] = buffers->input;
-  device_src.stride[0] = buffers->input_pitch;
-  device_dst[0].data[0] = buffers->output;
-  device_dst[0].stride[0] = buffers->output_pitch;
-  device_dst[1].data[0] = buffers->output_odd;
-  device_dst[1].stride[0] = buffers->output_odd_pitch;
+  slot_images (cuda, slot, &device_src, &device_dst[0], false);
+  slot_images (cuda, slot, &device_src, &device_dst[1], true);
 
-  /* The uploads follow whatever the blur stream holds (weights). */
-  BAND_TRY (cudaEventRecord (cuda->frame_start, cuda->stream),
-      "cannot start the frame");
-  BAND_TRY (cudaStreamWaitEvent (cuda->upload_stream, cuda->frame_start, 0),
-      "cannot start the frame");
+  HOST_TRY (cudaStreamWaitEvent (cuda->upload_stream, slot->input_read, 0),
+      "cannot order the frames");
   for (int j = 0; j < bands; j++) {
     const int first = j * band_rows;
     const int rows = first + band_rows < height ? band_rows : height - first;
-    BAND_TRY (cudaMemcpy2DAsync (buffers->input + first * buffers->input_pitch,
-            buffers->input_pitch,
+    HOST_TRY (cudaMemcpy2DAsync (slot->input[0] + first
+            * slot->input_pitch[0], slot->input_pitch[0],
             (const char *) src->data[0] + first * src->stride[0],
             src->stride[0], row_bytes, rows, cudaMemcpyHostToDevice,
             cuda->upload_stream), "cannot upload the frame");
-    BAND_TRY (cudaEventRecord (cuda->uploaded[j], cuda->upload_stream),
+    HOST_TRY (cudaEventRecord (cuda->uploaded[j], cuda->upload_stream),
         "cannot upload the frame");
   }
 
+  HOST_TRY (cudaStreamWaitEvent (cuda->stream, slot->downloaded, 0),
+      "cannot order the frames");
   for (int k = 0; k < bands; k++) {
     const int first = k * band_rows;
     const int end = first + band_rows < height ? first + band_rows : height;
@@ -874,26 +1021,89 @@ process_host_banded (GbCuda * cuda, const GbImage * src, const GbImage * dst,
     const GbDevicePlane plane = device_plane (cuda, 0, &device_src, out,
         window);
 
-    BAND_TRY (cudaStreamWaitEvent (cuda->stream, cuda->uploaded[last_read], 0),
-        "cannot order the bands");
-    BAND_TRY (launch_blur (cuda, plane, taps, filter, algorithm, border,
-            cuda->stream), "cannot launch the blur kernel");
-    BAND_TRY (cudaEventRecord (cuda->computed[k], cuda->stream),
-        "cannot order the bands");
-    BAND_TRY (cudaStreamWaitEvent (cuda->download_stream, cuda->computed[k],
+    HOST_TRY (cudaStreamWaitEvent (cuda->stream, cuda->uploaded[last_read],
             0), "cannot order the bands");
-    BAND_TRY (cudaMemcpy2DAsync ((char *) dst->data[0]
+    HOST_TRY (launch_blur (cuda, plane, taps, filter, algorithm, border,
+            cuda->stream), "cannot launch the blur kernel");
+    HOST_TRY (cudaEventRecord (cuda->computed[k], cuda->stream),
+        "cannot order the bands");
+    HOST_TRY (cudaStreamWaitEvent (cuda->download_stream, cuda->computed[k],
+            0), "cannot order the bands");
+    HOST_TRY (cudaMemcpy2DAsync ((char *) dst->data[0]
             + first * dst->stride[0], dst->stride[0],
             (const char *) out->data[0] + first * out->stride[0],
             out->stride[0], row_bytes, end - first, cudaMemcpyDeviceToHost,
             cuda->download_stream), "cannot download the frame");
   }
-  /* The last download follows every blur and upload: its end is the
-   * frame's. Kernel faults surface here. */
-  BAND_TRY (cudaEventRecord (cuda->frame_done, cuda->download_stream),
-      "cannot record the end of the frame");
-  BAND_TRY (cudaEventSynchronize (cuda->frame_done),
-      "blur on the GPU failed");
+  HOST_TRY (cudaEventRecord (slot->input_read, cuda->stream),
+      "cannot order the frames");
+  return GB_OK;
+}
+
+unsigned
+gb_cuda_frames_in_flight (const GbCuda * cuda)
+{
+  return __atomic_load_n (&cuda->submitted, __ATOMIC_ACQUIRE)
+      - __atomic_load_n (&cuda->completed, __ATOMIC_ACQUIRE);
+}
+
+GbStatus
+gb_cuda_submit_host (GbCuda * cuda, const GbImage * src, const GbImage * dst,
+    GbAlgorithm algorithm, GbBorder border, GbError * error)
+{
+  const unsigned submitted = cuda->submitted;
+  GbCudaFrameSlot *slot = &cuda->slots[submitted % cuda->n_slots];
+  GbStatus status;
+  cudaError_t err;
+  int bands;
+
+  CUDA_TRY (select_device (cuda), "cannot select the CUDA device");
+  if (algorithm <= GB_ALGORITHM_AUTO || algorithm > GB_ALGORITHM_LAST)
+    return gb_error_set (error, GB_ERROR_INVALID_ARGUMENT,
+        "algorithm %s is not a kernel", gb_algorithm_name (algorithm));
+  if (submitted - __atomic_load_n (&cuda->completed, __ATOMIC_ACQUIRE)
+      >= (unsigned) cuda->n_slots)
+    return gb_error_set (error, GB_ERROR_INVALID_ARGUMENT,
+        "%d frame%s already in flight: complete one first", cuda->n_slots,
+        cuda->n_slots == 1 ? "" : "s");
+  bands = band_count (cuda, algorithm);
+  status = bands > 1 ? enqueue_host_banded (cuda, slot, src, dst, algorithm,
+      border, bands, error) : enqueue_host_whole (cuda, slot, src, dst,
+      algorithm, border, error);
+  /* The last download follows every blur and upload of the frame: its end
+   * is the frame's. */
+  if (status == GB_OK
+      && (err = cudaEventRecord (slot->downloaded, cuda->download_stream))
+      != cudaSuccess)
+    status = cuda_fail (error, err, "cannot record the end of the frame");
+  if (status != GB_OK) {
+    /* Nothing of the frame may run on once the caller has it back. */
+    drain_streams (cuda);
+    return status;
+  }
+  __atomic_store_n (&cuda->submitted, submitted + 1, __ATOMIC_RELEASE);
+  return GB_OK;
+}
+
+GbStatus
+gb_cuda_complete_host (GbCuda * cuda, GbError * error)
+{
+  const unsigned completed = cuda->completed;
+  GbCudaFrameSlot *slot;
+  cudaError_t err;
+
+  if (completed == __atomic_load_n (&cuda->submitted, __ATOMIC_ACQUIRE))
+    return gb_error_set (error, GB_ERROR_INVALID_ARGUMENT,
+        "no frame in flight");
+  slot = &cuda->slots[completed % cuda->n_slots];
+  CUDA_TRY (select_device (cuda), "cannot select the CUDA device");
+  /* Kernel faults surface here, with the kernel's own error. The event
+   * blocks the thread (no busy wait: the CPU time per frame stays that of
+   * the enqueueing). */
+  err = cudaEventSynchronize (slot->downloaded);
+  __atomic_store_n (&cuda->completed, completed + 1, __ATOMIC_RELEASE);
+  if (err != cudaSuccess)
+    return cuda_fail (error, err, "blur on the GPU failed");
   return GB_OK;
 }
 
@@ -901,50 +1111,13 @@ GbStatus
 gb_cuda_process_host (GbCuda * cuda, const GbImage * src, const GbImage * dst,
     GbAlgorithm algorithm, GbBorder border, GbError * error)
 {
-  GbImage device_src, device_dst;
   GbStatus status;
-  int bands;
 
-  memset (&device_src, 0, sizeof device_src);
-  memset (&device_dst, 0, sizeof device_dst);
-  CUDA_TRY (select_device (cuda), "cannot select the CUDA device");
-  if (algorithm <= GB_ALGORITHM_AUTO || algorithm > GB_ALGORITHM_LAST)
+  if (gb_cuda_frames_in_flight (cuda) != 0)
     return gb_error_set (error, GB_ERROR_INVALID_ARGUMENT,
-        "algorithm %s is not a kernel", gb_algorithm_name (algorithm));
-  bands = band_count (cuda, algorithm);
-  if (bands > 1)
-    return process_host_banded (cuda, src, dst, algorithm, border, bands,
-        error);
-  for (int p = 0; p < cuda->geometry.n_planes; p++) {
-    const GbPlaneGeometry *plane = &cuda->geometry.planes[p];
-    const size_t row_bytes = (size_t) plane->width * plane->channels
-        * cuda->geometry.bytes_per_sample;
-
-    device_src.data[p] = cuda->planes[p].input;
-    device_src.stride[p] = cuda->planes[p].input_pitch;
-    device_dst.data[p] = cuda->planes[p].output;
-    device_dst.stride[p] = cuda->planes[p].output_pitch;
-    CUDA_TRY (cudaMemcpy2DAsync (cuda->planes[p].input,
-            cuda->planes[p].input_pitch, src->data[p], src->stride[p],
-            row_bytes, plane->height, cudaMemcpyHostToDevice, cuda->stream),
-        "cannot upload the frame");
-  }
-
-  status = enqueue_planes (cuda, &device_src, &device_dst, algorithm, border,
-      error);
-  if (status != GB_OK)
-    return status;
-
-  for (int p = 0; p < cuda->geometry.n_planes; p++) {
-    const GbPlaneGeometry *plane = &cuda->geometry.planes[p];
-    CUDA_TRY (cudaMemcpy2DAsync (dst->data[p], dst->stride[p],
-            cuda->planes[p].output, cuda->planes[p].output_pitch,
-            (size_t) plane->width * plane->channels
-            * cuda->geometry.bytes_per_sample, plane->height,
-            cudaMemcpyDeviceToHost, cuda->stream),
-        "cannot download the frame");
-  }
-  return gb_cuda_wait (cuda, error);
+        "frames are in flight: complete them first");
+  status = gb_cuda_submit_host (cuda, src, dst, algorithm, border, error);
+  return status == GB_OK ? gb_cuda_complete_host (cuda, error) : status;
 }
 
 GbStatus
@@ -1056,8 +1229,7 @@ gb_cuda_destroy (GbCuda * cuda)
   if (!cuda)
     return;
   select_device (cuda);
-  if (cuda->stream)
-    cudaStreamSynchronize (cuda->stream);
+  drain_streams (cuda);
   free_planes (cuda);
   cudaFree (cuda->device_weights);
   cudaFree (cuda->device_multiscale);
@@ -1079,8 +1251,12 @@ gb_cuda_destroy (GbCuda * cuda)
     if (cuda->computed[b])
       cudaEventDestroy (cuda->computed[b]);
   }
-  if (cuda->frame_start)
-    cudaEventDestroy (cuda->frame_start);
+  for (int i = 0; i < GB_MAX_FRAMES_IN_FLIGHT; i++) {
+    if (cuda->slots[i].input_read)
+      cudaEventDestroy (cuda->slots[i].input_read);
+    if (cuda->slots[i].downloaded)
+      cudaEventDestroy (cuda->slots[i].downloaded);
+  }
   if (cuda->upload_stream)
     cudaStreamDestroy (cuda->upload_stream);
   if (cuda->download_stream)

@@ -3,8 +3,9 @@
  * Copyright (C) 2026 The cudagaussblur authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * Owns one CUDA stream and, per plane, a device input, intermediate and output
- * buffer, kept between frames and reallocated only when the geometry changes.
+ * Owns its CUDA streams and, per plane, a device input, intermediate and
+ * output buffer (an input and output per frame in flight), kept between
+ * frames and reallocated only when the geometry changes.
  */
 #ifndef GAUSSBLUR_CUDA_BACKEND_H
 #define GAUSSBLUR_CUDA_BACKEND_H
@@ -26,10 +27,25 @@ GbStatus gb_cuda_configure (GbCuda * cuda, const GbGeometry * geometry,
  * (stream-ordered, no allocation). */
 GbStatus gb_cuda_set_filters (GbCuda * cuda, const GbPlaneFilter * filters,
     GbError * error);
-/* Host frame in, host frame out: upload, blur, download, wait. */
+/* Host frame in, host frame out: upload, blur, download, wait
+ * (submit and complete; no other frame may be in flight). */
 GbStatus gb_cuda_process_host (GbCuda * cuda, const GbImage * src,
     const GbImage * dst, GbAlgorithm algorithm, GbBorder border,
     GbError * error);
+/* Pipelined host frames (gb_blur_submit, gb_blur_complete): up to
+ * `frames` in flight, each with its own device buffers (allocated here for
+ * the configured geometry, and by gb_cuda_configure after). None may be in
+ * flight. */
+GbStatus gb_cuda_set_frames_in_flight (GbCuda * cuda, int frames,
+    GbError * error);
+/* Queues the upload, blur and download of a host frame and returns. */
+GbStatus gb_cuda_submit_host (GbCuda * cuda, const GbImage * src,
+    const GbImage * dst, GbAlgorithm algorithm, GbBorder border,
+    GbError * error);
+/* Waits (sleeping on an event) for the oldest frame in flight. May run on
+ * another thread than the submitting one, at the same time. */
+GbStatus gb_cuda_complete_host (GbCuda * cuda, GbError * error);
+unsigned gb_cuda_frames_in_flight (const GbCuda * cuda);
 /* Enqueues the blur of device images on the backend's stream without waiting
  * (the benchmark times this; src and dst are device pointers). */
 GbStatus gb_cuda_enqueue (GbCuda * cuda, const GbImage * device_src,

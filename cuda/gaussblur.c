@@ -38,6 +38,12 @@ struct GbBlur
   int sigma_map_uniform;        /* filled with uniform_sigma */
   double uniform_sigma;
   double sigma_map_max;         /* its largest value */
+  /* gb_blur_set_frames_in_flight; on the CPU, the frames submitted and
+   * completed (written by one thread each, atomics: gb_blur_complete may
+   * run on another thread). */
+  int frames_in_flight;
+  unsigned cpu_submitted;
+  unsigned cpu_completed;
 };
 
 GbStatus
@@ -470,6 +476,7 @@ gb_blur_create (GbBackend backend, int device_id, const GbGeometry * geometry,
     return gb_error_set (error, GB_ERROR_OUT_OF_MEMORY,
         "cannot allocate the blur handle");
   blur->backend = backend;
+  blur->frames_in_flight = 1;
   gb_params_init (&blur->params, 1.0);
 
   if (backend == GB_BACKEND_CUDA) {
@@ -525,6 +532,8 @@ gb_blur_set_geometry (GbBlur * blur, const GbGeometry * geometry,
   if (geometry->planes[0].width != blur->geometry.planes[0].width
       || geometry->planes[0].height != blur->geometry.planes[0].height)
     blur->sigma_map_set = blur->sigma_map_uniform = 0;
+  /* (abandons the frames in flight) */
+  blur->cpu_completed = blur->cpu_submitted;
   status = blur->cuda ? gb_cuda_configure (blur->cuda, geometry, error)
       : gb_cpu_configure (blur->cpu, geometry, error);
   /* The backend dropped its device copy of the map with its buffers. */
@@ -651,8 +660,12 @@ gb_blur_process (GbBlur * blur, const GbImage * src, const GbImage * dst,
     GbError * error)
 {
   GbAlgorithm algorithm = GB_ALGORITHM_AUTO;
-  GbStatus status = prepare_frame (blur, src, dst, &algorithm, error);
+  GbStatus status;
 
+  if (blur && gb_blur_get_frames_in_flight (blur) != 0)
+    return gb_error_set (error, GB_ERROR_INVALID_ARGUMENT,
+        "frames are in flight: complete them first");
+  status = prepare_frame (blur, src, dst, &algorithm, error);
   if (status != GB_OK)
     return status;
   if (blur->cuda)
@@ -660,6 +673,75 @@ gb_blur_process (GbBlur * blur, const GbImage * src, const GbImage * dst,
         blur->params.border, error);
   return gb_cpu_process (blur->cpu, src, dst, blur->filters, algorithm,
       blur->params.border, error);
+}
+
+int
+gb_blur_get_frames_in_flight (const GbBlur * blur)
+{
+  if (blur->cuda)
+    return (int) gb_cuda_frames_in_flight (blur->cuda);
+  return (int) (__atomic_load_n (&blur->cpu_submitted, __ATOMIC_ACQUIRE)
+      - __atomic_load_n (&blur->cpu_completed, __ATOMIC_ACQUIRE));
+}
+
+GbStatus
+gb_blur_set_frames_in_flight (GbBlur * blur, int frames, GbError * error)
+{
+  GbStatus status = GB_OK;
+
+  if (!blur)
+    return gb_error_set (error, GB_ERROR_INVALID_ARGUMENT, "no handle");
+  if (frames < 1 || frames > GB_MAX_FRAMES_IN_FLIGHT)
+    return gb_error_set (error, GB_ERROR_INVALID_ARGUMENT,
+        "frames in flight %d is not within 1 .. %d", frames,
+        GB_MAX_FRAMES_IN_FLIGHT);
+  if (gb_blur_get_frames_in_flight (blur) != 0)
+    return gb_error_set (error, GB_ERROR_INVALID_ARGUMENT,
+        "frames are in flight: complete them first");
+  if (blur->cuda)
+    status = gb_cuda_set_frames_in_flight (blur->cuda, frames, error);
+  if (status == GB_OK)
+    blur->frames_in_flight = frames;
+  return status;
+}
+
+GbStatus
+gb_blur_submit (GbBlur * blur, const GbImage * src, const GbImage * dst,
+    GbError * error)
+{
+  GbAlgorithm algorithm = GB_ALGORITHM_AUTO;
+  GbStatus status = prepare_frame (blur, src, dst, &algorithm, error);
+
+  if (status != GB_OK)
+    return status;
+  if (blur->cuda)
+    return gb_cuda_submit_host (blur->cuda, src, dst, algorithm,
+        blur->params.border, error);
+  if (gb_blur_get_frames_in_flight (blur) >= blur->frames_in_flight)
+    return gb_error_set (error, GB_ERROR_INVALID_ARGUMENT,
+        "%d frame%s already in flight: complete one first",
+        blur->frames_in_flight, blur->frames_in_flight == 1 ? "" : "s");
+  status = gb_cpu_process (blur->cpu, src, dst, blur->filters, algorithm,
+      blur->params.border, error);
+  if (status == GB_OK)
+    __atomic_store_n (&blur->cpu_submitted, blur->cpu_submitted + 1,
+        __ATOMIC_RELEASE);
+  return status;
+}
+
+GbStatus
+gb_blur_complete (GbBlur * blur, GbError * error)
+{
+  if (!blur)
+    return gb_error_set (error, GB_ERROR_INVALID_ARGUMENT, "no handle");
+  if (blur->cuda)
+    return gb_cuda_complete_host (blur->cuda, error);
+  if (gb_blur_get_frames_in_flight (blur) == 0)
+    return gb_error_set (error, GB_ERROR_INVALID_ARGUMENT,
+        "no frame in flight");
+  __atomic_store_n (&blur->cpu_completed, blur->cpu_completed + 1,
+      __ATOMIC_RELEASE);
+  return GB_OK;
 }
 
 GbStatus

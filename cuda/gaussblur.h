@@ -13,10 +13,14 @@
  *   gb_blur_process()       one frame, host memory in and out
  *   gb_blur_set_geometry()  when the caps change (reallocates only if needed)
  *   gb_blur_destroy()
+ * or, for host frames in a pipeline, gb_blur_set_frames_in_flight() once,
+ * then gb_blur_submit() and gb_blur_complete() in place of
+ * gb_blur_process().
  *
  * Every call that can fail returns a GbStatus and, when given a GbError,
  * fills it with a readable message (the CUDA error text included).
- * A handle is not thread-safe: use one handle from one thread at a time.
+ * A handle is not thread-safe: use one handle from one thread at a time
+ * (except gb_blur_complete, see there).
  */
 #ifndef GAUSSBLUR_H
 #define GAUSSBLUR_H
@@ -38,6 +42,8 @@ extern "C" {
 /* Edge-aware blur: most iterations, largest warm-up (kappa, in sigmas). */
 #define GB_MAX_ITERATIONS 8
 #define GB_MAX_KAPPA 16.0
+/* Most host frames a handle keeps in flight (gb_blur_set_frames_in_flight). */
+#define GB_MAX_FRAMES_IN_FLIGHT 4
 
 typedef enum {
   GB_OK = 0,
@@ -238,6 +244,31 @@ GbStatus gb_blur_process (GbBlur * blur, const GbImage * src,
  * GB_ERROR_UNSUPPORTED for a CPU handle. */
 GbStatus gb_blur_process_device (GbBlur * blur, const GbImage * src,
     const GbImage * dst, GbError * error);
+
+/* Pipelined host frames: frame k + 1's upload overlaps frame k's download
+ * (the two copy engines), and the thread that submits does not wait for
+ * the GPU. gb_blur_set_frames_in_flight allocates device buffers for up to
+ * `frames` (1 .. GB_MAX_FRAMES_IN_FLIGHT) at once; no frame may be in
+ * flight. gb_blur_submit starts a frame like gb_blur_process (the same
+ * checks; parameters and sigma map as set when it is called) and returns
+ * once it is queued: src must stay unchanged and dst unread until
+ * gb_blur_complete has returned for it; GB_ERROR_INVALID_ARGUMENT when
+ * `frames` are already in flight. gb_blur_complete waits (the thread
+ * sleeps on an event) for the oldest frame in flight and reports its
+ * failures (the CUDA error of its kernels); GB_ERROR_INVALID_ARGUMENT
+ * when none is. It may run on another thread than every other call, at
+ * the same time as any but gb_blur_set_geometry,
+ * gb_blur_set_frames_in_flight and gb_blur_destroy, which abandon the
+ * frames in flight (their dst undefined). gb_blur_process refuses while
+ * frames are in flight. The CPU backend blurs each frame in
+ * gb_blur_submit; its gb_blur_complete only ends it. */
+GbStatus gb_blur_set_frames_in_flight (GbBlur * blur, int frames,
+    GbError * error);
+GbStatus gb_blur_submit (GbBlur * blur, const GbImage * src,
+    const GbImage * dst, GbError * error);
+GbStatus gb_blur_complete (GbBlur * blur, GbError * error);
+/* Frames submitted and not yet completed. */
+int gb_blur_get_frames_in_flight (const GbBlur * blur);
 
 void gb_blur_destroy (GbBlur * blur);
 
