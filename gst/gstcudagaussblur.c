@@ -87,6 +87,7 @@
 #include "superposition.h"
 #include "gstblurgeometry.h"
 #include "gstcudamemorysupport.h"
+#include "gstframesinflight.h"
 #include "gstpinnedallocator.h"
 #include "gstroiregions.h"
 #include "gstsigmamapfile.h"
@@ -148,6 +149,7 @@ enum
   PROP_FOCUS_ANGLE,
   PROP_SIGMA_MAP_LOCATION,
   PROP_NORMALIZE,
+  PROP_FRAMES_IN_FLIGHT,
 };
 
 #define DEFAULT_SIGMA 2.0
@@ -178,6 +180,8 @@ enum
 #define DEFAULT_FOCUS_TRANSITION 0.3
 #define DEFAULT_FOCUS_ANGLE 0.0
 #define DEFAULT_NORMALIZE TRUE
+/* One frame at a time: a frame is out before the next one comes in. */
+#define DEFAULT_FRAMES_IN_FLIGHT 1
 
 #define MAX_DIMENSION 8192
 
@@ -237,6 +241,7 @@ struct _GstCudaGaussBlur
   gdouble focus_angle;
   gchar *sigma_map_location;
   gboolean normalize;
+  guint frames_in_flight;
   gboolean map_changed;         /* a property the static maps depend on */
 
   /* streaming thread only (set_caps, transform) and stop */
@@ -273,7 +278,22 @@ struct _GstCudaGaussBlur
   GstObject *blur_context;
   gboolean blur_failed;         /* its error is posted: do not retry */
   gboolean cpu_fallback_warned;
+  /* Frames in flight (frames-in-flight > 1): host frames whose blur was
+   * submitted, pushed by in_flight's thread as each is done; `submitted`
+   * hands the frame transform() started to generate_output(). */
+  GstFramesInFlight *in_flight;
+  gpointer submitted;
+  gint blur_frames_in_flight;   /* the handle's setting */
 };
+
+/* A host frame being blurred: both frames stay mapped (the GPU reads and
+ * writes their memory) until the blur is complete. */
+typedef struct
+{
+  GstVideoFrame in_frame;
+  GstVideoFrame out_frame;
+  GstBuffer *outbuf;
+} GstCudaGaussBlurFrame;
 
 #define gst_cuda_gauss_blur_parent_class parent_class
 G_DEFINE_TYPE (GstCudaGaussBlur, gst_cuda_gauss_blur, GST_TYPE_BASE_TRANSFORM);
@@ -421,6 +441,11 @@ static GstFlowReturn gst_cuda_gauss_blur_transform (GstBaseTransform * trans,
     GstBuffer * inbuf, GstBuffer * outbuf);
 static GstFlowReturn gst_cuda_gauss_blur_prepare_output_buffer
     (GstBaseTransform * trans, GstBuffer * inbuf, GstBuffer ** outbuf);
+static GstFlowReturn gst_cuda_gauss_blur_generate_output (GstBaseTransform *
+    trans, GstBuffer ** outbuf);
+static gboolean gst_cuda_gauss_blur_sink_event (GstBaseTransform * trans,
+    GstEvent * event);
+static GstFlowReturn gst_cuda_gauss_blur_drain (GstCudaGaussBlur * self);
 
 /* Every format in CUDA memory (with GStreamer's CUDA library) and in
  * system memory; the output's memory is the input's. */
@@ -745,6 +770,28 @@ gst_cuda_gauss_blur_class_init (GstCudaGaussBlurClass * klass)
           "superposition)", DEFAULT_NORMALIZE, flags));
 
   /**
+   * GstCudaGaussBlur:frames-in-flight:
+   *
+   * How many frames in system memory may be on the GPU at once. With 1
+   * (the default) each frame is blurred and pushed before the next is
+   * taken. With more, the streaming thread only starts a frame's upload,
+   * blur and download and goes on with the next input, while a thread of
+   * the element pushes each frame as soon as it is done: one frame's
+   * download overlaps the next one's upload on the GPU's two copy engines
+   * (docs/performance.md has the frames per second it gives). A frame
+   * still goes out as soon as it is blurred, never waiting for a later
+   * input, so the element adds no latency; what the queue can hold is
+   * added to the maximum latency it reports. Frames in CUDA memory and the
+   * CPU backend's frames are blurred one at a time whatever this says
+   * (the CPU's are pushed by the element's thread all the same).
+   */
+  g_object_class_install_property (gobject_class, PROP_FRAMES_IN_FLIGHT,
+      g_param_spec_uint ("frames-in-flight", "Frames in flight",
+          "Frames in system memory on the GPU at once (1: each is out "
+          "before the next comes in; more overlap their copies)",
+          1, GB_MAX_FRAMES_IN_FLIGHT, DEFAULT_FRAMES_IN_FLIGHT, flags));
+
+  /**
    * GstCudaGaussBlur:border:
    *
    * Which samples stand in for those outside the frame.
@@ -812,6 +859,9 @@ gst_cuda_gauss_blur_class_init (GstCudaGaussBlurClass * klass)
   trans_class->transform = GST_DEBUG_FUNCPTR (gst_cuda_gauss_blur_transform);
   trans_class->prepare_output_buffer =
       GST_DEBUG_FUNCPTR (gst_cuda_gauss_blur_prepare_output_buffer);
+  trans_class->generate_output =
+      GST_DEBUG_FUNCPTR (gst_cuda_gauss_blur_generate_output);
+  trans_class->sink_event = GST_DEBUG_FUNCPTR (gst_cuda_gauss_blur_sink_event);
 
   gst_type_mark_as_plugin_api (GST_TYPE_CUDA_GAUSS_BLUR_ALGORITHM, 0);
   gst_type_mark_as_plugin_api (GST_TYPE_CUDA_GAUSS_BLUR_BORDER, 0);
@@ -841,6 +891,8 @@ gst_cuda_gauss_blur_init (GstCudaGaussBlur * self)
   self->focus_transition = DEFAULT_FOCUS_TRANSITION;
   self->focus_angle = DEFAULT_FOCUS_ANGLE;
   self->normalize = DEFAULT_NORMALIZE;
+  self->frames_in_flight = DEFAULT_FRAMES_IN_FLIGHT;
+  self->blur_frames_in_flight = 1;
   self->regions = g_array_new (FALSE, FALSE, sizeof (GbSigmaRegion));
   gst_video_info_init (&self->info);
 }
@@ -1073,6 +1125,9 @@ gst_cuda_gauss_blur_set_property (GObject * object, guint prop_id,
     case PROP_NORMALIZE:
       self->normalize = g_value_get_boolean (value);
       break;
+    case PROP_FRAMES_IN_FLIGHT:
+      self->frames_in_flight = g_value_get_uint (value);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -1176,6 +1231,9 @@ gst_cuda_gauss_blur_get_property (GObject * object, guint prop_id,
     case PROP_NORMALIZE:
       g_value_set_boolean (value, self->normalize);
       break;
+    case PROP_FRAMES_IN_FLIGHT:
+      g_value_set_uint (value, self->frames_in_flight);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -1240,7 +1298,11 @@ gst_cuda_gauss_blur_ensure_blur (GstCudaGaussBlur * self)
       return FALSE;
   }
 
+  /* The frames in flight need the old handle until they are out (or
+   * dropped: a failed push comes back with the next frame). */
+  gst_cuda_gauss_blur_drain (self);
   gst_cuda_gauss_blur_destroy_blur (self);
+  self->blur_frames_in_flight = 1;
   self->map_valid = self->core_has_map = FALSE;
   self->blur_backend = backend;
   self->blur_device_id = device_id;
@@ -1840,10 +1902,10 @@ gst_cuda_gauss_blur_transform (GstBaseTransform * trans, GstBuffer * inbuf,
   GbError error = { 0 };
   GstFlowReturn ret = GST_FLOW_OK;
   GstMapFlags map_flags = 0;
-  gboolean identity, on_device, entered;
+  gboolean identity, on_device, entered, pipelined;
   GstObject *in_context, *out_context;
   GbStatus status;
-  guint plane;
+  guint plane, frames_in_flight;
 
   if (self->pass_buffer && inbuf == outbuf)
     return GST_FLOW_OK;
@@ -1876,6 +1938,7 @@ gst_cuda_gauss_blur_transform (GstBaseTransform * trans, GstBuffer * inbuf,
   params.algorithm = (GbAlgorithm) self->algorithm;
   params.border = (GbBorder) self->border;
   identity = gst_cuda_gauss_blur_is_identity (self);
+  frames_in_flight = self->frames_in_flight;
   GST_OBJECT_UNLOCK (self);
 
   if (map.kind != GST_CUDA_GAUSS_BLUR_SIGMA_MAP_NONE) {
@@ -1897,6 +1960,13 @@ gst_cuda_gauss_blur_transform (GstBaseTransform * trans, GstBuffer * inbuf,
   on_device = !identity && self->blur_context
       && gb_blur_get_backend (self->blur) == GB_BACKEND_CUDA
       && in_context == self->blur_context && out_context == self->blur_context;
+  /* Host frames may overlap on the GPU; any other goes after the frames
+   * in flight, one at a time. */
+  pipelined = frames_in_flight > 1 && !on_device && !identity;
+  if (!pipelined && (ret = gst_cuda_gauss_blur_drain (self)) != GST_FLOW_OK) {
+    g_free (map.location);
+    return ret;
+  }
   if (on_device)
     map_flags = gst_cuda_gauss_blur_map_cuda_flag ();
   else if (in_context && in_context != self->blur_context && !identity
@@ -1948,6 +2018,11 @@ gst_cuda_gauss_blur_transform (GstBaseTransform * trans, GstBuffer * inbuf,
     dst.stride[plane] = GST_VIDEO_FRAME_PLANE_STRIDE (&out_frame, plane);
   }
 
+  /* The handle's frames in flight change with nothing in flight. */
+  if (pipelined && (gint) frames_in_flight != self->blur_frames_in_flight
+      && (ret = gst_cuda_gauss_blur_drain (self)) != GST_FLOW_OK)
+    goto done;
+
   entered = gst_cuda_gauss_blur_enter (self);
   if (!gst_cuda_gauss_blur_entered_or_fail (self, entered)) {
     ret = GST_FLOW_ERROR;
@@ -1955,8 +2030,15 @@ gst_cuda_gauss_blur_transform (GstBaseTransform * trans, GstBuffer * inbuf,
     ret = GST_FLOW_ERROR;
   } else {
     status = gb_blur_set_params (self->blur, &params, &error);
+    if (status == GB_OK && pipelined
+        && (gint) frames_in_flight != self->blur_frames_in_flight
+        && (status = gb_blur_set_frames_in_flight (self->blur,
+                frames_in_flight, &error)) == GB_OK)
+      self->blur_frames_in_flight = frames_in_flight;
     if (status == GB_OK && on_device)
       status = gb_blur_process_device (self->blur, &src, &dst, &error);
+    else if (status == GB_OK && pipelined)
+      status = gb_blur_submit (self->blur, &src, &dst, &error);
     else if (status == GB_OK)
       status = gb_blur_process (self->blur, &src, &dst, &error);
     if (status != GB_OK) {
@@ -1966,11 +2048,125 @@ gst_cuda_gauss_blur_transform (GstBaseTransform * trans, GstBuffer * inbuf,
   }
   gst_cuda_gauss_blur_leave (entered);
 
+  if (ret == GST_FLOW_OK && pipelined) {
+    /* In flight: the frames stay mapped until it is done;
+     * generate_output hands it to the frames' thread. */
+    GstCudaGaussBlurFrame *frame = g_new0 (GstCudaGaussBlurFrame, 1);
+    frame->in_frame = in_frame;
+    frame->out_frame = out_frame;
+    self->submitted = frame;
+    g_free (map.location);
+    return GST_FLOW_OK;
+  }
+
 done:
   g_free (map.location);
   gst_video_frame_unmap (&out_frame);
   gst_video_frame_unmap (&in_frame);
   return ret;
+}
+
+/* On the frames' thread: waits for a frame's blur, in the handle's
+ * context, and unmaps its buffers. */
+static GstFlowReturn
+gst_cuda_gauss_blur_finish_frame (gpointer data, GstBuffer ** outbuf,
+    gpointer user_data)
+{
+  GstCudaGaussBlur *self = GST_CUDA_GAUSS_BLUR (user_data);
+  GstCudaGaussBlurFrame *frame = data;
+  GbError error = { 0 };
+  gboolean entered = gst_cuda_gauss_blur_enter (self);
+  GbStatus status;
+
+  if (!gst_cuda_gauss_blur_entered_or_fail (self, entered)) {
+    /* The GPU may still write the output: leave it mapped (lost) rather
+     * than let its memory go back to a pool. */
+    *outbuf = NULL;
+    return GST_FLOW_ERROR;
+  }
+  status = gb_blur_complete (self->blur, &error);
+  gst_cuda_gauss_blur_leave (entered);
+  gst_video_frame_unmap (&frame->out_frame);
+  gst_video_frame_unmap (&frame->in_frame);
+  *outbuf = frame->outbuf;
+  g_free (frame);
+  if (status != GB_OK) {
+    gst_cuda_gauss_blur_post_error (self, "Cannot blur the frame", &error);
+    gst_clear_buffer (outbuf);
+    return GST_FLOW_ERROR;
+  }
+  return GST_FLOW_OK;
+}
+
+/* Streaming thread: every frame in flight pushed (or dropped), before
+ * anything else goes downstream from this thread. */
+static GstFlowReturn
+gst_cuda_gauss_blur_drain (GstCudaGaussBlur * self)
+{
+  return self->in_flight ? gst_frames_in_flight_drain (self->in_flight)
+      : GST_FLOW_OK;
+}
+
+/* The base class's output (prepare_output_buffer, transform), except that
+ * a frame transform() left in flight goes to the frames' thread, and a
+ * buffer the base class pushes itself waits for the frames before it. */
+static GstFlowReturn
+gst_cuda_gauss_blur_generate_output (GstBaseTransform * trans,
+    GstBuffer ** outbuf)
+{
+  GstCudaGaussBlur *self = GST_CUDA_GAUSS_BLUR (trans);
+  GstCudaGaussBlurFrame *frame;
+  GstFlowReturn ret, drained;
+  guint limit;
+
+  ret = GST_BASE_TRANSFORM_CLASS (parent_class)->generate_output (trans,
+      outbuf);
+  frame = self->submitted;
+  self->submitted = NULL;
+  if (frame) {
+    frame->outbuf = *outbuf;
+    *outbuf = NULL;
+    if (!self->in_flight)
+      self->in_flight = gst_frames_in_flight_new (trans->srcpad,
+          "cudagaussblur-out", gst_cuda_gauss_blur_finish_frame, self);
+    GST_OBJECT_LOCK (self);
+    limit = self->frames_in_flight;
+    GST_OBJECT_UNLOCK (self);
+    /* (never more than the handle takes) */
+    return gst_frames_in_flight_add (self->in_flight, frame,
+        MIN (limit, (guint) self->blur_frames_in_flight));
+  }
+  if (*outbuf && (drained = gst_cuda_gauss_blur_drain (self)) != GST_FLOW_OK) {
+    gst_clear_buffer (outbuf);
+    return drained;
+  }
+  return ret;
+}
+
+/* Serialized events follow the frames in flight downstream; a flush drops
+ * them. */
+static gboolean
+gst_cuda_gauss_blur_sink_event (GstBaseTransform * trans, GstEvent * event)
+{
+  GstCudaGaussBlur *self = GST_CUDA_GAUSS_BLUR (trans);
+
+  switch (GST_EVENT_TYPE (event)) {
+    case GST_EVENT_FLUSH_START:
+      if (self->in_flight)
+        gst_frames_in_flight_set_flushing (self->in_flight, TRUE);
+      break;
+    case GST_EVENT_FLUSH_STOP:
+      if (self->in_flight) {
+        gst_frames_in_flight_drain (self->in_flight);
+        gst_frames_in_flight_set_flushing (self->in_flight, FALSE);
+      }
+      break;
+    default:
+      if (GST_EVENT_IS_SERIALIZED (event))
+        gst_cuda_gauss_blur_drain (self);
+      break;
+  }
+  return GST_BASE_TRANSFORM_CLASS (parent_class)->sink_event (trans, event);
 }
 
 /* The CUDA context is had before caps, as the other CUDA elements do, so
@@ -1996,7 +2192,11 @@ gst_cuda_gauss_blur_stop (GstBaseTransform * trans)
 {
   GstCudaGaussBlur *self = GST_CUDA_GAUSS_BLUR (trans);
 
+  /* The pads are inactive: what is still in flight is finished, not
+   * pushed, before the handle goes. */
+  g_clear_pointer (&self->in_flight, gst_frames_in_flight_free);
   gst_cuda_gauss_blur_destroy_blur (self);
+  self->blur_frames_in_flight = 1;
   GST_OBJECT_LOCK (self);
   gst_clear_object (&self->cuda_context);
   self->checked_context = NULL;
@@ -2027,6 +2227,38 @@ gst_cuda_gauss_blur_set_context (GstElement * element, GstContext * context)
   GST_ELEMENT_CLASS (parent_class)->set_context (element, context);
 }
 
+/* Upstream's latency, and ours: none added to the minimum (a frame goes
+ * out as soon as it is blurred, never waiting for a later input), and the
+ * frames the queue holds beyond one added to the maximum (upstream may run
+ * that far ahead before it blocks). */
+static gboolean
+gst_cuda_gauss_blur_query_latency (GstCudaGaussBlur * self, GstQuery * query)
+{
+  GstBaseTransform *trans = GST_BASE_TRANSFORM (self);
+  GstClockTime min, max, frame_duration = GST_CLOCK_TIME_NONE;
+  gboolean live;
+  guint frames;
+
+  if (!gst_pad_peer_query (trans->sinkpad, query))
+    return FALSE;
+  gst_query_parse_latency (query, &live, &min, &max);
+  GST_OBJECT_LOCK (self);
+  frames = self->frames_in_flight;
+  GST_OBJECT_UNLOCK (self);
+  if (GST_VIDEO_INFO_FPS_N (&self->info) > 0)
+    frame_duration = gst_util_uint64_scale_int (GST_SECOND,
+        GST_VIDEO_INFO_FPS_D (&self->info), GST_VIDEO_INFO_FPS_N (&self->info));
+  if (frames > 1 && GST_CLOCK_TIME_IS_VALID (max)) {
+    /* without a frame rate the queue's span in time is unknown */
+    max = GST_CLOCK_TIME_IS_VALID (frame_duration)
+        ? max + (frames - 1) * frame_duration : GST_CLOCK_TIME_NONE;
+  }
+  GST_DEBUG_OBJECT (self, "latency: live %d, min %" GST_TIME_FORMAT ", max %"
+      GST_TIME_FORMAT, live, GST_TIME_ARGS (min), GST_TIME_ARGS (max));
+  gst_query_set_latency (query, live, min, max);
+  return TRUE;
+}
+
 static gboolean
 gst_cuda_gauss_blur_query (GstBaseTransform * trans,
     GstPadDirection direction, GstQuery * query)
@@ -2048,6 +2280,12 @@ gst_cuda_gauss_blur_query (GstBaseTransform * trans,
     if (answered)
       return TRUE;
   }
+  /* A serialized query (allocation, drain) comes after the frames in
+   * flight, as a serialized event does. */
+  if (direction == GST_PAD_SINK && GST_QUERY_IS_SERIALIZED (query))
+    gst_cuda_gauss_blur_drain (self);
+  if (direction == GST_PAD_SRC && GST_QUERY_TYPE (query) == GST_QUERY_LATENCY)
+    return gst_cuda_gauss_blur_query_latency (self, query);
   return GST_BASE_TRANSFORM_CLASS (parent_class)->query (trans, direction,
       query);
 }
