@@ -16,9 +16,12 @@
  * no pool, so the element's own pinned pool with the CUDA backend). The
  * memory type of the input and output buffers is checked and printed.
  *
- * Per case: frames/s (N / wall time of the timed loop), latency per frame
- * (gst_harness_push to gst_harness_pull returning the output; the element is
- * synchronous) median and 99th percentile (nearest rank), CPU time per frame
+ * Per case: frames/s (N / time from the first timed push to the last
+ * output), latency per frame (from the start of its gst_harness_push to its
+ * output leaving the element's source pad, seen by a pad probe: with
+ * frames-in-flight > 1 the element's own thread pushes it, after the push
+ * of a later input may have begun) median and 99th percentile (nearest
+ * rank), CPU time per frame
  * (the process's CPU time, every thread, over the timed loop / N), and the
  * copy floors measured in the same run with the CUDA runtime: host-to-device
  * and device-to-host of one frame (its whole size, one flat copy) from
@@ -34,6 +37,12 @@
  * Usage: cudagaussblur-element-bench [--frames N] [--warmup N]
  *            [--format F] [--width W [--height H]] [--sigma S]
  *            [--mode pool|pageable|both] [--device D] [--csv FILE]
+ *            [--frames-in-flight N] [--rate FPS]
+ * --frames-in-flight sets the element's property. --rate pushes at a fixed
+ * rate (sleeping between pushes), as a live source would: the latency of a
+ * frame then has no wait for the frames before it, which pushing as fast as
+ * the element takes them adds (at a rate R with n frames queued, each
+ * waits about n / R).
  * Default cases: 1920x1080 RGBA, 3840x2160 RGBA, 1920x1080 GRAY8,
  * 1920x1080 NV12. --format keeps that format's cases (1920x1080 if it has
  * none); --width replaces the sizes (height 9/16 of the width unless
@@ -69,7 +78,8 @@
 #define TARGET_GRAY8_OVER_RGBA 3.0
 #define TARGET_PAGEABLE_OVER_FLOOR 1.2
 
-#define CSV_HEADER "format,width,height,mode,bytes,frames,in_memory," \
+#define CSV_HEADER "format,width,height,mode,frames_in_flight,rate," \
+  "bytes,frames,in_memory," \
   "in_from_pool,out_memory,out_pinned_frames,frames_per_s,us_per_frame," \
   "latency_median_us,latency_p99_us,cpu_us_per_frame,h2d_pinned_us," \
   "d2h_pinned_us,h2d_pageable_us,d2h_pageable_us,floor_us,ratio_to_floor"
@@ -123,8 +133,10 @@ static struct
   gint device;
   gchar *csv;
   gchar *backend;
+  gint in_flight;
+  gdouble rate;
 } opt = {
-500, 20, NULL, 0, 0, 3.0, NULL, -1, NULL, NULL};
+500, 20, NULL, 0, 0, 3.0, NULL, -1, NULL, NULL, 1, 0.0};
 
 static gboolean use_cuda;
 
@@ -229,21 +241,88 @@ is_pinned (GstBuffer * buffer)
       PINNED_MEMORY_TYPE);
 }
 
-static gboolean
-push_pull (GstHarness * h, GstBus * bus, GstBuffer * input,
-    GstBuffer ** output)
+/* When each output left the element (its source pad), in order: k-th
+ * output, k-th input. Written by whichever thread pushes (the streaming
+ * thread, or the element's own with frames in flight). */
+typedef struct
 {
-  GstFlowReturn flow = gst_harness_push (h, gst_buffer_ref (input));
+  gdouble *at;
+  gint capacity;
+  gint count;                   /* atomic */
+  gint first_timed;             /* outputs before it are the warm-up's */
+  gint pinned;                  /* timed outputs in pinned memory */
+  gchar memory[48];             /* the first output's memory */
+} Arrivals;
 
-  if (flow != GST_FLOW_OK) {
-    g_printerr ("element-bench: push failed: %s\n", gst_flow_get_name (flow));
-    bench_report_bus_message (bus, GST_MESSAGE_ERROR);
-    return FALSE;
-  }
-  *output = gst_harness_pull (h);
-  if (!*output) {
-    g_printerr ("element-bench: no output buffer\n");
-    return FALSE;
+static GstPadProbeReturn
+arrival_probe (G_GNUC_UNUSED GstPad * pad, GstPadProbeInfo * info,
+    gpointer user_data)
+{
+  Arrivals *arrivals = user_data;
+  GstBuffer *buffer = GST_PAD_PROBE_INFO_BUFFER (info);
+  const gint k = g_atomic_int_get (&arrivals->count);
+
+  if (k < arrivals->capacity)
+    arrivals->at[k] = bench_now_us (CLOCK_MONOTONIC);
+  if (k == 0)
+    describe_memory (buffer, arrivals->memory, sizeof arrivals->memory);
+  if (k >= arrivals->first_timed)
+    arrivals->pinned += is_pinned (buffer);
+  g_atomic_int_set (&arrivals->count, k + 1);
+  return GST_PAD_PROBE_OK;
+}
+
+/* Waits (sleeping) until `count` outputs have left the element. */
+static gboolean
+wait_arrivals (Arrivals * arrivals, gint count)
+{
+  const gdouble deadline = bench_now_us (CLOCK_MONOTONIC) + 10e6;
+
+  while (g_atomic_int_get (&arrivals->count) < count)
+    if (bench_now_us (CLOCK_MONOTONIC) > deadline) {
+      g_printerr ("element-bench: %d of %d outputs after 10 s\n",
+          g_atomic_int_get (&arrivals->count), count);
+      return FALSE;
+    } else {
+      g_usleep (50);
+    }
+  return TRUE;
+}
+
+/* Sleeps until the monotonic clock reads at_us (now, if it has passed). */
+static void
+sleep_until_us (gdouble at_us)
+{
+  struct timespec t;
+
+  t.tv_sec = (time_t) (at_us * 1e-6);
+  t.tv_nsec = (long) ((at_us - t.tv_sec * 1e6) * 1e3);
+  while (clock_nanosleep (CLOCK_MONOTONIC, TIMER_ABSTIME, &t, NULL) != 0);
+}
+
+/* Pushes n frames of the ring, from frame `first` on; with opt.rate, frame
+ * i at start + i / rate. Each push's start into pushed_at (if not NULL). */
+static gboolean
+push_frames (GstHarness * h, GstBus * bus, GstBuffer ** ring, gint first,
+    gint n, gdouble * pushed_at)
+{
+  const gdouble start = bench_now_us (CLOCK_MONOTONIC);
+  gint i;
+
+  for (i = 0; i < n; i++) {
+    GstFlowReturn flow;
+
+    if (opt.rate > 0.0)
+      sleep_until_us (start + i * 1e6 / opt.rate);
+    if (pushed_at)
+      pushed_at[i] = bench_now_us (CLOCK_MONOTONIC);
+    flow = gst_harness_push (h, gst_buffer_ref (ring[(first + i) % RING]));
+    if (flow != GST_FLOW_OK) {
+      g_printerr ("element-bench: push failed: %s\n",
+          gst_flow_get_name (flow));
+      bench_report_bus_message (bus, GST_MESSAGE_ERROR);
+      return FALSE;
+    }
   }
   return TRUE;
 }
@@ -254,11 +333,12 @@ run_case (const Case * c, Mode mode, const Floors * floors, Result * result)
   GstHarness *h = gst_harness_new (ELEMENT);
   GstBus *bus = gst_bus_new ();
   GstBuffer *ring[RING] = { NULL };
-  GstBuffer *output = NULL;
+  Arrivals arrivals = { 0 };
+  GstPad *srcpad;
   gchar *caps_str;
   GstCaps *caps;
   GstVideoInfo info;
-  gdouble *latency, t_start, cpu_start, wall, cpu;
+  gdouble *latency, *pushed_at, t_start, cpu_start, wall, cpu;
   gboolean ok = TRUE;
   gint i;
 
@@ -271,7 +351,7 @@ run_case (const Case * c, Mode mode, const Floors * floors, Result * result)
   /* GST_ELEMENT_ERROR reaches us only through a bus. */
   gst_element_set_bus (h->element, bus);
   g_object_set (h->element, "sigma", opt.sigma, "cuda-device-id", opt.device,
-      NULL);
+      "frames-in-flight", opt.in_flight, NULL);
   gst_util_set_object_arg (G_OBJECT (h->element), "backend", opt.backend);
   caps_str = g_strdup_printf ("video/x-raw,format=%s,width=%d,height=%d,"
       "framerate=30/1", c->format, c->width, c->height);
@@ -308,37 +388,37 @@ run_case (const Case * c, Mode mode, const Floors * floors, Result * result)
     result->in_from_pool = ring[0]->pool != NULL;
   }
 
-  for (i = 0; ok && i < opt.warmup; i++) {
-    ok = push_pull (h, bus, ring[i % RING], &output);
-    if (ok && i == 0)
-      describe_memory (output, result->out_memory,
-          sizeof result->out_memory);
-    if (output)
-      gst_buffer_unref (output);
-    output = NULL;
-  }
+  /* Outputs are timed as they leave the element and dropped at once
+   * (their pool's buffers go back). */
+  arrivals.capacity = opt.warmup + opt.frames;
+  arrivals.at = g_new0 (gdouble, arrivals.capacity);
+  arrivals.first_timed = opt.warmup;
+  srcpad = gst_element_get_static_pad (h->element, "src");
+  gst_pad_add_probe (srcpad, GST_PAD_PROBE_TYPE_BUFFER, arrival_probe,
+      &arrivals, NULL);
+  gst_object_unref (srcpad);
+  gst_harness_set_drop_buffers (h, TRUE);
+  if (ok)
+    ok = push_frames (h, bus, ring, 0, opt.warmup, NULL)
+        && wait_arrivals (&arrivals, opt.warmup);
 
   latency = g_new (gdouble, opt.frames);
+  pushed_at = g_new (gdouble, opt.frames);
   t_start = bench_now_us (CLOCK_MONOTONIC);
   cpu_start = bench_now_us (CLOCK_PROCESS_CPUTIME_ID);
-  for (i = 0; ok && i < opt.frames; i++) {
-    const gdouble t0 = bench_now_us (CLOCK_MONOTONIC);
-
-    ok = push_pull (h, bus, ring[i % RING], &output);
-    latency[i] = bench_now_us (CLOCK_MONOTONIC) - t0;
-    if (ok) {
-      result->out_pinned += is_pinned (output);
-      if (opt.warmup == 0 && i == 0)
-        describe_memory (output, result->out_memory,
-            sizeof result->out_memory);
-      gst_buffer_unref (output);
-    }
-    output = NULL;
-  }
+  if (ok)
+    ok = push_frames (h, bus, ring, opt.warmup, opt.frames, pushed_at)
+        && wait_arrivals (&arrivals, opt.warmup + opt.frames);
   cpu = bench_now_us (CLOCK_PROCESS_CPUTIME_ID) - cpu_start;
-  wall = bench_now_us (CLOCK_MONOTONIC) - t_start;
+  wall = (ok ? arrivals.at[opt.warmup + opt.frames - 1]
+      : bench_now_us (CLOCK_MONOTONIC)) - t_start;
 
   if (ok) {
+    for (i = 0; i < opt.frames; i++)
+      latency[i] = arrivals.at[opt.warmup + i] - pushed_at[i];
+    g_strlcpy (result->out_memory, arrivals.memory,
+        sizeof result->out_memory);
+    result->out_pinned = arrivals.pinned;
     result->fps = opt.frames / (wall * 1e-6);
     result->us_per_frame = wall / opt.frames;
     result->cpu_us = cpu / opt.frames;
@@ -351,6 +431,7 @@ run_case (const Case * c, Mode mode, const Floors * floors, Result * result)
     else
       result->floor_us = NAN;
   }
+  g_free (pushed_at);
   g_free (latency);
   for (i = 0; i < RING; i++)
     if (ring[i])
@@ -359,6 +440,7 @@ run_case (const Case * c, Mode mode, const Floors * floors, Result * result)
   gst_bus_set_flushing (bus, TRUE);
   gst_harness_teardown (h);
   gst_object_unref (bus);
+  g_free (arrivals.at);
   return ok;
 }
 
@@ -514,9 +596,10 @@ write_csv (const gchar * path, const Result * results, gint n)
     const Result *r = &results[i];
     gchar v[8][32];
 
-    g_string_append_printf (s, "%s,%d,%d,%s,%zu,%d,%s,%d,%s,%d,%.1f,%.2f,"
-        "%.2f,%.2f,%.2f,%s,%s,%s,%s,%s,%s\n", r->c.format, r->c.width,
-        r->c.height, mode_names[r->mode], r->bytes, r->frames, r->in_memory,
+    g_string_append_printf (s, "%s,%d,%d,%s,%d,%.0f,%zu,%d,%s,%d,%s,%d,%.1f,"
+        "%.2f,%.2f,%.2f,%.2f,%s,%s,%s,%s,%s,%s\n", r->c.format, r->c.width,
+        r->c.height, mode_names[r->mode], opt.in_flight, opt.rate, r->bytes,
+        r->frames, r->in_memory,
         r->in_from_pool, r->out_memory, r->out_pinned, r->fps,
         r->us_per_frame, r->latency_median, r->latency_p99, r->cpu_us,
         r->floors.valid ? g_ascii_formatd (v[0], 32, "%.2f",
@@ -593,6 +676,11 @@ main (int argc, char **argv)
         "D"},
     {"csv", 0, 0, G_OPTION_ARG_FILENAME, &opt.csv,
         "Also write every case to FILE", "FILE"},
+    {"frames-in-flight", 0, 0, G_OPTION_ARG_INT, &opt.in_flight,
+        "The element's frames-in-flight (default 1)", "N"},
+    {"rate", 0, 0, G_OPTION_ARG_DOUBLE, &opt.rate,
+          "Push frames at this many per second (a paced source; default: "
+          "as fast as the element takes them)", "FPS"},
     {"backend", 0, G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_STRING, &opt.backend,
         "Element backend (cuda; cpu only to check the plumbing)", "B"},
     {NULL}
@@ -605,6 +693,7 @@ main (int argc, char **argv)
   Floors *floors;
   Mode modes[2];
   gint n_modes = 0;
+  gchar pacing[64];
   guint i;
   gint m;
 
@@ -615,6 +704,12 @@ main (int argc, char **argv)
     opt.backend = g_strdup ("cuda");
   if (!opt.mode)
     opt.mode = g_strdup ("both");
+  if (opt.in_flight < 1 || opt.in_flight > GB_MAX_FRAMES_IN_FLIGHT
+      || opt.rate < 0.0) {
+    g_printerr ("element-bench: --frames-in-flight must be 1 .. %d, --rate "
+        ">= 0\n", GB_MAX_FRAMES_IN_FLIGHT);
+    return 2;
+  }
   if (opt.frames < 1 || opt.warmup < 0 || opt.width < 0 || opt.height < 0
       || (opt.height > 0 && opt.width == 0)) {
     g_printerr ("element-bench: --frames must be >= 1, --warmup >= 0, "
@@ -706,7 +801,10 @@ main (int argc, char **argv)
     }
   }
 
-  g_print ("\n%-6s %-9s %-8s %-11s %-16s %9s %8s %8s %8s %8s  %7s %7s %8s %6s\n",
+  g_snprintf (pacing, sizeof pacing, "pushed at %.0f frames/s", opt.rate);
+  g_print ("\nframes-in-flight %d, %s\n", opt.in_flight, opt.rate > 0.0
+      ? pacing : "pushed as fast as the element takes them");
+  g_print ("%-6s %-9s %-8s %-11s %-16s %9s %8s %8s %8s %8s  %7s %7s %8s %6s\n",
       "format", "size", "mode", "in-mem", "out-mem (pinned)", "frames/s",
       "us/frame", "lat-med", "lat-p99", "cpu-us", "H2D", "D2H", "floor",
       "xfloor");
@@ -728,7 +826,7 @@ main (int argc, char **argv)
     }
   }
   g_print ("(in-mem (p): the input buffers came from the pool the element "
-      "proposed; us/frame = 1e6 / frames/s; lat: push to pull, us; cpu-us: "
+      "proposed; us/frame = 1e6 / frames/s; lat: push to output, us; cpu-us: "
       "process CPU time per frame; floor = H2D + D2H of one frame, pinned "
       "for pool, pageable for pageable; xfloor = us/frame / floor)\n");
 
