@@ -192,13 +192,12 @@ fused_runs (const GbCuda * cuda, const GbPlaneFilter * filter,
 
 GbAlgorithm
 gb_cuda_auto_algorithm (const GbCuda * cuda, const GbPlaneFilter * filter,
-    const GbPlaneGeometry * plane, int bytes_per_sample)
+    int bytes_per_sample)
 {
   const int radius = filter->x.radius > filter->y.radius ? filter->x.radius
       : filter->y.radius;
   const bool multiscale = filter->multiscale.factor_x != 0;
 
-  (void) plane;
   /* Measured on an H100 (docs/performance.md, "auto"): for GRAY8 and RGBA,
    * 1080p and 4K, the fused kernel is the fastest wherever it runs (radius
    * up to 56, compute capability 8.0) up to radius 48; where the
