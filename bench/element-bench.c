@@ -37,12 +37,15 @@
  * Usage: cudagaussblur-element-bench [--frames N] [--warmup N]
  *            [--format F] [--width W [--height H]] [--sigma S]
  *            [--mode pool|pageable|both] [--device D] [--csv FILE]
- *            [--frames-in-flight N] [--rate FPS]
+ *            [--frames-in-flight N] [--rate FPS] [--latencies FILE]
  * --frames-in-flight sets the element's property. --rate pushes at a fixed
  * rate (sleeping between pushes), as a live source would: the latency of a
  * frame then has no wait for the frames before it, which pushing as fast as
  * the element takes them adds (at a rate R with n frames queued, each
- * waits about n / R).
+ * waits about n / R). --latencies writes every timed frame's push time
+ * (from the case's first timed push) and latency, in microseconds, one line
+ * a frame, to see whether a high percentile comes from a few stalls or from
+ * every frame.
  * Default cases: 1920x1080 RGBA, 3840x2160 RGBA, 1920x1080 GRAY8,
  * 1920x1080 NV12. --format keeps that format's cases (1920x1080 if it has
  * none); --width replaces the sizes (height 9/16 of the width unless
@@ -132,11 +135,12 @@ static struct
   gchar *mode;
   gint device;
   gchar *csv;
+  gchar *latencies;
   gchar *backend;
   gint in_flight;
   gdouble rate;
 } opt = {
-500, 20, NULL, 0, 0, 3.0, NULL, -1, NULL, NULL, 1, 0.0};
+500, 20, NULL, 0, 0, 3.0, NULL, -1, NULL, NULL, NULL, 1, 0.0};
 
 static gboolean use_cuda;
 
@@ -327,6 +331,28 @@ push_frames (GstHarness * h, GstBus * bus, GstBuffer ** ring, gint first,
   return TRUE;
 }
 
+/* --latencies: one line per timed frame, appended (a file for all cases). */
+static void
+write_latencies (const Result * r, const gdouble * pushed_at, gdouble t_start,
+    const gdouble * latency)
+{
+  FILE *file = fopen (opt.latencies, "a");
+
+  if (!file) {
+    g_printerr ("element-bench: cannot write %s\n", opt.latencies);
+    return;
+  }
+  fseek (file, 0, SEEK_END);
+  if (ftell (file) == 0)
+    fprintf (file, "format,width,height,mode,frames_in_flight,rate,frame,"
+        "pushed_us,latency_us\n");
+  for (gint i = 0; i < r->frames; i++)
+    fprintf (file, "%s,%d,%d,%s,%d,%.1f,%d,%.1f,%.1f\n", r->c.format,
+        r->c.width, r->c.height, mode_names[r->mode], opt.in_flight,
+        opt.rate, i, pushed_at[i] - t_start, latency[i]);
+  fclose (file);
+}
+
 static gboolean
 run_case (const Case * c, Mode mode, const Floors * floors, Result * result)
 {
@@ -422,6 +448,8 @@ run_case (const Case * c, Mode mode, const Floors * floors, Result * result)
     result->fps = opt.frames / (wall * 1e-6);
     result->us_per_frame = wall / opt.frames;
     result->cpu_us = cpu / opt.frames;
+    if (opt.latencies)
+      write_latencies (result, pushed_at, t_start, latency);
     result->latency_p99 = bench_quantile (latency, opt.frames, 0.99);
     result->latency_median = bench_quantile (latency, opt.frames, 0.5);
     if (floors->valid)
@@ -676,6 +704,8 @@ main (int argc, char **argv)
         "D"},
     {"csv", 0, 0, G_OPTION_ARG_FILENAME, &opt.csv,
         "Also write every case to FILE", "FILE"},
+    {"latencies", 0, 0, G_OPTION_ARG_FILENAME, &opt.latencies,
+        "Append every timed frame's push time and latency to FILE", "FILE"},
     {"frames-in-flight", 0, 0, G_OPTION_ARG_INT, &opt.in_flight,
         "The element's frames-in-flight (default 1)", "N"},
     {"rate", 0, 0, G_OPTION_ARG_DOUBLE, &opt.rate,

@@ -15,11 +15,18 @@
  *  3. one frame at a time through upload, a stand-in blur (three rows read
  *     per output row, the apron R rows away) and download, cut into bands
  *     whose copies and kernels overlap, as the core's process_host_banded
- *     does, for band counts 1 to 32 and the waits of 2.
+ *     does, for band counts 1 to 32 and the waits of 2;
+ *  4. where a banded 1080p RGBA frame's time goes (8 bands, polled): timing
+ *     events give the GPU's time from the first upload to the last upload
+ *     and to the end, beside the thread's latency and its enqueueing time,
+ *     for three ways to order the bands: blur k after the upload of the
+ *     band its apron reaches (the core's), each upload carrying its band's
+ *     apron rows (blur k after upload k only), and blur k writing its rows
+ *     straight into the page-locked output (no download).
  * Each prints medians and 99th percentiles in microseconds and the process
  * CPU time per frame (the driver's threads included).
  *
- *   cudagaussblur-transfer-bench [--frames N]
+ *   cudagaussblur-transfer-bench [--frames N] [--timeline-only (4. alone)]
  */
 #include <cuda_runtime.h>
 #include <pthread.h>
@@ -335,12 +342,128 @@ bands (Waiter & w, cudaStream_t blur, cudaStream_t up, cudaStream_t down,
   printf ("\n");
 }
 
+enum Order
+{ ORDER_NEXT_UPLOAD, ORDER_OWN_APRON, ORDER_DIRECT_WRITE, ORDER_COUNT };
+const char *const order_names[ORDER_COUNT] = {
+  "blur k after the upload its apron reaches",
+  "upload k carries its apron rows",
+  "blur k writes the host output (no download)"
+};
+
+void
+band_timeline (cudaStream_t blur, cudaStream_t up, cudaStream_t down,
+    int repeats)
+{
+  const int width = 1920, height = 1080, n = 8, apron = 12;
+  const int band_rows = (height + n - 1) / n;
+  const size_t row = (size_t) width * 4, bytes = row * height;
+  char *host_in, *host_out, *host_out_device, *dev_in, *dev_out[2];
+  cudaEvent_t start, uploads_done, end, uploaded[8], computed[8], polled;
+
+  CHECK (cudaHostAlloc ((void **) &host_in, bytes, cudaHostAllocMapped));
+  CHECK (cudaHostAlloc ((void **) &host_out, bytes, cudaHostAllocMapped));
+  CHECK (cudaHostGetDevicePointer ((void **) &host_out_device, host_out, 0));
+  CHECK (cudaMalloc ((void **) &dev_in, bytes));
+  CHECK (cudaMalloc ((void **) &dev_out[0], bytes));
+  CHECK (cudaMalloc ((void **) &dev_out[1], bytes));
+  memset (host_in, 7, bytes);
+  CHECK (cudaEventCreate (&start));
+  CHECK (cudaEventCreate (&uploads_done));
+  CHECK (cudaEventCreate (&end));
+  CHECK (cudaEventCreateWithFlags (&polled, cudaEventDisableTiming));
+  for (int i = 0; i < n; i++) {
+    CHECK (cudaEventCreateWithFlags (&uploaded[i], cudaEventDisableTiming));
+    CHECK (cudaEventCreateWithFlags (&computed[i], cudaEventDisableTiming));
+  }
+  printf ("## A banded 1080p RGBA frame's time (8 bands, apron %d rows, "
+      "polled with sched_yield)\n\n", apron);
+  printf ("| order | latency median | p99 | enqueue median | GPU: uploads "
+      "done | GPU: end | CPU us per frame |\n|---|---|---|---|---|---|---|\n");
+  for (int order = 0; order < ORDER_COUNT; order++) {
+    std::vector < double >latency, enqueue, gpu_up, gpu_end;
+    double cpu0 = 0;
+    for (int i = -20; i < repeats; i++) {
+      if (i == 0)
+        cpu0 = cpu_us ();
+      const double t = now_us ();
+      CHECK (cudaEventRecord (start, up));
+      for (int k = 0; k < n; k++) {
+        const int first = k * band_rows;
+        /* with its apron rows: from where the band before stopped */
+        const int from = order == ORDER_OWN_APRON && k > 0
+            ? std::min (first + apron, height) : first;
+        const int to = order == ORDER_OWN_APRON
+            ? std::min (first + band_rows + apron, height)
+            : std::min (first + band_rows, height);
+        if (to > from)
+          CHECK (cudaMemcpyAsync (dev_in + from * row, host_in + from * row,
+                  (to - from) * row, cudaMemcpyHostToDevice, up));
+        CHECK (cudaEventRecord (uploaded[k], up));
+      }
+      CHECK (cudaEventRecord (uploads_done, up));
+      for (int k = 0; k < n; k++) {
+        const int first = k * band_rows;
+        const int rows = std::min (band_rows, height - first);
+        const int last_read = std::min (first + rows + apron, height) - 1;
+        const int waits_for = order == ORDER_NEXT_UPLOAD
+            ? last_read / band_rows : k;
+        CHECK (cudaStreamWaitEvent (blur, uploaded[waits_for], 0));
+        if (order == ORDER_DIRECT_WRITE) {
+          stand_in_blur <<< dim3 ((width + 255) / 256, rows), 256, 0,
+              blur >>> ((const uchar4 *) dev_in, (uchar4 *) host_out_device,
+              width, width, first, rows, height, apron);
+          CHECK (cudaGetLastError ());
+          continue;
+        }
+        char *out = dev_out[k & 1];
+        stand_in_blur <<< dim3 ((width + 255) / 256, rows), 256, 0,
+            blur >>> ((const uchar4 *) dev_in, (uchar4 *) out, width, width,
+            first, rows, height, apron);
+        CHECK (cudaGetLastError ());
+        CHECK (cudaEventRecord (computed[k], blur));
+        CHECK (cudaStreamWaitEvent (down, computed[k], 0));
+        CHECK (cudaMemcpyAsync (host_out + first * row, out + first * row,
+                rows * row, cudaMemcpyDeviceToHost, down));
+      }
+      cudaStream_t last = order == ORDER_DIRECT_WRITE ? blur : down;
+      CHECK (cudaEventRecord (end, last));
+      const double enqueued = now_us ();
+      CHECK (cudaEventRecord (polled, last));
+      while (cudaEventQuery (polled) == cudaErrorNotReady)
+        sched_yield ();
+      const double done = now_us ();
+      float up_ms, end_ms;
+      CHECK (cudaEventElapsedTime (&up_ms, start, uploads_done));
+      CHECK (cudaEventElapsedTime (&end_ms, start, end));
+      if (i >= 0) {
+        latency.push_back (done - t);
+        enqueue.push_back (enqueued - t);
+        gpu_up.push_back (up_ms * 1e3);
+        gpu_end.push_back (end_ms * 1e3);
+      }
+    }
+    const double cpu = (cpu_us () - cpu0) / repeats;
+    const Spread l = spread (latency), e = spread (enqueue),
+        u = spread (gpu_up), g = spread (gpu_end);
+    printf ("| %s | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f |\n",
+        order_names[order], l.median, l.p99, e.median, u.median, g.median,
+        cpu);
+  }
+  printf ("\n");
+  CHECK (cudaFreeHost (host_in));
+  CHECK (cudaFreeHost (host_out));
+  CHECK (cudaFree (dev_in));
+  CHECK (cudaFree (dev_out[0]));
+  CHECK (cudaFree (dev_out[1]));
+}
+
 }                               /* namespace */
 
 int
 main (int argc, char **argv)
 {
   int repeats = 400, device_count = 0;
+  bool timeline_only = false;
   cudaDeviceProp prop;
   cudaStream_t blur, up, down;
   Waiter w;
@@ -349,8 +472,12 @@ main (int argc, char **argv)
     if (!strcmp (argv[i], "--frames") && i + 1 < argc
         && (repeats = atoi (argv[++i])) >= 10)
       continue;
-    fprintf (stderr, "usage: %s [--frames N (>= 10, default 400)]\n",
-        argv[0]);
+    if (!strcmp (argv[i], "--timeline-only")) {
+      timeline_only = true;
+      continue;
+    }
+    fprintf (stderr, "usage: %s [--frames N (>= 10, default 400)] "
+        "[--timeline-only]\n", argv[0]);
     return 2;
   }
   if (cudaGetDeviceCount (&device_count) != cudaSuccess || device_count < 1) {
@@ -369,8 +496,11 @@ main (int argc, char **argv)
   pthread_mutex_init (&w.mutex, NULL);
   pthread_cond_init (&w.cond, NULL);
 
-  copy_floors (up, down, 60);
-  wake_ups (w, blur, repeats);
-  bands (w, blur, up, down, repeats);
+  if (!timeline_only) {
+    copy_floors (up, down, 60);
+    wake_ups (w, blur, repeats);
+    bands (w, blur, up, down, repeats);
+  }
+  band_timeline (blur, up, down, repeats);
   return 0;
 }

@@ -6,10 +6,15 @@
 #include "cuda_backend.h"
 #include "kernels.h"
 
+#include <errno.h>
+#include <math.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
 
 /* Bands a host frame is cut into, at most (process_host_banded). */
 #define GB_CUDA_MAX_BANDS 16
@@ -34,6 +39,18 @@
 #define GB_CUDA_POLL_US 100.0
 /* After frames that outlast the poll, one in this many polls fully again. */
 #define GB_CUDA_POLL_RETRY 32
+/* Host frames (gb_cuda_complete_host): the thread sleeps until this long
+ * before the frame's expected end, then checks its event every
+ * GB_CUDA_CHECK_EVERY_US. Waking from the blocking event instead costs
+ * about 47 us (transfer-bench on the H100), a sixth of a 1080p RGBA frame,
+ * and polling all along a core (112 us of CPU a frame). */
+#define GB_CUDA_WAKE_EARLY_US 20.0
+#define GB_CUDA_CHECK_EVERY_US 4.0
+/* A frame not done this long after its expected end (or a quarter of its
+ * expected time, if longer) is waited for on the blocking event. */
+#define GB_CUDA_CHECK_LATE_US 50.0
+/* Weight of each frame in the expected time (an exponential average). */
+#define GB_CUDA_EXPECTED_WEIGHT 0.125
 /* Rows a band has at least. */
 #define GB_CUDA_BAND_MIN_ROWS 64
 
@@ -76,6 +93,9 @@ struct GbCudaFrameSlot
   /* After its last download (blocking sync: the completing thread sleeps
    * on it): the frame is done, its output free for the next blur. */
   cudaEvent_t downloaded;
+  /* When the frame's last call returned (monotonic_us): its expected end
+   * is this plus GbCuda's host_frame_us. */
+  double submitted_us;
 };
 
 struct GbCuda
@@ -117,6 +137,9 @@ struct GbCuda
   int n_slots;
   unsigned submitted;
   unsigned completed;
+  /* How long host frames took from submission to their end, lately (the
+   * completing thread's; 0: none yet, or the geometry changed). */
+  double host_frame_us;
   GbPlaneFilter filters[GB_MAX_PLANES]; /* host copies, per plane */
   float *device_weights;        /* per plane, x then y: WEIGHTS_STRIDE taps
                                  * each, allocated once */
@@ -129,6 +152,15 @@ struct GbCuda
 };
 
 #define WEIGHTS_STRIDE (2 * GB_MAX_RADIUS + 1)
+
+static double
+monotonic_us (void)
+{
+  struct timespec now;
+
+  clock_gettime (CLOCK_MONOTONIC, &now);
+  return now.tv_sec * 1e6 + now.tv_nsec * 1e-3;
+}
 
 static GbStatus
 status_for (cudaError_t err)
@@ -491,6 +523,7 @@ gb_cuda_configure (GbCuda * cuda, const GbGeometry * geometry, GbError * error)
     return cuda_fail (error, err, "cannot allocate frame buffers on the GPU");
   }
   cuda->geometry = *geometry;
+  cuda->host_frame_us = 0;
   return GB_OK;
 }
 
@@ -521,6 +554,7 @@ gb_cuda_set_frames_in_flight (GbCuda * cuda, int frames, GbError * error)
     }
   }
   cuda->n_slots = frames;
+  cuda->host_frame_us = 0;
   return GB_OK;
 }
 
@@ -861,6 +895,15 @@ forced_bands (void)
  * only, so that a band computed from its rows and an apron of radius rows
  * is exactly the whole frame's), and tall enough for bands of at least
  * twice the apron. */
+/* Rows a band has at least: twice the apron (so that a band's apron rows
+ * fall on its neighbours' rows only), and GB_CUDA_BAND_MIN_ROWS. */
+static int
+band_min_rows (const GbPlaneFilter * filter)
+{
+  return 2 * filter->y.radius > GB_CUDA_BAND_MIN_ROWS ? 2 * filter->y.radius
+      : GB_CUDA_BAND_MIN_ROWS;
+}
+
 static int
 band_count (const GbCuda * cuda, GbAlgorithm algorithm)
 {
@@ -878,8 +921,7 @@ band_count (const GbCuda * cuda, GbAlgorithm algorithm)
       && algorithm != GB_ALGORITHM_SEPARABLE
       && algorithm != GB_ALGORITHM_FUSED)
     return 1;
-  rows = 2 * filter->y.radius > GB_CUDA_BAND_MIN_ROWS ? 2 * filter->y.radius
-      : GB_CUDA_BAND_MIN_ROWS;
+  rows = band_min_rows (filter);
   bands = forced_bands () > 0 ? forced_bands ()
       : (int) ((bytes + GB_CUDA_BAND_BYTES / 2) / GB_CUDA_BAND_BYTES);
   if (bands > plane->height / rows)
@@ -887,6 +929,72 @@ band_count (const GbCuda * cuda, GbAlgorithm algorithm)
   if (bands < 1)
     bands = 1;
   return bands > GB_CUDA_MAX_BANDS ? GB_CUDA_MAX_BANDS : bands;
+}
+
+/* GB_CUDA_BAND_SHAPE=even in the environment cuts host frames into even
+ * bands, for measuring the tapered ones against them. */
+static bool
+even_bands_forced (void)
+{
+  static int even = -1;
+  if (even < 0) {
+    const char *text = getenv ("GB_CUDA_BAND_SHAPE");
+    even = text && strcmp (text, "even") == 0;
+  }
+  return even;
+}
+
+/* Where each of `bands` bands starts (starts[bands] = height). The bands
+ * are tapered, weights 1, 2, 4, 4, ..., 4, 2, 1: the downloads start a
+ * first band late and end a last band after the uploads, so small end
+ * bands shorten the frame. A band the taper would make shorter than
+ * min_rows gets min_rows, the others share the rest; even bands where
+ * that does not fit (band_count keeps height / bands >= min_rows). */
+static void
+band_starts (int height, int bands, int min_rows, int *starts)
+{
+  int weights[GB_CUDA_MAX_BANDS], rows[GB_CUDA_MAX_BANDS];
+  bool fixed[GB_CUDA_MAX_BANDS] = { false };
+  bool changed = true, fits = !even_bands_forced ();
+
+  for (int j = 0; j < bands; j++) {
+    const int from_end = j < bands - 1 - j ? j : bands - 1 - j;
+    weights[j] = from_end >= 2 ? 4 : 1 << from_end;
+  }
+  /* fix the bands that fall short, until none does */
+  while (fits && changed) {
+    int free_rows = height, free_weight = 0, last_free = -1;
+    changed = false;
+    for (int j = 0; j < bands; j++) {
+      if (fixed[j])
+        free_rows -= min_rows;
+      else {
+        free_weight += weights[j];
+        last_free = j;
+      }
+    }
+    if (last_free < 0 || free_rows < 0) {
+      fits = false;
+      break;
+    }
+    for (int j = 0, given = 0; j < bands; j++) {
+      if (fixed[j]) {
+        rows[j] = min_rows;
+        continue;
+      }
+      rows[j] = j == last_free ? free_rows - given
+          : (int) ((long long) free_rows * weights[j] / free_weight);
+      given += rows[j];
+      if (rows[j] < min_rows) {
+        fixed[j] = true;
+        changed = true;
+      }
+    }
+  }
+  starts[0] = 0;
+  for (int j = 0; j < bands; j++)
+    starts[j + 1] = fits ? starts[j] + rows[j]
+        : (int) ((long long) height * (j + 1) / bands);
 }
 
 #define HOST_TRY(call, what) \
@@ -913,6 +1021,22 @@ slot_images (const GbCuda * cuda, const GbCudaFrameSlot * slot,
   }
 }
 
+/* Every plane of `from` into `to`, one 2D copy each, on `stream`. */
+static cudaError_t
+copy_planes_async (const GbCuda * cuda, const GbImage * to,
+    const GbImage * from, cudaMemcpyKind kind, cudaStream_t stream)
+{
+  cudaError_t err = cudaSuccess;
+
+  for (int p = 0; p < cuda->geometry.n_planes && err == cudaSuccess; p++) {
+    const GbPlaneGeometry *plane = &cuda->geometry.planes[p];
+    err = cudaMemcpy2DAsync (to->data[p], to->stride[p], from->data[p],
+        from->stride[p], (size_t) plane->width * plane->channels
+        * cuda->geometry.bytes_per_sample, plane->height, kind, stream);
+  }
+  return err;
+}
+
 /* A host frame in one piece, every plane, on three streams: the upload
  * (after the slot's last frame was read), the blur (after the upload and
  * the slot's last download) and the download (after the blur). Frames in
@@ -923,21 +1047,14 @@ enqueue_host_whole (GbCuda * cuda, GbCudaFrameSlot * slot, const GbImage * src,
     const GbImage * dst, GbAlgorithm algorithm, GbBorder border,
     GbError * error)
 {
-  const int n_planes = cuda->geometry.n_planes;
   GbImage device_src, device_dst;
   GbStatus status;
 
   slot_images (cuda, slot, &device_src, &device_dst, false);
   HOST_TRY (cudaStreamWaitEvent (cuda->upload_stream, slot->input_read, 0),
       "cannot order the frames");
-  for (int p = 0; p < n_planes; p++) {
-    const GbPlaneGeometry *plane = &cuda->geometry.planes[p];
-    HOST_TRY (cudaMemcpy2DAsync (slot->input[p], slot->input_pitch[p],
-            src->data[p], src->stride[p], (size_t) plane->width
-            * plane->channels * cuda->geometry.bytes_per_sample,
-            plane->height, cudaMemcpyHostToDevice, cuda->upload_stream),
-        "cannot upload the frame");
-  }
+  HOST_TRY (copy_planes_async (cuda, &device_src, src, cudaMemcpyHostToDevice,
+          cuda->upload_stream), "cannot upload the frame");
   HOST_TRY (cudaEventRecord (cuda->uploaded[0], cuda->upload_stream),
       "cannot order the frames");
   HOST_TRY (cudaStreamWaitEvent (cuda->stream, cuda->uploaded[0], 0),
@@ -952,24 +1069,23 @@ enqueue_host_whole (GbCuda * cuda, GbCudaFrameSlot * slot, const GbImage * src,
       "cannot order the frames");
   HOST_TRY (cudaStreamWaitEvent (cuda->download_stream, slot->input_read, 0),
       "cannot order the frames");
-  for (int p = 0; p < n_planes; p++) {
-    const GbPlaneGeometry *plane = &cuda->geometry.planes[p];
-    HOST_TRY (cudaMemcpy2DAsync (dst->data[p], dst->stride[p],
-            slot->output[p], slot->output_pitch[p], (size_t) plane->width
-            * plane->channels * cuda->geometry.bytes_per_sample,
-            plane->height, cudaMemcpyDeviceToHost, cuda->download_stream),
-        "cannot download the frame");
-  }
+  HOST_TRY (copy_planes_async (cuda, dst, &device_dst, cudaMemcpyDeviceToHost,
+          cuda->download_stream), "cannot download the frame");
   return GB_OK;
 }
 
 /* One plane in `bands` horizontal bands of h >= 2 R rows: band k's upload,
  * blur and download overlap those of its neighbours (issue 5), on the same
  * three streams:
- *   upload:   rows of band 0, 1, 2 ... (uploaded[j] after band j);
+ *   upload:   rows of band 0, 1, 2 ..., each with the R rows below it
+ *             not yet uploaded (uploaded[j] after band j);
  *   blur:     band k over its rows and an apron of the y radius R above
- *             and below (waits for the upload of the last band it reads);
+ *             and below (waits for uploaded[k]);
  *   download: band k's rows (waits for computed[k]).
+ * Bands are tapered (band_starts). Measured on the H100 with plain CUDA
+ * (transfer-bench, 1080p RGBA, 8 even bands, polled): the GPU's end came
+ * 225 us after the first upload's start with each upload carrying its
+ * apron, against 242-254 us with blur k waiting for upload k + 1.
  * The blur of band k sees its window as a whole frame: its apron rows come
  * out wrong, and only band k's own rows are downloaded. Even bands write
  * the slot's output buffer, odd ones `output_odd`: the apron rows of band k
@@ -985,24 +1101,30 @@ enqueue_host_banded (GbCuda * cuda, GbCudaFrameSlot * slot,
   const size_t row_bytes = (size_t) geometry->width * geometry->channels
       * cuda->geometry.bytes_per_sample;
   const int height = geometry->height;
-  const int band_rows = (height + bands - 1) / bands;
   const int apron = filter->y.radius;
   const GbTaps taps = plane_taps (cuda, 0);
   GbImage device_src, device_dst[2];
+  int starts[GB_CUDA_MAX_BANDS + 1], uploaded_to = 0;
 
   slot_images (cuda, slot, &device_src, &device_dst[0], false);
   slot_images (cuda, slot, &device_src, &device_dst[1], true);
+  band_starts (height, bands, band_min_rows (filter), starts);
 
   HOST_TRY (cudaStreamWaitEvent (cuda->upload_stream, slot->input_read, 0),
       "cannot order the frames");
+  /* Upload j carries band j's rows and the apron below it, so that blur j
+   * waits for upload j alone (not for the next band's whole upload). */
   for (int j = 0; j < bands; j++) {
-    const int first = j * band_rows;
-    const int rows = first + band_rows < height ? band_rows : height - first;
-    HOST_TRY (cudaMemcpy2DAsync (slot->input[0] + first
-            * slot->input_pitch[0], slot->input_pitch[0],
-            (const char *) src->data[0] + first * src->stride[0],
-            src->stride[0], row_bytes, rows, cudaMemcpyHostToDevice,
-            cuda->upload_stream), "cannot upload the frame");
+    const int to = starts[j + 1] + apron < height ? starts[j + 1] + apron
+        : height;
+    if (to > uploaded_to)
+      HOST_TRY (cudaMemcpy2DAsync (slot->input[0] + uploaded_to
+              * slot->input_pitch[0], slot->input_pitch[0],
+              (const char *) src->data[0] + uploaded_to * src->stride[0],
+              src->stride[0], row_bytes, to - uploaded_to,
+              cudaMemcpyHostToDevice, cuda->upload_stream),
+          "cannot upload the frame");
+    uploaded_to = to > uploaded_to ? to : uploaded_to;
     HOST_TRY (cudaEventRecord (cuda->uploaded[j], cuda->upload_stream),
         "cannot upload the frame");
   }
@@ -1010,18 +1132,17 @@ enqueue_host_banded (GbCuda * cuda, GbCudaFrameSlot * slot,
   HOST_TRY (cudaStreamWaitEvent (cuda->stream, slot->downloaded, 0),
       "cannot order the frames");
   for (int k = 0; k < bands; k++) {
-    const int first = k * band_rows;
-    const int end = first + band_rows < height ? first + band_rows : height;
+    const int first = starts[k];
+    const int end = starts[k + 1];
     const int top = first - apron > 0 ? first - apron : 0;
     const int bottom = end + apron < height ? end + apron : height;
-    const int last_read = (bottom - 1) / band_rows;
     const GbRect window = { 0, top, geometry->width, bottom - top };
     const GbImage *out = &device_dst[k & 1];
     const GbDevicePlane plane = device_plane (cuda, 0, &device_src, out,
         window);
 
-    HOST_TRY (cudaStreamWaitEvent (cuda->stream, cuda->uploaded[last_read],
-            0), "cannot order the bands");
+    HOST_TRY (cudaStreamWaitEvent (cuda->stream, cuda->uploaded[k], 0),
+        "cannot order the bands");
     HOST_TRY (launch_blur (cuda, plane, taps, filter, algorithm, border,
             cuda->stream), "cannot launch the blur kernel");
     HOST_TRY (cudaEventRecord (cuda->computed[k], cuda->stream),
@@ -1080,8 +1201,97 @@ gb_cuda_submit_host (GbCuda * cuda, const GbImage * src, const GbImage * dst,
     drain_streams (cuda);
     return status;
   }
+  slot->submitted_us = monotonic_us ();
   __atomic_store_n (&cuda->submitted, submitted + 1, __ATOMIC_RELEASE);
   return GB_OK;
+}
+
+/* GB_CUDA_HOST_WAIT=block in the environment makes host frames wait on the
+ * blocking event alone, for measuring the difference. */
+static bool
+host_wait_blocks (void)
+{
+  static int blocks = -1;
+  if (blocks < 0) {
+    const char *text = getenv ("GB_CUDA_HOST_WAIT");
+    blocks = text && strcmp (text, "block") == 0;
+  }
+  return blocks;
+}
+
+static void
+sleep_until_us (double deadline)
+{
+  struct timespec until;
+
+  until.tv_sec = (time_t) (deadline * 1e-6);
+  until.tv_nsec = (long) ((deadline - until.tv_sec * 1e6) * 1e3);
+  if (until.tv_nsec < 0 || until.tv_nsec >= 1000000000L)
+    until.tv_nsec = 0;          /* rounding at a second's edge */
+  while (clock_nanosleep (CLOCK_MONOTONIC, TIMER_ABSTIME, &until,
+          NULL) == EINTR);
+}
+
+/* Waits for a host frame's last download without spinning: it sleeps until
+ * shortly before the frame's expected end, checks its event every few
+ * microseconds from there, and sleeps on the blocking event when the frame
+ * is late. The thread's timer slack (50 us by default on Linux, which
+ * every sleep would add) is lowered for the wait and put back after.
+ *
+ * The expected time (from submission to the end) learns from the frames
+ * whose end a check caught, which is exact to a check's interval (and
+ * from late ones, with their wake-up). A frame
+ * found done at the first check ended at some unknown time before it, so
+ * the expectation only shrinks (by a tenth): a wrong guess, such as the
+ * first frame's, which loads the kernels, never holds for long. */
+static cudaError_t
+wait_for_host_frame (GbCuda * cuda, GbCudaFrameSlot * slot)
+{
+  const double expected = cuda->host_frame_us;
+  const double wake = slot->submitted_us + expected - GB_CUDA_WAKE_EARLY_US;
+  const double late = slot->submitted_us + expected
+      + fmax (GB_CUDA_CHECK_LATE_US, expected / 4);
+  cudaError_t err = cudaEventQuery (slot->downloaded);
+  int checks = 0;
+  double now;
+#ifdef __linux__
+  const int slack = prctl (PR_GET_TIMERSLACK, 0, 0, 0, 0);
+#endif
+
+  if (err != cudaErrorNotReady)
+    return err;                 /* done already (or failed) */
+  if (expected <= 0 || host_wait_blocks ()) {
+    err = cudaEventSynchronize (slot->downloaded);
+    if (err == cudaSuccess && !host_wait_blocks ())
+      cuda->host_frame_us = monotonic_us () - slot->submitted_us;
+    return err;
+  }
+#ifdef __linux__
+  prctl (PR_SET_TIMERSLACK, 1000, 0, 0, 0);
+#endif
+  if (monotonic_us () < wake)
+    sleep_until_us (wake);
+  while ((err = cudaEventQuery (slot->downloaded)) == cudaErrorNotReady
+      && (now = monotonic_us ()) < late) {
+    sleep_until_us (now + GB_CUDA_CHECK_EVERY_US);
+    checks++;
+  }
+#ifdef __linux__
+  if (slack > 0)
+    prctl (PR_SET_TIMERSLACK, (unsigned long) slack, 0, 0, 0);
+#endif
+  if (err == cudaErrorNotReady) {
+    err = cudaEventSynchronize (slot->downloaded);      /* late */
+    checks++;
+  }
+  if (err != cudaSuccess)
+    return err;
+  if (checks == 0)
+    cuda->host_frame_us = expected * 0.9;
+  else
+    cuda->host_frame_us = expected + GB_CUDA_EXPECTED_WEIGHT
+        * (monotonic_us () - slot->submitted_us - expected);
+  return err;
 }
 
 GbStatus
@@ -1096,10 +1306,8 @@ gb_cuda_complete_host (GbCuda * cuda, GbError * error)
         "no frame in flight");
   slot = &cuda->slots[completed % cuda->n_slots];
   CUDA_TRY (select_device (cuda), "cannot select the CUDA device");
-  /* Kernel faults surface here, with the kernel's own error. The event
-   * blocks the thread (no busy wait: the CPU time per frame stays that of
-   * the enqueueing). */
-  err = cudaEventSynchronize (slot->downloaded);
+  /* Kernel faults surface here, with the kernel's own error. */
+  err = wait_for_host_frame (cuda, slot);
   __atomic_store_n (&cuda->completed, completed + 1, __ATOMIC_RELEASE);
   if (err != cudaSuccess)
     return cuda_fail (error, err, "blur on the GPU failed");
@@ -1130,15 +1338,6 @@ gb_cuda_wait (GbCuda * cuda, GbError * error)
       "cannot record the end of the frame");
   CUDA_TRY (cudaEventSynchronize (cuda->frame_done), "blur on the GPU failed");
   return GB_OK;
-}
-
-static double
-monotonic_us (void)
-{
-  struct timespec now;
-
-  clock_gettime (CLOCK_MONOTONIC, &now);
-  return now.tv_sec * 1e6 + now.tv_nsec * 1e-3;
 }
 
 GbStatus

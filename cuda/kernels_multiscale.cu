@@ -184,6 +184,15 @@ row_pass_lines (int channels)
   return channels >= 3 ? 1 : 4 / channels;
 }
 
+/* The line of the row pass's lane a (a float4's component): a staged
+ * position holds the channels of one line, two channels of two lines, or
+ * one of four (row_pass_lines); the lane's channel is a - line * channels. */
+__device__ __forceinline__ int
+lane_line (int a, int channels)
+{
+  return channels == 1 ? a : channels == 2 ? a >> 1 : 0;
+}
+
 template < int D, typename InT > __global__ void
 __launch_bounds__ (RowPass < D >::THREADS)
 row_pass_kernel (GbResample r, RowWeights < D > weights, GbBorder border,
@@ -237,8 +246,7 @@ row_pass_kernel (GbResample r, RowWeights < D > weights, GbBorder border,
       } else {
 #pragma unroll
         for (int a = 0; a < 4; a++) {
-          /* lane a: row a / channels, channel a % channels */
-          const int l = channels == 1 ? a : channels == 2 ? a >> 1 : 0;
+          const int l = lane_line (a, channels);
           const int c = a - l * channels;
           const InT *row = l == 0 ? row0 : l == 1 ? row1 : l == 2 ? row2
               : row3;
@@ -273,7 +281,7 @@ row_pass_kernel (GbResample r, RowWeights < D > weights, GbBorder border,
     const float lane[4] = { acc.x, acc.y, acc.z, acc.w };
 #pragma unroll
     for (int a = 0; a < 4; a++) {
-      const int l = channels == 1 ? a : channels == 2 ? a >> 1 : 0;
+      const int l = lane_line (a, channels);
       const int c = a - l * channels;
       if (a < lanes)
         result[swizzle ((l * P::OUTPUTS + o) * channels + c)] = lane[a];
