@@ -16,7 +16,7 @@
 #include <sys/prctl.h>
 #endif
 
-/* Bands a host frame is cut into, at most (process_host_banded). */
+/* Bands a host frame is cut into, at most (enqueue_host_banded). */
 #define GB_CUDA_MAX_BANDS 16
 /* Frames smaller than this are not cut (and have no second output
  * buffer): per-band calls cost more than the overlap saves. Measured
@@ -119,7 +119,7 @@ struct GbCuda
   cudaEvent_t frame_polled;     /* the same without blocking sync: polled */
   double poll_us;               /* how long the next device frame polls */
   unsigned frames_polled;       /* device frames waited for */
-  /* Banded host frames (process_host_banded): uploads and downloads on
+  /* Banded host frames (enqueue_host_banded): uploads and downloads on
    * streams of their own, so that the two copy engines and the SMs work on
    * different bands at once; the blur stays on `stream`. */
   cudaStream_t upload_stream;
