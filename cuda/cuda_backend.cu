@@ -16,8 +16,10 @@
 #include <sys/prctl.h>
 #endif
 
-/* Bands a host frame is cut into, at most (enqueue_host_banded). */
+/* Bands a host frame is cut into, at most (enqueue_host_banded;
+ * GB_CUDA_BANDS may ask for up to this many), and at most by the rule. */
 #define GB_CUDA_MAX_BANDS 16
+#define GB_CUDA_RULE_MAX_BANDS 8
 /* Frames smaller than this are not cut (and have no second output
  * buffer): per-band calls cost more than the overlap saves. Measured
  * through the element on the H100 (element-bench, pool, one run per
@@ -26,11 +28,14 @@
 #define GB_CUDA_BAND_MIN_BYTES (4u << 20)
 /* About this many bytes a band: each band costs a copy call each way, a
  * launch and two events (several microseconds of the thread's time each),
- * and the overlap leaves one band's download after the last upload. The
- * same runs, 1 / 2 / 4 / 8 / 16 bands: 1080p RGBA 2286 / 2399 / 2791 /
- * 2806 / 3052 frames/s, 4K RGBA 673 / 699 / 839 / 1002 / 983 (8 and 16
- * chosen). */
-#define GB_CUDA_BAND_BYTES (1u << 20)
+ * and the overlap leaves one band's blur and download after the last
+ * upload. Since each upload carries its apron, through the element on the
+ * H100 (element-bench, pool, one frame at a time, two runs per count;
+ * docs/performance.md), 4 / 8 / 12 / 16 bands: 1080p RGBA 3899, 3888 /
+ * 3765, 4041 / 3411, 3397 / 3227, 3077 frames/s, CPU 83-93 / 105-167 /
+ * 161-185 / 208-271 us a frame; 4K RGBA (one run) 8 / 12 / 16: 1229 /
+ * 1221 / 1090. So 4 bands for 1080p RGBA, 8 for 4K. */
+#define GB_CUDA_BAND_BYTES (2u << 20)
 /* How long the thread polls for the end of a frame in device memory, at
  * most, before it sleeps on an event: such a frame takes tens of
  * microseconds on the GPU, and waking from the blocking event costs 40 to
@@ -928,6 +933,8 @@ band_count (const GbCuda * cuda, GbAlgorithm algorithm)
     bands = plane->height / rows;
   if (bands < 1)
     bands = 1;
+  if (forced_bands () == 0 && bands > GB_CUDA_RULE_MAX_BANDS)
+    bands = GB_CUDA_RULE_MAX_BANDS;
   return bands > GB_CUDA_MAX_BANDS ? GB_CUDA_MAX_BANDS : bands;
 }
 
