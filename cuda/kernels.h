@@ -137,10 +137,6 @@ cudaError_t gb_launch_fused (const GbDevicePlane & plane, const GbTaps & taps,
 
 #define GB_FUSED_MAX_RADIUS 56
 bool gb_fused_available (void);
-/* The same filter for one-channel 8-bit planes on the FP32 units
- * (kernels_fused_gray.cu); gb_launch_fused takes it for such planes. */
-cudaError_t gb_launch_fused_gray (const GbDevicePlane & plane,
-    const GbTaps & taps, GbBorder border, cudaStream_t stream);
 
 /* Segments per line of the recursive passes, and the state buffer a plane
  * of that size needs. */

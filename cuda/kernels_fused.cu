@@ -31,8 +31,6 @@
 #include <cuda_fp16.h>
 
 #include <atomic>
-#include <stdlib.h>
-#include <string.h>
 
 namespace {
 
@@ -497,19 +495,6 @@ prepare_kernel (FusedKernel kernel, int device, int channels, int ksteps,
   return err;
 }
 
-/* GB_CUDA_FUSED_GRAY=mma in the environment keeps one-channel planes on
- * the tensor cores, for measuring the two kernels against each other. */
-bool
-tensor_cores_forced (void)
-{
-  static int forced = -1;
-  if (forced < 0) {
-    const char *text = getenv ("GB_CUDA_FUSED_GRAY");
-    forced = text && strcmp (text, "mma") == 0;
-  }
-  return forced;
-}
-
 }                               /* namespace */
 
 bool
@@ -541,8 +526,6 @@ gb_launch_fused (const GbDevicePlane & plane, const GbTaps & taps,
   int device, sms = 0;
   cudaError_t err;
 
-  if (channels == 1 && !tensor_cores_forced ())
-    return gb_launch_fused_gray (plane, taps, border, stream);
   /* 8-bit samples only (staged exactly as fp16), one kernel for both axes. */
   if (!kernel || radius < 1 || radius > GB_FUSED_MAX_RADIUS
       || plane.bytes_per_sample != 1 || taps.y.radius != radius)
