@@ -5,6 +5,7 @@
  */
 #include "bench_common.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 
@@ -15,6 +16,18 @@ bench_now_us (clockid_t clock)
 
   clock_gettime (clock, &ts);
   return ts.tv_sec * 1e6 + ts.tv_nsec * 1e-3;
+}
+
+void
+bench_sleep_until_us (gdouble at_us)
+{
+  struct timespec t;
+
+  t.tv_sec = (time_t) (at_us * 1e-6);
+  t.tv_nsec = (long) ((at_us - t.tv_sec * 1e6) * 1e3);
+  if (t.tv_nsec < 0 || t.tv_nsec >= 1000000000L)
+    t.tv_nsec = 0;              /* rounding at a second's edge */
+  while (clock_nanosleep (CLOCK_MONOTONIC, TIMER_ABSTIME, &t, NULL) == EINTR);
 }
 
 static int

@@ -38,6 +38,9 @@ extern const gchar bench_prefix[];
  * microseconds. */
 gdouble bench_now_us (clockid_t clock);
 
+/* Sleeps until CLOCK_MONOTONIC reads at_us (at once if it has passed). */
+void bench_sleep_until_us (gdouble at_us);
+
 /* Sorts values; the q-quantile by nearest rank. */
 gdouble bench_quantile (gdouble * values, gint n, gdouble q);
 

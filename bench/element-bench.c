@@ -293,17 +293,6 @@ wait_arrivals (Arrivals * arrivals, gint count)
   return TRUE;
 }
 
-/* Sleeps until the monotonic clock reads at_us (now, if it has passed). */
-static void
-sleep_until_us (gdouble at_us)
-{
-  struct timespec t;
-
-  t.tv_sec = (time_t) (at_us * 1e-6);
-  t.tv_nsec = (long) ((at_us - t.tv_sec * 1e6) * 1e3);
-  while (clock_nanosleep (CLOCK_MONOTONIC, TIMER_ABSTIME, &t, NULL) != 0);
-}
-
 /* Pushes n frames of the ring, from frame `first` on; with opt.rate, frame
  * i at start + i / rate. Each push's start into pushed_at (if not NULL). */
 static gboolean
@@ -317,7 +306,7 @@ push_frames (GstHarness * h, GstBus * bus, GstBuffer ** ring, gint first,
     GstFlowReturn flow;
 
     if (opt.rate > 0.0)
-      sleep_until_us (start + i * 1e6 / opt.rate);
+      bench_sleep_until_us (start + i * 1e6 / opt.rate);
     if (pushed_at)
       pushed_at[i] = bench_now_us (CLOCK_MONOTONIC);
     flow = gst_harness_push (h, gst_buffer_ref (ring[(first + i) % RING]));

@@ -255,6 +255,16 @@ wake_ups (Waiter & w, cudaStream_t stream, int repeats)
   printf ("\n");
 }
 
+/* The events of n bands: after each upload, after each blur. */
+void
+create_band_events (cudaEvent_t * uploaded, cudaEvent_t * computed, int n)
+{
+  for (int i = 0; i < n; i++) {
+    CHECK (cudaEventCreateWithFlags (&uploaded[i], cudaEventDisableTiming));
+    CHECK (cudaEventCreateWithFlags (&computed[i], cudaEventDisableTiming));
+  }
+}
+
 void
 bands (Waiter & w, cudaStream_t blur, cudaStream_t up, cudaStream_t down,
     int repeats)
@@ -265,10 +275,7 @@ bands (Waiter & w, cudaStream_t blur, cudaStream_t up, cudaStream_t down,
   cudaEvent_t start, uploaded[32], computed[32];
 
   CHECK (cudaEventCreateWithFlags (&start, cudaEventDisableTiming));
-  for (int i = 0; i < 32; i++) {
-    CHECK (cudaEventCreateWithFlags (&uploaded[i], cudaEventDisableTiming));
-    CHECK (cudaEventCreateWithFlags (&computed[i], cudaEventDisableTiming));
-  }
+  create_band_events (uploaded, computed, 32);
   printf ("## One frame at a time in bands: upload, stand-in blur (apron %d "
       "rows), download\n\n", apron);
   printf ("| frame | bands | wait | frames/s | latency median | p99 | CPU us "
@@ -371,10 +378,7 @@ band_timeline (cudaStream_t blur, cudaStream_t up, cudaStream_t down,
   CHECK (cudaEventCreate (&uploads_done));
   CHECK (cudaEventCreate (&end));
   CHECK (cudaEventCreateWithFlags (&polled, cudaEventDisableTiming));
-  for (int i = 0; i < n; i++) {
-    CHECK (cudaEventCreateWithFlags (&uploaded[i], cudaEventDisableTiming));
-    CHECK (cudaEventCreateWithFlags (&computed[i], cudaEventDisableTiming));
-  }
+  create_band_events (uploaded, computed, n);
   printf ("## A banded 1080p RGBA frame's time (8 bands, apron %d rows, "
       "polled with sched_yield)\n\n", apron);
   printf ("| order | latency median | p99 | enqueue median | GPU: uploads "
