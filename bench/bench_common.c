@@ -25,8 +25,14 @@ bench_sleep_until_us (gdouble at_us)
 
   t.tv_sec = (time_t) (at_us * 1e-6);
   t.tv_nsec = (long) ((at_us - t.tv_sec * 1e6) * 1e3);
-  if (t.tv_nsec < 0 || t.tv_nsec >= 1000000000L)
-    t.tv_nsec = 0;              /* rounding at a second's edge */
+  /* the seconds rounded at a second's edge */
+  if (t.tv_nsec >= 1000000000L) {
+    t.tv_sec++;
+    t.tv_nsec -= 1000000000L;
+  } else if (t.tv_nsec < 0) {
+    t.tv_sec--;
+    t.tv_nsec += 1000000000L;
+  }
   while (clock_nanosleep (CLOCK_MONOTONIC, TIMER_ABSTIME, &t, NULL) == EINTR);
 }
 

@@ -14,15 +14,16 @@
  *     signalling a condition variable; after a kernel of a fixed 100 us;
  *  3. one frame at a time through upload, a stand-in blur (three rows read
  *     per output row, the apron R rows away) and download, cut into bands
- *     whose copies and kernels overlap, as the core's process_host_banded
- *     does, for band counts 1 to 32 and the waits of 2;
+ *     whose copies and kernels overlap, as the core's enqueue_host_banded
+ *     did before its uploads carried their apron, for band counts 1 to 32 and the waits of 2;
  *  4. where a banded 1080p RGBA frame's time goes (8 bands, polled): timing
  *     events give the GPU's time from the first upload to the last upload
  *     and to the end, beside the thread's latency and its enqueueing time,
  *     for three ways to order the bands: blur k after the upload of the
- *     band its apron reaches (the core's), each upload carrying its band's
- *     apron rows (blur k after upload k only), and blur k writing its rows
- *     straight into the page-locked output (no download).
+ *     band its apron reaches (the core's at first), each upload carrying
+ *     its band's apron rows (blur k after upload k only: the core's now),
+ *     and blur k writing its rows straight into the page-locked output (no
+ *     download).
  * Each prints medians and 99th percentiles in microseconds and the process
  * CPU time per frame (the driver's threads included).
  *

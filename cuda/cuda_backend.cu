@@ -95,8 +95,8 @@ struct GbCudaFrameSlot
   size_t output_odd_pitch;
   /* After the frame's last blur: its input may take the next upload. */
   cudaEvent_t input_read;
-  /* After its last download (blocking sync: the completing thread sleeps
-   * on it): the frame is done, its output free for the next blur. */
+  /* After its last download (blocking sync, for wait_for_host_frame's
+   * late frames): the frame is done, its output free for the next blur. */
   cudaEvent_t downloaded;
   /* When the frame's last call returned (monotonic_us): its expected end
    * is this plus GbCuda's host_frame_us. */
@@ -894,12 +894,6 @@ forced_bands (void)
   return forced;
 }
 
-/* How many bands a host frame is cut into: 1 (not cut) unless it is one
- * plane, large, blurred over its whole area without sharpening, by a
- * convolution (whose output rows depend on the radius' rows around them
- * only, so that a band computed from its rows and an apron of radius rows
- * is exactly the whole frame's), and tall enough for bands of at least
- * twice the apron. */
 /* Rows a band has at least: twice the apron (so that a band's apron rows
  * fall on its neighbours' rows only), and GB_CUDA_BAND_MIN_ROWS. */
 static int
@@ -909,6 +903,12 @@ band_min_rows (const GbPlaneFilter * filter)
       : GB_CUDA_BAND_MIN_ROWS;
 }
 
+/* How many bands a host frame is cut into: 1 (not cut) unless it is one
+ * plane, large, blurred over its whole area without sharpening, by a
+ * convolution (whose output rows depend on the radius' rows around them
+ * only, so that a band computed from its rows and an apron of radius rows
+ * is exactly the whole frame's), and tall enough for bands of at least
+ * twice the apron. */
 static int
 band_count (const GbCuda * cuda, GbAlgorithm algorithm)
 {
@@ -1179,8 +1179,14 @@ sleep_until_us (double deadline)
 
   until.tv_sec = (time_t) (deadline * 1e-6);
   until.tv_nsec = (long) ((deadline - until.tv_sec * 1e6) * 1e3);
-  if (until.tv_nsec < 0 || until.tv_nsec >= 1000000000L)
-    until.tv_nsec = 0;          /* rounding at a second's edge */
+  /* the seconds rounded at a second's edge */
+  if (until.tv_nsec >= 1000000000L) {
+    until.tv_sec++;
+    until.tv_nsec -= 1000000000L;
+  } else if (until.tv_nsec < 0) {
+    until.tv_sec--;
+    until.tv_nsec += 1000000000L;
+  }
   while (clock_nanosleep (CLOCK_MONOTONIC, TIMER_ABSTIME, &until,
           NULL) == EINTR);
 }
@@ -1192,11 +1198,14 @@ sleep_until_us (double deadline)
  * every sleep would add) is lowered for the wait and put back after.
  *
  * The expected time (from submission to the end) learns from the frames
- * whose end a check caught, which is exact to a check's interval (and
- * from late ones, with their wake-up). A frame
- * found done at the first check ended at some unknown time before it, so
- * the expectation only shrinks (by a tenth): a wrong guess, such as the
- * first frame's, which loads the kernels, never holds for long. */
+ * whose end a check caught, which is exact to a check's interval, and from
+ * late ones (at most twice the expectation: one stall moves it little). A
+ * frame found done at the first check ended at some unknown time before
+ * it, so the expectation shrinks by a quarter: a guess too long, such as
+ * the first frame's (which loads the kernels), wears off in a few frames
+ * (a tenfold guess in eight), and one too short grows by up to an eighth a
+ * frame (after a larger sigma, say). It starts again from the blocking
+ * event when the geometry or the depth changes. */
 static cudaError_t
 wait_for_host_frame (GbCuda * cuda, GbCudaFrameSlot * slot)
 {
@@ -1205,11 +1214,8 @@ wait_for_host_frame (GbCuda * cuda, GbCudaFrameSlot * slot)
   const double late = slot->submitted_us + expected
       + fmax (GB_CUDA_CHECK_LATE_US, expected / 4);
   cudaError_t err = cudaEventQuery (slot->downloaded);
-  int checks = 0;
-  double now;
-#ifdef __linux__
-  const int slack = prctl (PR_GET_TIMERSLACK, 0, 0, 0, 0);
-#endif
+  int checks = 0, slack;
+  double now, observed;
 
   if (err != cudaErrorNotReady)
     return err;                 /* done already (or failed) */
@@ -1220,7 +1226,11 @@ wait_for_host_frame (GbCuda * cuda, GbCudaFrameSlot * slot)
     return err;
   }
 #ifdef __linux__
-  prctl (PR_SET_TIMERSLACK, 1000, 0, 0, 0);
+  slack = prctl (PR_GET_TIMERSLACK, 0, 0, 0, 0);
+  if (slack >= 0)
+    prctl (PR_SET_TIMERSLACK, 1000, 0, 0, 0);
+#else
+  slack = -1;
 #endif
   if (monotonic_us () < wake)
     sleep_until_us (wake);
@@ -1230,7 +1240,7 @@ wait_for_host_frame (GbCuda * cuda, GbCudaFrameSlot * slot)
     checks++;
   }
 #ifdef __linux__
-  if (slack > 0)
+  if (slack >= 0)
     prctl (PR_SET_TIMERSLACK, (unsigned long) slack, 0, 0, 0);
 #endif
   if (err == cudaErrorNotReady) {
@@ -1239,11 +1249,9 @@ wait_for_host_frame (GbCuda * cuda, GbCudaFrameSlot * slot)
   }
   if (err != cudaSuccess)
     return err;
-  if (checks == 0)
-    cuda->host_frame_us = expected * 0.9;
-  else
-    cuda->host_frame_us = expected + GB_CUDA_EXPECTED_WEIGHT
-        * (monotonic_us () - slot->submitted_us - expected);
+  observed = fmin (monotonic_us () - slot->submitted_us, 2 * expected);
+  cuda->host_frame_us = checks == 0 ? expected * 0.75
+      : expected + GB_CUDA_EXPECTED_WEIGHT * (observed - expected);
   return err;
 }
 

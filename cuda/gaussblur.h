@@ -254,7 +254,7 @@ GbStatus gb_blur_process_device (GbBlur * blur, const GbImage * src,
  * once it is queued: src must stay unchanged and dst unread until
  * gb_blur_complete has returned for it; GB_ERROR_INVALID_ARGUMENT when
  * `frames` are already in flight. gb_blur_complete waits (the thread
- * sleeps on an event) for the oldest frame in flight and reports its
+ * sleeps, without spinning) for the oldest frame in flight and reports its
  * failures (the CUDA error of its kernels); GB_ERROR_INVALID_ARGUMENT
  * when none is. It may run on another thread than every other call, at
  * the same time as any but gb_blur_set_geometry,
