@@ -422,6 +422,240 @@ launch_column_runtime (const GbDevicePlane & plane, const GbAxisTaps & taps,
   return cudaGetLastError ();
 }
 
+/* Run-time radii up to BLOCKED_RUNTIME_MAX_RADIUS: the blocked passes'
+ * register blocking without compile-time taps. Each thread slides a window
+ * of 2 RUNTIME_RUN samples over its RUNTIME_RUN outputs, RUNTIME_RUN taps a
+ * step; the taps, zero-padded to a multiple of RUNTIME_RUN, sit in shared
+ * memory (every thread of a step reads the same one). Every output still
+ * sums its taps in the order -r..r (the padding adds zeros after them). */
+constexpr int RUNTIME_RUN = 8;
+constexpr int BLOCKED_RUNTIME_MAX_RADIUS = 64;
+constexpr int RUNTIME_ROW_THREADS = 128;
+
+__host__ __device__ __forceinline__ int
+padded_taps (int radius)
+{
+  return (2 * radius + 1 + RUNTIME_RUN - 1) / RUNTIME_RUN * RUNTIME_RUN;
+}
+
+__device__ __forceinline__ void
+stage_weights (float *w, const float *weights, int radius, int taps,
+    int thread, int threads)
+{
+  for (int t = thread; t < taps; t += threads)
+    w[t] = t <= 2 * radius ? __ldg (&weights[t]) : 0.0f;
+}
+
+/* Row pass: a block covers a run of RUNTIME_RUN pixels for each of its
+ * groups (RUNTIME_ROW_THREADS / channels of them, a thread a channel) of
+ * one row; the results go back through the tile for coalesced stores. */
+__host__ __device__ __forceinline__ int
+row_runtime_pixels (int channels)
+{
+  return RUNTIME_ROW_THREADS / channels * RUNTIME_RUN;
+}
+
+template < typename Sample > __global__ void
+__launch_bounds__ (RUNTIME_ROW_THREADS)
+row_pass_runtime_blocked_kernel (GbDevicePlane plane, GbBorder border,
+    RuntimeTaps weights)
+{
+  extern __shared__ float row_shared[];
+  const int radius = weights.radius ();
+  const int taps = padded_taps (radius);
+  const int channels = plane.channels;
+  float *w = row_shared;
+  float *tile = row_shared + taps;      /* taps is a multiple of 8 floats */
+  const int pixels = row_runtime_pixels (channels);
+  const int outputs = pixels * channels;
+  const int row_samples = plane.width * channels;
+  const int s0 = blockIdx.x * outputs;
+  const Sample *src_row = gb_src_row < Sample > (plane, blockIdx.y);
+  const int span_start = s0 - radius * channels;
+  const int span = (pixels + taps) * channels;
+
+  stage_weights (w, weights.w, radius, taps, threadIdx.x,
+      RUNTIME_ROW_THREADS);
+  if (span_start >= 0 && span_start + span <= row_samples) {
+    const Sample *span_src = src_row + span_start;
+    for (int i = threadIdx.x; i < span; i += RUNTIME_ROW_THREADS)
+      tile[i] = span_src[i];
+  } else {
+    for (int i = threadIdx.x; i < span; i += RUNTIME_ROW_THREADS)
+      tile[i] = gb_load_sample (src_row, span_start + i, plane.width,
+          channels, border);
+  }
+  __syncthreads ();
+
+  int group;
+  switch (channels) {
+    case 1:
+      group = threadIdx.x;
+      break;
+    case 2:
+      group = threadIdx.x / 2;
+      break;
+    case 3:
+      group = threadIdx.x / 3;
+      break;
+    default:
+      group = threadIdx.x / 4;
+      break;
+  }
+  const int first = group * RUNTIME_RUN * channels
+      + (threadIdx.x - group * channels);
+  const bool active = group < RUNTIME_ROW_THREADS / channels;
+  float acc[RUNTIME_RUN], win[2 * RUNTIME_RUN];
+#pragma unroll
+  for (int j = 0; j < RUNTIME_RUN; j++)
+    acc[j] = 0.0f;
+  if (active) {
+    const float *in = tile + first;
+#pragma unroll
+    for (int j = 0; j < RUNTIME_RUN; j++)
+      win[j] = in[j * channels];
+    for (int t = 0; t < taps; t += RUNTIME_RUN) {
+#pragma unroll
+      for (int j = 0; j < RUNTIME_RUN; j++)
+        win[RUNTIME_RUN + j] = in[(t + RUNTIME_RUN + j) * channels];
+#pragma unroll
+      for (int k = 0; k < RUNTIME_RUN; k++) {
+        const float wk = w[t + k];
+#pragma unroll
+        for (int j = 0; j < RUNTIME_RUN; j++)
+          acc[j] += wk * win[j + k];
+      }
+#pragma unroll
+      for (int j = 0; j < RUNTIME_RUN; j++)
+        win[j] = win[RUNTIME_RUN + j];
+    }
+  }
+  __syncthreads ();
+  if (active) {
+#pragma unroll
+    for (int j = 0; j < RUNTIME_RUN; j++)
+      tile[first + j * channels] = acc[j];
+  }
+  __syncthreads ();
+
+  /* As in the fixed kernel: pitch and s0 are multiples of 4 floats. */
+  float *out_row = (float *) ((char *) plane.intermediate
+      + (size_t) blockIdx.y * plane.intermediate_pitch);
+  for (int i = 4 * threadIdx.x; i < outputs && s0 + i < row_samples;
+      i += 4 * RUNTIME_ROW_THREADS)
+    *(float4 *) (out_row + s0 + i) = *(const float4 *) (tile + i);
+}
+
+/* Column pass: as column_pass_blocked_kernel (a float4 of samples, a run
+ * of BLOCKED_COL_RUN rows a thread, the window in shared memory), with the
+ * tile's height and the taps at run time. */
+template < typename Sample > __global__ void
+__launch_bounds__ (BLOCKED_COL_THREADS_X * BLOCKED_COL_THREADS_Y)
+column_pass_runtime_blocked_kernel (GbDevicePlane plane, GbBorder border,
+    RuntimeTaps weights)
+{
+  extern __shared__ float4 column_shared[];
+  const int radius = weights.radius ();
+  const int taps = padded_taps (radius);
+  const int tile_rows = BLOCKED_COL_ROWS + taps;
+  float *w = reinterpret_cast < float *>(column_shared);
+  float4 *tile = column_shared + taps / 4;
+  const int thread = threadIdx.y * BLOCKED_COL_THREADS_X + threadIdx.x;
+  const int s = blockIdx.x * BLOCKED_COL_SAMPLES + 4 * threadIdx.x;
+  const int y0 = blockIdx.y * BLOCKED_COL_ROWS;
+
+  stage_weights (w, weights.w, radius, taps, thread,
+      BLOCKED_COL_THREADS_X * BLOCKED_COL_THREADS_Y);
+  if (y0 - radius >= 0 && y0 - radius + tile_rows <= plane.height
+      && (blockIdx.x + 1) * BLOCKED_COL_SAMPLES
+      <= plane.width * plane.channels) {
+    const char *column = (const char *) plane.intermediate
+        + (size_t) (y0 - radius + threadIdx.y) * plane.intermediate_pitch
+        + s * sizeof (float);
+    const size_t step = BLOCKED_COL_THREADS_Y * plane.intermediate_pitch;
+    for (int r = threadIdx.y; r < tile_rows; r += BLOCKED_COL_THREADS_Y) {
+      tile[r * BLOCKED_COL_THREADS_X + threadIdx.x] =
+          *(const float4 *) column;
+      column += step;
+    }
+  } else {
+    for (int r = threadIdx.y; r < tile_rows; r += BLOCKED_COL_THREADS_Y)
+      tile[r * BLOCKED_COL_THREADS_X + threadIdx.x] =
+          load_intermediate4 (plane, s, y0 - radius + r, border);
+  }
+  __syncthreads ();
+
+  const int first = threadIdx.y * BLOCKED_COL_RUN;
+  const float4 *in = tile + first * BLOCKED_COL_THREADS_X + threadIdx.x;
+  float4 acc[BLOCKED_COL_RUN], win[2 * BLOCKED_COL_RUN];
+#pragma unroll
+  for (int j = 0; j < BLOCKED_COL_RUN; j++) {
+    acc[j] = make_float4 (0.0f, 0.0f, 0.0f, 0.0f);
+    win[j] = in[j * BLOCKED_COL_THREADS_X];
+  }
+  for (int t = 0; t < taps; t += BLOCKED_COL_RUN) {
+#pragma unroll
+    for (int j = 0; j < BLOCKED_COL_RUN; j++)
+      win[BLOCKED_COL_RUN + j] =
+          in[(t + BLOCKED_COL_RUN + j) * BLOCKED_COL_THREADS_X];
+#pragma unroll
+    for (int k = 0; k < BLOCKED_COL_RUN; k++) {
+      const float wk = w[t + k];
+#pragma unroll
+      for (int j = 0; j < BLOCKED_COL_RUN; j++)
+        fma4 (acc[j], wk, win[j + k]);
+    }
+#pragma unroll
+    for (int j = 0; j < BLOCKED_COL_RUN; j++)
+      win[j] = win[BLOCKED_COL_RUN + j];
+  }
+#pragma unroll
+  for (int m = 0; m < BLOCKED_COL_RUN; m++)
+    store_output4 < Sample > (plane, s, y0 + first + m, acc[m]);
+}
+
+static_assert (RUNTIME_RUN == BLOCKED_COL_RUN,
+    "the taps' padding serves both passes");
+
+template < typename Sample > cudaError_t
+launch_row_runtime_blocked (const GbDevicePlane & plane,
+    const GbAxisTaps & taps, GbBorder border, cudaStream_t stream)
+{
+  const RuntimeTaps runtime = { taps.device, taps.radius };
+  const int pixels = row_runtime_pixels (plane.channels);
+  const int outputs = pixels * plane.channels;
+  const size_t shared = (padded_taps (taps.radius)
+      + (size_t) (pixels + padded_taps (taps.radius)) * plane.channels)
+      * sizeof (float);
+
+  row_pass_runtime_blocked_kernel < Sample > <<< dim3 ((plane.width
+              * plane.channels + outputs - 1) / outputs, plane.height),
+      RUNTIME_ROW_THREADS, shared, stream >>> (plane, border, runtime);
+  return cudaGetLastError ();
+}
+
+template < typename Sample > cudaError_t
+launch_column_runtime_blocked (const GbDevicePlane & plane,
+    const GbAxisTaps & taps, GbBorder border, cudaStream_t stream)
+{
+  const RuntimeTaps runtime = { taps.device, taps.radius };
+  const int taps_padded = padded_taps (taps.radius);
+  const size_t shared = taps_padded * sizeof (float)
+      + (size_t) (BLOCKED_COL_ROWS + taps_padded) * BLOCKED_COL_THREADS_X
+      * sizeof (float4);
+  cudaError_t err =
+      cudaFuncSetAttribute (column_pass_runtime_blocked_kernel < Sample >,
+      cudaFuncAttributeMaxDynamicSharedMemorySize, (int) shared);
+  if (err != cudaSuccess)
+    return err;
+  column_pass_runtime_blocked_kernel < Sample > <<< dim3 ((plane.width
+              * plane.channels + BLOCKED_COL_SAMPLES - 1) / BLOCKED_COL_SAMPLES,
+          (plane.height + BLOCKED_COL_ROWS - 1) / BLOCKED_COL_ROWS),
+      dim3 (BLOCKED_COL_THREADS_X, BLOCKED_COL_THREADS_Y), shared,
+      stream >>> (plane, border, runtime);
+  return cudaGetLastError ();
+}
+
 /* The taps of a specialised pass, by value (the host copy). */
 template < int R > FixedTaps < R >
 fixed_taps (const GbAxisTaps & taps)
@@ -489,6 +723,34 @@ specialised (int radius)
   return radius >= 1 && radius <= FIXED_RADIUS_MAX;
 }
 
+/* Past the specialisations, the blocked passes with run-time taps up to
+ * their radius; beyond it (and at radius 0) the generic ones. */
+template < typename Sample > cudaError_t
+launch_row (const GbDevicePlane & plane, const GbAxisTaps & taps,
+    GbBorder border, cudaStream_t stream)
+{
+  if (specialised (taps.radius))
+    return Specialised < Sample >::row[taps.radius - 1] (plane, taps, border,
+        stream);
+  if (taps.radius > 0 && taps.radius <= BLOCKED_RUNTIME_MAX_RADIUS)
+    return launch_row_runtime_blocked < Sample > (plane, taps, border,
+        stream);
+  return launch_row_runtime < Sample > (plane, taps, border, stream);
+}
+
+template < typename Sample > cudaError_t
+launch_column (const GbDevicePlane & plane, const GbAxisTaps & taps,
+    GbBorder border, cudaStream_t stream)
+{
+  if (specialised (taps.radius))
+    return Specialised < Sample >::column[taps.radius - 1] (plane, taps,
+        border, stream);
+  if (taps.radius > 0 && taps.radius <= BLOCKED_RUNTIME_MAX_RADIUS)
+    return launch_column_runtime_blocked < Sample > (plane, taps, border,
+        stream);
+  return launch_column_runtime < Sample > (plane, taps, border, stream);
+}
+
 }                               /* namespace */
 
 cudaError_t
@@ -497,16 +759,10 @@ gb_launch_separable (const GbDevicePlane & plane, const GbTaps & taps,
 {
   return gb_dispatch_sample (plane,[&] (auto tag) {
         using Sample = decltype (tag);
-        cudaError_t err = specialised (taps.x.radius)
-            ? Specialised < Sample >::row[taps.x.radius - 1] (plane, taps.x,
-            border, stream)
-            : launch_row_runtime < Sample > (plane, taps.x, border, stream);
+        cudaError_t err = launch_row < Sample > (plane, taps.x, border,
+            stream);
         if (err != cudaSuccess)
           return err;
-        return specialised (taps.y.radius)
-            ? Specialised < Sample >::column[taps.y.radius - 1] (plane,
-            taps.y, border, stream)
-            : launch_column_runtime < Sample > (plane, taps.y, border,
-            stream);
+        return launch_column < Sample > (plane, taps.y, border, stream);
       });
 }
