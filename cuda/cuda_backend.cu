@@ -218,13 +218,10 @@ fused_runs (const GbCuda * cuda, const GbPlaneFilter * filter,
       && filter->x.radius <= GB_FUSED_MAX_RADIUS;
 }
 
-/* Largest radius at which the separable passes (kernels_separable.cu)
- * beat the recursive filter where the fused kernel cannot run. Measured on
- * the H100 at 1080p (docs/performance.md), separable against recursive, us:
- * radius 18 / 25 / 35: GRAY16 36 / 42 / 50 against 75; P016 42 / 48 / 60
- * against 91; RGBA64 109 / 134 / 159 against 161; RGBA 108 / 135 / 162
- * against 152 (8-bit, where the fused kernel does not run). */
-#define SEPARABLE_AUTO_MAX_RADIUS 25
+/* Largest radius at which the separable kernels' compile-time specialisations
+ * (kernels_separable.cu) beat the recursive filter where the fused kernel
+ * cannot run. */
+#define SEPARABLE_AUTO_MAX_RADIUS 16
 /* Largest radius at which the fused kernel beats the multi-scale path
  * where the latter runs (sigma >= 12.8): at radius 46 (sigma 13) it wins on
  * RGBA and loses on GRAY8 by 8 %, at 49 (sigma 14) it loses on all four. */
@@ -244,11 +241,11 @@ gb_cuda_auto_algorithm (const GbCuda * cuda, const GbPlaneFilter * filter,
    * multi-scale path runs (sigma >= 12.8 on both axes) it wins beyond that,
    * and it beats the recursive filter on every format measured (all
    * formats at 1080p, sigma 30: 1.2x for I420 to 2.8x for RGBA). Without
-   * the fused kernel the separable passes win up to radius 25 (so do they
-   * for 16-bit samples and for different radii on the two axes, which the
-   * fused kernel does not take); past it the multi-scale path, or the
-   * recursive filter where no multi-scale plan exists (sigma below
-   * 12.8). */
+   * the fused kernel the separable passes win up to radius 16, their last
+   * compile-time specialisation (so do they for 16-bit samples and for
+   * different radii on the two axes, which the fused kernel does not
+   * take); past it the multi-scale path, or the recursive filter where no
+   * multi-scale plan exists (sigma below 12.8). */
   if (fused_runs (cuda, filter, bytes_per_sample)
       && (radius <= FUSED_AUTO_MAX_RADIUS || !multiscale))
     return GB_ALGORITHM_FUSED;
