@@ -16,10 +16,12 @@
  * neighbouring outputs from one sliding window of the tile (register
  * blocking), so a shared-memory read serves several outputs instead of one:
  * shared-memory reads and instruction issue, not DRAM, bound a tap-per-read
- * pass (docs/performance.md has the ncu figures). Larger radii take the
- * generic kernels, which read the weights from global memory through the
- * read-only cache, and so does radius 0 (an axis with sigma 0, whose single
- * tap 1 makes the pass a copy). Each pass picks its kernel by its own axis'
+ * pass (docs/performance.md has the ncu figures). Radii up to
+ * BLOCKED_RUNTIME_MAX_RADIUS take the same register blocking with the taps
+ * at run time (in shared memory, padded to a multiple of 8); larger radii
+ * take the generic kernels, which read the weights from global memory
+ * through the read-only cache, and so does radius 0 (an axis with sigma 0,
+ * whose single tap 1 makes the pass a copy). Each pass picks its kernel by its own axis'
  * radius. Every output sums its taps in the order k = -r..r, as the CPU
  * reference does.
  */
