@@ -15,7 +15,8 @@
  *  3. one frame at a time through upload, a stand-in blur (three rows read
  *     per output row, the apron R rows away) and download, cut into bands
  *     whose copies and kernels overlap, as the core's enqueue_host_banded
- *     did before its uploads carried their apron, for band counts 1 to 32 and the waits of 2;
+ *     did before its uploads carried their apron, for band counts 1 to 32
+ *     and the waits of 2;
  *  4. where a banded 1080p RGBA frame's time goes (8 bands, polled): timing
  *     events give the GPU's time from the first upload to the last upload
  *     and to the end, beside the thread's latency and its enqueueing time,
