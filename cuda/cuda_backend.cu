@@ -218,10 +218,16 @@ fused_runs (const GbCuda * cuda, const GbPlaneFilter * filter,
       && filter->x.radius <= GB_FUSED_MAX_RADIUS;
 }
 
-/* Largest radius at which the separable kernels' compile-time specialisations
- * (kernels_separable.cu) beat the recursive filter where the fused kernel
- * cannot run. */
-#define SEPARABLE_AUTO_MAX_RADIUS 16
+/* Largest radius at which the separable passes (kernels_separable.cu)
+ * beat the recursive filter where the fused kernel cannot run, by the
+ * plane's channels. Measured on the H100 at 1080p (docs/performance.md),
+ * separable against recursive, us, radius 25 / 30 / 35 / 39 / 44:
+ * GRAY16 42 / 46 / 49 / 53 / 60 against 75; P016 48 / 51 / 60 / 64 / 72
+ * against 90; RGBA64 134 / 146 / 159 / 171 / 196 against 161; RGBA (8-bit,
+ * where the fused kernel does not run) 135 / 147 / 162 / 173 / 198 against
+ * 155. Three channels are taken as four (not measured). */
+#define SEPARABLE_AUTO_MAX_RADIUS_FEW_CHANNELS 44
+#define SEPARABLE_AUTO_MAX_RADIUS_MANY_CHANNELS 30
 /* Largest radius at which the fused kernel beats the multi-scale path
  * where the latter runs (sigma >= 12.8): at radius 46 (sigma 13) it wins on
  * RGBA and loses on GRAY8 by 8 %, at 49 (sigma 14) it loses on all four. */
@@ -229,8 +235,11 @@ fused_runs (const GbCuda * cuda, const GbPlaneFilter * filter,
 
 GbAlgorithm
 gb_cuda_auto_algorithm (const GbCuda * cuda, const GbPlaneFilter * filter,
-    int bytes_per_sample)
+    const GbPlaneGeometry * plane, int bytes_per_sample)
 {
+  const int separable_max_radius = plane->channels <= 2
+      ? SEPARABLE_AUTO_MAX_RADIUS_FEW_CHANNELS
+      : SEPARABLE_AUTO_MAX_RADIUS_MANY_CHANNELS;
   const int radius = filter->x.radius > filter->y.radius ? filter->x.radius
       : filter->y.radius;
   const bool multiscale = filter->multiscale.factor_x != 0;
@@ -241,15 +250,15 @@ gb_cuda_auto_algorithm (const GbCuda * cuda, const GbPlaneFilter * filter,
    * multi-scale path runs (sigma >= 12.8 on both axes) it wins beyond that,
    * and it beats the recursive filter on every format measured (all
    * formats at 1080p, sigma 30: 1.2x for I420 to 2.8x for RGBA). Without
-   * the fused kernel the separable passes win up to radius 16, their last
-   * compile-time specialisation (so do they for 16-bit samples and for
-   * different radii on the two axes, which the fused kernel does not
-   * take); past it the multi-scale path, or the recursive filter where no
-   * multi-scale plan exists (sigma below 12.8). */
+   * the fused kernel (16-bit samples, different radii on the two axes,
+   * older GPUs) the separable passes win up to radius 44 on planes of one
+   * or two channels and 30 on wider ones; past it the multi-scale path, or
+   * the recursive filter where no multi-scale plan exists (sigma below
+   * 12.8). */
   if (fused_runs (cuda, filter, bytes_per_sample)
       && (radius <= FUSED_AUTO_MAX_RADIUS || !multiscale))
     return GB_ALGORITHM_FUSED;
-  if (radius <= SEPARABLE_AUTO_MAX_RADIUS)
+  if (radius <= separable_max_radius)
     return GB_ALGORITHM_SEPARABLE;
   return multiscale ? GB_ALGORITHM_MULTISCALE : GB_ALGORITHM_RECURSIVE;
 }

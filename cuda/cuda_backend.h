@@ -76,10 +76,11 @@ void gb_cuda_host_free (void *memory);
 void gb_cuda_destroy (GbCuda * cuda);
 
 /* The algorithm GB_ALGORITHM_AUTO means on the GPU for a plane of this
- * filter and sample size (the handle asks for its largest plane; the
- * measured choice does not depend on the plane's size). */
+ * filter, channels and sample size (the handle asks for its largest plane;
+ * the measured choice does not depend on the plane's size). */
 GbAlgorithm gb_cuda_auto_algorithm (const GbCuda * cuda,
-    const GbPlaneFilter * filter, int bytes_per_sample);
+    const GbPlaneFilter * filter, const GbPlaneGeometry * plane,
+    int bytes_per_sample);
 
 /* Gather or scatter, whichever is faster on the GPU for a sigma map on
  * frames of this plane (the handle asks for plane 0). */

@@ -95,6 +95,59 @@ row_pass_kernel (GbDevicePlane plane, GbBorder border, RuntimeTaps taps)
   }
 }
 
+/* Stages the samples [span_start, span_start + span) of one row into
+ * shared memory. Most blocks lie inside the row: they skip the border rule
+ * (a branch and an integer division per sample), which otherwise costs more
+ * than the taps. The test is uniform across the block. */
+template < typename Sample > __device__ __forceinline__ void
+stage_row_span (float *tile, const Sample * src_row, int span_start,
+    int span, const GbDevicePlane & plane, GbBorder border, int threads)
+{
+  const int row_samples = plane.width * plane.channels;
+  if (span_start >= 0 && span_start + span <= row_samples) {
+    const Sample *span_src = src_row + span_start;
+    for (int i = threadIdx.x; i < span; i += threads)
+      tile[i] = span_src[i];
+  } else {
+    for (int i = threadIdx.x; i < span; i += threads)
+      tile[i] = gb_load_sample (src_row, span_start + i, plane.width,
+          plane.channels, border);
+  }
+}
+
+/* The pixel (group of `channels` consecutive threads) this thread works
+ * on. A division by a constant is a multiply; by a run-time value, a long
+ * sequence. */
+__device__ __forceinline__ int
+channel_group (int channels)
+{
+  switch (channels) {
+    case 1:
+      return threadIdx.x;
+    case 2:
+      return threadIdx.x / 2;
+    case 3:
+      return threadIdx.x / 3;
+    default:
+      return threadIdx.x / 4;
+  }
+}
+
+/* Writes a block's outputs, staged in `tile`, to intermediate row y as
+ * float4s. The intermediate's pitch and s0 are multiples of 4 floats; a
+ * row's last float4 may run into its pitch padding, which nothing reads. */
+__device__ __forceinline__ void
+store_row_outputs (const GbDevicePlane & plane, int y, int s0, int outputs,
+    const float *tile, int threads)
+{
+  const int row_samples = plane.width * plane.channels;
+  float *out_row = (float *) ((char *) plane.intermediate
+      + (size_t) y * plane.intermediate_pitch);
+  for (int i = 4 * threadIdx.x; i < outputs && s0 + i < row_samples;
+      i += 4 * threads)
+    *(float4 *) (out_row + s0 + i) = *(const float4 *) (tile + i);
+}
+
 /* Blocked row pass (fixed radius): a block covers one row. Thread t owns a
  * run of ROW_RUN outputs of one channel, spaced `channels` apart, and slides
  * one window of ROW_RUN + 2R samples over the tile. ROW_RUN is odd so that,
@@ -128,45 +181,16 @@ row_pass_blocked_kernel (GbDevicePlane plane, GbBorder border,
   const int channels = plane.channels;
   const int outputs = row_blocked_outputs (channels);
   const int apron = R * channels;
-  const int row_samples = plane.width * channels;
   const int s0 = blockIdx.x * outputs;
   const int y = blockIdx.y;
   const Sample *src_row = gb_src_row < Sample > (plane, y);
 
-  /* Most blocks lie inside the row: they skip the border rule (a branch and
-   * an integer division per sample), which otherwise costs more than the
-   * taps. The test is uniform across the block. */
-  const int span_start = s0 - apron;
-  const int span = outputs + 2 * apron;
-  if (span_start >= 0 && span_start + span <= row_samples) {
-    const Sample *span_src = src_row + span_start;
-    for (int i = threadIdx.x; i < span; i += ROW_BLOCKED_THREADS)
-      tile[i] = span_src[i];
-  } else {
-    for (int i = threadIdx.x; i < span; i += ROW_BLOCKED_THREADS)
-      tile[i] = gb_load_sample (src_row, span_start + i, plane.width,
-          channels, border);
-  }
+  stage_row_span (tile, src_row, s0 - apron, outputs + 2 * apron, plane,
+      border, ROW_BLOCKED_THREADS);
   __syncthreads ();
 
-  /* The window of output `first` starts at tile[first]: its apron. A
-   * division by a constant is a multiply; by a run-time value, a long
-   * sequence. */
-  int group;
-  switch (channels) {
-    case 1:
-      group = threadIdx.x;
-      break;
-    case 2:
-      group = threadIdx.x / 2;
-      break;
-    case 3:
-      group = threadIdx.x / 3;
-      break;
-    default:
-      group = threadIdx.x / 4;
-      break;
-  }
+  /* The window of output `first` starts at tile[first]: its apron. */
+  const int group = channel_group (channels);
   const int first = group * ROW_RUN * channels + (threadIdx.x - group * channels);
   const bool active = group < row_blocked_runs (channels);
   float acc[ROW_RUN];
@@ -191,13 +215,7 @@ row_pass_blocked_kernel (GbDevicePlane plane, GbBorder border,
   }
   __syncthreads ();
 
-  /* The intermediate's pitch and s0 are multiples of 4 floats; a row's
-   * last float4 may run into its pitch padding, which nothing reads. */
-  float *out_row = (float *) ((char *) plane.intermediate
-      + (size_t) y * plane.intermediate_pitch);
-  for (int i = 4 * threadIdx.x; i < outputs && s0 + i < row_samples;
-      i += 4 * ROW_BLOCKED_THREADS)
-    *(float4 *) (out_row + s0 + i) = *(const float4 *) (tile + i);
+  store_row_outputs (plane, y, s0, outputs, tile, ROW_BLOCKED_THREADS);
 }
 
 /* Generic column pass: a block covers COL_THREADS_X samples of COL_ROWS
@@ -470,7 +488,6 @@ row_pass_runtime_blocked_kernel (GbDevicePlane plane, GbBorder border,
   float *tile = row_shared + taps;      /* taps is a multiple of 8 floats */
   const int pixels = row_runtime_pixels (channels);
   const int outputs = pixels * channels;
-  const int row_samples = plane.width * channels;
   const int s0 = blockIdx.x * outputs;
   const Sample *src_row = gb_src_row < Sample > (plane, blockIdx.y);
   const int span_start = s0 - radius * channels;
@@ -478,32 +495,11 @@ row_pass_runtime_blocked_kernel (GbDevicePlane plane, GbBorder border,
 
   stage_weights (w, weights.w, radius, taps, threadIdx.x,
       RUNTIME_ROW_THREADS);
-  if (span_start >= 0 && span_start + span <= row_samples) {
-    const Sample *span_src = src_row + span_start;
-    for (int i = threadIdx.x; i < span; i += RUNTIME_ROW_THREADS)
-      tile[i] = span_src[i];
-  } else {
-    for (int i = threadIdx.x; i < span; i += RUNTIME_ROW_THREADS)
-      tile[i] = gb_load_sample (src_row, span_start + i, plane.width,
-          channels, border);
-  }
+  stage_row_span (tile, src_row, span_start, span, plane, border,
+      RUNTIME_ROW_THREADS);
   __syncthreads ();
 
-  int group;
-  switch (channels) {
-    case 1:
-      group = threadIdx.x;
-      break;
-    case 2:
-      group = threadIdx.x / 2;
-      break;
-    case 3:
-      group = threadIdx.x / 3;
-      break;
-    default:
-      group = threadIdx.x / 4;
-      break;
-  }
+  const int group = channel_group (channels);
   const int first = group * RUNTIME_RUN * channels
       + (threadIdx.x - group * channels);
   const bool active = group < RUNTIME_ROW_THREADS / channels;
@@ -540,12 +536,8 @@ row_pass_runtime_blocked_kernel (GbDevicePlane plane, GbBorder border,
   }
   __syncthreads ();
 
-  /* As in the fixed kernel: pitch and s0 are multiples of 4 floats. */
-  float *out_row = (float *) ((char *) plane.intermediate
-      + (size_t) blockIdx.y * plane.intermediate_pitch);
-  for (int i = 4 * threadIdx.x; i < outputs && s0 + i < row_samples;
-      i += 4 * RUNTIME_ROW_THREADS)
-    *(float4 *) (out_row + s0 + i) = *(const float4 *) (tile + i);
+  store_row_outputs (plane, blockIdx.y, s0, outputs, tile,
+      RUNTIME_ROW_THREADS);
 }
 
 /* Column pass: as column_pass_blocked_kernel (a float4 of samples, a run
