@@ -76,6 +76,18 @@ map_clear (float *map, int width, int height, size_t stride)
     memset (map + (size_t) y * stride, 0, sizeof (float) * width);
 }
 
+float
+gb_sigma_region_value (double sigma, double dx, double dy, double feather)
+{
+  const double d2 = dx * dx + dy * dy;
+
+  if (d2 == 0.0)
+    return (float) sigma;
+  if (!(feather > 0.0) || d2 >= feather * feather)
+    return 0.0f;
+  return (float) (sigma * (1.0 - smoothstep (sqrt (d2) / feather)));
+}
+
 double
 gb_sigma_map_regions (float *map, int width, int height, size_t stride,
     const GbSigmaRegion * regions, int n_regions, double feather)
@@ -115,15 +127,8 @@ gb_sigma_map_regions (float *map, int width, int height, size_t stride,
 
       for (x = x0; x < x1; x++) {
         const double dx = axis_distance (x + 0.5, left, right);
-        const double d2 = dx * dx + dy * dy;
-        float value;
+        const float value = gb_sigma_region_value (sigma, dx, dy, feather);
 
-        if (d2 == 0.0)
-          value = (float) sigma;
-        else if (d2 >= feather * feather)
-          continue;
-        else
-          value = (float) (sigma * (1.0 - smoothstep (sqrt (d2) / feather)));
         if (value > row[x]) {
           row[x] = value;
           if (value > largest)

@@ -46,6 +46,13 @@ double gb_sigma_map_regions (float *map, int width, int height,
     size_t stride, const GbSigmaRegion * regions, int n_regions,
     double feather);
 
+/* One region's value at distances dx, dy (>= 0) of a pixel centre from its
+ * rectangle along each axis (0 inside): sigma inside, sigma (1 - s(d /
+ * feather)) at d = sqrt(dx^2 + dy^2) < feather, else 0; as stored in the
+ * map (float). gb_sigma_map_regions writes the largest over the regions. */
+float gb_sigma_region_value (double sigma, double dx, double dy,
+    double feather);
+
 /* Tilt-shift: a sharp band across the frame through the point
  * (center_x * width, center_y * height) at `angle` degrees (0: horizontal,
  * counter-clockwise positive), `band` * height wide in all (sigma 0 inside);
