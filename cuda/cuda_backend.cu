@@ -5,6 +5,7 @@
  */
 #include "cuda_backend.h"
 #include "kernels.h"
+#include "superposition_regions.h"
 
 #include <errno.h>
 #include <math.h>
@@ -76,6 +77,20 @@ struct GbCudaPlaneBuffers
   unsigned prepared_generation;
   GbRect prepared_window;
   int prepared_rmax;
+  /* A regions map (gb_cuda_set_sigma_regions) decomposed for this plane
+   * (superposition_regions.h): the plan of regions `plan_generation` (0:
+   * none) and whether it applies; its boxes and tables on the device, and
+   * its H and V sums, each grown to the largest plan so far. */
+  GbRegionPlan plan;
+  int plan_applies;
+  int plan_uploaded;            /* its boxes and tables are on the device */
+  unsigned plan_generation;
+  GbPlaneFilter plan_filter;
+  GbRegionBox *device_boxes;
+  float *device_tables;
+  size_t device_tables_floats;
+  float *regions_scratch;
+  size_t regions_scratch_floats;
 };
 
 /* The device copies of one host frame (gb_cuda_submit_host). Each frame in
@@ -152,6 +167,14 @@ struct GbCuda
   float *device_sigma_map;      /* gb_cuda_set_sigma_map, plane 0's size */
   size_t sigma_map_pitch;       /* bytes */
   unsigned sigma_map_generation;        /* counts uploads, from 1 */
+  /* gb_cuda_set_sigma_regions: the regions the map was made of, and the
+   * map on the host, uploaded only when a plane's plan does not apply. */
+  GbSigmaRegion *regions;
+  int n_regions;                /* -1: the map is not a regions map */
+  double feather;
+  unsigned regions_generation;  /* counts calls, from 1 */
+  const float *pending_map;     /* not yet uploaded; NULL: uploaded */
+  size_t pending_map_stride;
   bool fused_available;         /* the tensor-core kernel runs on the device */
   unsigned allocations;
 };
@@ -318,6 +341,7 @@ gb_cuda_create (int device_id, GbCuda ** out, GbError * error)
     }
   } else {
     cuda->device = device_id;
+  cuda->n_regions = -1;
   }
 
   err = select_device (cuda);
@@ -445,7 +469,12 @@ free_planes (GbCuda * cuda)
     cudaFree (cuda->planes[p].recursive_states);
     cudaFree (cuda->planes[p].edge_aware_scratch);
     cudaFree (cuda->planes[p].superposition_scratch);
+    cudaFree (cuda->planes[p].device_boxes);
+    cudaFree (cuda->planes[p].device_tables);
+    cudaFree (cuda->planes[p].regions_scratch);
+    gb_region_plan_clear (&cuda->planes[p].plan);
   }
+  cuda->pending_map = NULL;
   for (int i = 0; i < GB_MAX_FRAMES_IN_FLIGHT; i++)
     free_slot (&cuda->slots[i]);
   cudaFree (cuda->device_sigma_map);
@@ -454,12 +483,14 @@ free_planes (GbCuda * cuda)
   memset (&cuda->geometry, 0, sizeof cuda->geometry);
 }
 
+static GbStatus upload_sigma_map (GbCuda * cuda, const float *map,
+    size_t stride, GbError * error);
+
 GbStatus
 gb_cuda_set_sigma_map (GbCuda * cuda, const float *map, size_t stride,
     GbError * error)
 {
   const GbPlaneGeometry *frame = &cuda->geometry.planes[0];
-  const size_t row_bytes = (size_t) frame->width * sizeof (float);
 
   if (cuda->geometry.n_planes == 0)
     return gb_error_set (error, GB_ERROR_INVALID_ARGUMENT,
@@ -468,6 +499,167 @@ gb_cuda_set_sigma_map (GbCuda * cuda, const float *map, size_t stride,
     return gb_error_set (error, GB_ERROR_INVALID_ARGUMENT,
         "no sigma map, or its stride %zu is below the width %d", stride,
         frame->width);
+  cuda->n_regions = -1;
+  cuda->pending_map = NULL;
+  return upload_sigma_map (cuda, map, stride, error);
+}
+
+GbStatus
+gb_cuda_set_sigma_regions (GbCuda * cuda, const float *map, size_t stride,
+    const GbSigmaRegion * regions, int n_regions, double feather,
+    GbError * error)
+{
+  const GbPlaneGeometry *frame = &cuda->geometry.planes[0];
+  GbSigmaRegion *copy = NULL;
+
+  if (cuda->geometry.n_planes == 0)
+    return gb_error_set (error, GB_ERROR_INVALID_ARGUMENT,
+        "the CUDA backend has no geometry");
+  if (!map || stride < (size_t) frame->width || n_regions < 0
+      || (n_regions > 0 && !regions))
+    return gb_error_set (error, GB_ERROR_INVALID_ARGUMENT,
+        "no sigma map or regions, or the map's stride %zu is below the "
+        "width %d", stride, frame->width);
+  if (n_regions > 0) {
+    copy = (GbSigmaRegion *) malloc (sizeof *copy * n_regions);
+    if (!copy)
+      return gb_error_set (error, GB_ERROR_OUT_OF_MEMORY,
+          "no memory for %d regions", n_regions);
+    memcpy (copy, regions, sizeof *copy * n_regions);
+  }
+  free (cuda->regions);
+  cuda->regions = copy;
+  cuda->n_regions = n_regions;
+  cuda->feather = feather;
+  cuda->regions_generation++;
+  cuda->pending_map = map;
+  cuda->pending_map_stride = stride;
+  return GB_OK;
+}
+
+/* Before a superposition frame of a regions map: each plane's plan, and the
+ * map uploaded (on `stream`, before the planes fork) if a plane cannot use
+ * its plan. GB_CUDA_REGIONS=map takes the map everywhere (for A/B runs). */
+static GbStatus
+prepare_regions (GbCuda * cuda, GbError * error)
+{
+  static int use_map = -1;
+  bool need_map = false;
+
+  if (use_map < 0) {
+    const char *env = getenv ("GB_CUDA_REGIONS");
+    use_map = env && strcmp (env, "map") == 0;
+  }
+  for (int p = 0; p < cuda->geometry.n_planes && cuda->n_regions >= 0; p++) {
+    GbCudaPlaneBuffers *buffers = &cuda->planes[p];
+    const GbPlaneFilter *filter = &cuda->filters[p];
+    if (buffers->plan_generation != cuda->regions_generation
+        || memcmp (&buffers->plan_filter, filter, sizeof *filter) != 0) {
+      GbStatus status;
+      gb_region_plan_clear (&buffers->plan);
+      buffers->plan_generation = 0;
+      buffers->plan_applies = 0;
+      buffers->plan_uploaded = 0;
+      if (!use_map) {
+        status = gb_region_plan_build (&buffers->plan, filter,
+            &cuda->geometry.planes[p], cuda->regions, cuda->n_regions,
+            cuda->feather, &buffers->plan_applies, error);
+        if (status != GB_OK)
+          return status;
+      }
+      buffers->plan_generation = cuda->regions_generation;
+      buffers->plan_filter = *filter;
+    }
+    need_map |= !buffers->plan_applies;
+  }
+  if (cuda->n_regions < 0 || need_map) {
+    if (cuda->pending_map) {
+      GbStatus status = upload_sigma_map (cuda, cuda->pending_map,
+          cuda->pending_map_stride, error);
+      if (status != GB_OK)
+        return status;
+      cuda->pending_map = NULL;
+    }
+  }
+  return GB_OK;
+}
+
+/* Grows a device buffer of floats to hold `floats`. */
+static cudaError_t
+grow_floats (GbCuda * cuda, float **buffer, size_t *have, size_t floats)
+{
+  if (*have >= floats)
+    return cudaSuccess;
+  cudaFree (*buffer);
+  *buffer = NULL;
+  *have = 0;
+  cudaError_t err = cudaMalloc ((void **) buffer, floats * sizeof (float));
+  if (err == cudaSuccess) {
+    *have = floats;
+    cuda->allocations++;
+  }
+  return err;
+}
+
+/* Plane p's superposition by its regions plan (superposition_regions.h):
+ * its boxes and tables onto the device (from pageable memory: staged
+ * before the call returns), then the kernels, all on `stream`. */
+static GbStatus
+enqueue_regions (GbCuda * cuda, int p, const GbDevicePlane & plane,
+    cudaStream_t stream, GbError * error)
+{
+  GbCudaPlaneBuffers *buffers = &cuda->planes[p];
+  const GbRegionPlan *plan = &buffers->plan;
+  const size_t sigmas = (size_t) plan->n_tables * plan->levels;
+  const size_t kernels = sigmas * plan->table_stride;
+  cudaError_t err;
+
+  if (!buffers->device_boxes) {
+    err = cudaMalloc ((void **) &buffers->device_boxes,
+        sizeof (GbRegionBox) * GB_REGIONS_MAX);
+    if (err != cudaSuccess)
+      return cuda_fail (error, err, "cannot allocate the regions on the GPU");
+    cuda->allocations++;
+  }
+  err = grow_floats (cuda, &buffers->device_tables,
+      &buffers->device_tables_floats, sigmas + kernels + 1);
+  if (err == cudaSuccess)
+    err = grow_floats (cuda, &buffers->regions_scratch,
+        &buffers->regions_scratch_floats, plan->scratch_floats + 1);
+  if (err != cudaSuccess)
+    return cuda_fail (error, err,
+        "cannot allocate the regions' kernels and sums on the GPU");
+  if (plan->n_regions > 0 && !buffers->plan_uploaded) {
+    err = cudaMemcpyAsync (buffers->device_boxes, plan->boxes,
+        sizeof (GbRegionBox) * plan->n_regions, cudaMemcpyHostToDevice,
+        stream);
+    if (err == cudaSuccess)
+      err = cudaMemcpyAsync (buffers->device_tables, plan->level_sigma,
+          sigmas * sizeof (float), cudaMemcpyHostToDevice, stream);
+    if (err == cudaSuccess)
+      err = cudaMemcpyAsync (buffers->device_tables + sigmas, plan->kernels,
+          kernels * sizeof (float), cudaMemcpyHostToDevice, stream);
+    if (err != cudaSuccess)
+      return cuda_fail (error, err, "cannot upload the regions");
+    buffers->plan_uploaded = 1;
+  }
+  err = gb_launch_superposition_regions (plane, plan, buffers->device_boxes,
+      buffers->device_tables, buffers->regions_scratch, stream);
+  if (err != cudaSuccess)
+    return cuda_fail (error, err,
+        "cannot launch the regions' superposition kernels");
+  return GB_OK;
+}
+
+/* The map onto the device, on the backend's stream (gb_cuda_set_sigma_map
+ * says when map may be written again). */
+static GbStatus
+upload_sigma_map (GbCuda * cuda, const float *map, size_t stride,
+    GbError * error)
+{
+  const GbPlaneGeometry *frame = &cuda->geometry.planes[0];
+  const size_t row_bytes = (size_t) frame->width * sizeof (float);
+
   CUDA_TRY (select_device (cuda), "cannot select the CUDA device");
   if (!cuda->device_sigma_map) {
     CUDA_TRY (cudaMallocPitch ((void **) &cuda->device_sigma_map,
@@ -738,6 +930,20 @@ enqueue_superposition (GbCuda * cuda, int p, GbDevicePlane plane,
   bool prepare;
   cudaError_t err;
 
+  /* A regions map whose plan applies: the decomposed sum, equal to the
+   * gather's (scatter stays the seed's method, for comparisons). */
+  if (cuda->n_regions >= 0 && buffers->plan_applies
+      && buffers->plan_generation == cuda->regions_generation
+      && algorithm == GB_ALGORITHM_SUPERPOSITION_GATHER)
+    return enqueue_regions (cuda, p, plane, stream, error);
+  if (cuda->pending_map) {
+    /* (the scatter of a plane whose plan applies) */
+    GbStatus status = upload_sigma_map (cuda, cuda->pending_map,
+        cuda->pending_map_stride, error);
+    if (status != GB_OK)
+      return status;
+    cuda->pending_map = NULL;
+  }
   if (!cuda->device_sigma_map)
     return gb_error_set (error, GB_ERROR_INVALID_ARGUMENT,
         "the superposition needs a sigma map (none uploaded)");
@@ -838,8 +1044,13 @@ enqueue_planes (GbCuda * cuda, const GbImage * src, const GbImage * dst,
     return gb_error_set (error, GB_ERROR_INVALID_ARGUMENT,
         "algorithm %s is not a kernel", gb_algorithm_name (algorithm));
 
+  if (GB_ALGORITHM_IS_SUPERPOSITION (algorithm)) {
+    status = prepare_regions (cuda, error);
+    if (status != GB_OK)
+      return status;
+  }
   /* Fork: planes 1.. start after what `stream` holds (the upload, the
-   * weights). */
+   * weights, the map). */
   if (n_planes > 1)
     CUDA_TRY (cudaEventRecord (cuda->fork, cuda->stream),
         "cannot fork the plane streams");
@@ -1431,5 +1642,6 @@ gb_cuda_destroy (GbCuda * cuda)
     cudaStreamDestroy (cuda->download_stream);
   if (cuda->stream)
     cudaStreamDestroy (cuda->stream);
+  free (cuda->regions);
   free (cuda);
 }

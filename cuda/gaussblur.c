@@ -8,6 +8,7 @@
 #include "cuda_backend.h"
 #include "filter.h"
 #include "superposition.h"
+#include "sigma_map.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -38,6 +39,12 @@ struct GbBlur
   int sigma_map_uniform;        /* filled with uniform_sigma */
   double uniform_sigma;
   double sigma_map_max;         /* its largest value */
+  /* gb_blur_set_sigma_regions: the regions the map was made of (n_regions
+   * -1: the map is not a regions map). */
+  GbSigmaRegion *regions;
+  int n_regions;
+  int regions_capacity;
+  double feather;
   /* gb_blur_set_frames_in_flight; on the CPU, the frames submitted and
    * completed (written by one thread each, atomics: gb_blur_complete may
    * run on another thread). */
@@ -438,6 +445,16 @@ ensure_sigma_map (GbBlur * blur, GbError * error)
       frame->width, error) : GB_OK;
 }
 
+/* The caller's map to the CUDA backend: as a regions map where it is one. */
+static GbStatus
+send_sigma_map (GbBlur * blur, int stride, GbError * error)
+{
+  if (blur->n_regions >= 0)
+    return gb_cuda_set_sigma_regions (blur->cuda, blur->sigma_map, stride,
+        blur->regions, blur->n_regions, blur->feather, error);
+  return gb_cuda_set_sigma_map (blur->cuda, blur->sigma_map, stride, error);
+}
+
 /* Resolves the parameters for every plane and hands them to the backend. */
 static GbStatus
 upload_filters (GbBlur * blur, const GbGeometry * geometry, GbError * error)
@@ -477,6 +494,7 @@ gb_blur_create (GbBackend backend, int device_id, const GbGeometry * geometry,
         "cannot allocate the blur handle");
   blur->backend = backend;
   blur->frames_in_flight = 1;
+  blur->n_regions = -1;
   gb_params_init (&blur->params, 1.0);
 
   if (backend == GB_BACKEND_CUDA) {
@@ -530,8 +548,10 @@ gb_blur_set_geometry (GbBlur * blur, const GbGeometry * geometry,
     return status;
   /* A map is for one frame size. */
   if (geometry->planes[0].width != blur->geometry.planes[0].width
-      || geometry->planes[0].height != blur->geometry.planes[0].height)
+      || geometry->planes[0].height != blur->geometry.planes[0].height) {
     blur->sigma_map_set = blur->sigma_map_uniform = 0;
+    blur->n_regions = -1;
+  }
   /* (abandons the frames in flight) */
   blur->cpu_completed = blur->cpu_submitted;
   status = blur->cuda ? gb_cuda_configure (blur->cuda, geometry, error)
@@ -539,8 +559,7 @@ gb_blur_set_geometry (GbBlur * blur, const GbGeometry * geometry,
   /* The backend dropped its device copy of the map with its buffers. */
   blur->sigma_map_uniform = 0;
   if (status == GB_OK && blur->sigma_map_set && blur->cuda)
-    status = gb_cuda_set_sigma_map (blur->cuda, blur->sigma_map,
-        geometry->planes[0].width, error);
+    status = send_sigma_map (blur, geometry->planes[0].width, error);
   if (status == GB_OK)          /* the filters follow the planes' sizes */
     status = upload_filters (blur, geometry, error);
   if (status == GB_OK)
@@ -801,11 +820,79 @@ gb_blur_destroy (GbBlur * blur)
   if (!blur)
     return;
   sigma_map_free (blur);
+  free (blur->regions);
   if (blur->cuda)
     gb_cuda_destroy (blur->cuda);
   if (blur->cpu)
     gb_cpu_destroy (blur->cpu);
   free (blur);
+}
+
+GbStatus
+gb_blur_set_sigma_regions (GbBlur * blur, const GbSigmaRegion * regions,
+    int n_regions, double feather, GbError * error)
+{
+  const GbPlaneGeometry *frame;
+  const int was_set = blur ? blur->sigma_map_set : 0;
+  const double old_rmax_source = blur ? blur->sigma_map_max : 0.0;
+  GbStatus status;
+  double largest;
+  int i;
+
+  if (!blur)
+    return gb_error_set (error, GB_ERROR_INVALID_ARGUMENT, "no handle");
+  if (blur->geometry.n_planes == 0)
+    return gb_error_set (error, GB_ERROR_INVALID_ARGUMENT,
+        "no geometry: the last geometry change failed");
+  if (n_regions < 0 || (n_regions > 0 && !regions) || !(feather >= 0.0)
+      || isinf (feather))
+    return gb_error_set (error, GB_ERROR_INVALID_ARGUMENT,
+        "regions: %d of them, feather %g", n_regions, feather);
+  for (i = 0; i < n_regions; i++)
+    if (!(regions[i].sigma >= 0.0) || isinf (regions[i].sigma))
+      return gb_error_set (error, GB_ERROR_INVALID_ARGUMENT,
+          "region %d: sigma %g is not a finite number >= 0", i,
+          regions[i].sigma);
+  /* The same regions as the last call: the same map. */
+  if (was_set && blur->n_regions == n_regions && blur->feather == feather
+      && (n_regions == 0 || memcmp (blur->regions, regions,
+              sizeof *regions * n_regions) == 0))
+    return GB_OK;
+  if (n_regions > blur->regions_capacity) {
+    GbSigmaRegion *grown = realloc (blur->regions,
+        sizeof *regions * n_regions);
+    if (!grown)
+      return gb_error_set (error, GB_ERROR_OUT_OF_MEMORY,
+          "no memory for %d regions", n_regions);
+    blur->regions = grown;
+    blur->regions_capacity = n_regions;
+  }
+  frame = &blur->geometry.planes[0];
+  status = sigma_map_prepare_write (blur, (size_t) frame->width
+      * frame->height, error);
+  if (status != GB_OK)
+    return status;
+  largest = gb_sigma_map_regions (blur->sigma_map, frame->width,
+      frame->height, frame->width, regions, n_regions, feather);
+  if (n_regions > 0)
+    memcpy (blur->regions, regions, sizeof *regions * n_regions);
+  blur->n_regions = n_regions;
+  blur->feather = feather;
+  blur->sigma_map_set = 1;
+  blur->sigma_map_uniform = 0;
+  blur->sigma_map_max = largest;
+  if (blur->cuda) {
+    status = send_sigma_map (blur, frame->width, error);
+    if (status != GB_OK) {
+      blur->sigma_map_set = 0;
+      blur->n_regions = -1;
+      return status;
+    }
+  }
+  if (!was_set || largest != old_rmax_source || !blur->filters[0].rmax
+      || blur->filters[0].sigma_map != blur->sigma_map)
+    return upload_filters (blur, &blur->geometry, error);
+  return GB_OK;
 }
 
 GbStatus
@@ -827,6 +914,7 @@ gb_blur_set_sigma_map (GbBlur * blur, const float *map, size_t stride,
         "no geometry: the last geometry change failed");
   if (!map) {
     blur->sigma_map_set = blur->sigma_map_uniform = 0;
+    blur->n_regions = -1;
     return was_set ? upload_filters (blur, &blur->geometry, error) : GB_OK;
   }
   frame = &blur->geometry.planes[0];
@@ -834,7 +922,7 @@ gb_blur_set_sigma_map (GbBlur * blur, const float *map, size_t stride,
     return gb_error_set (error, GB_ERROR_INVALID_ARGUMENT,
         "sigma map stride %zu is below the frame's width %d", stride,
         frame->width);
-  same = was_set;
+  same = was_set && blur->n_regions < 0;
   for (y = 0; y < frame->height; y++) {
     const float *row = map + (size_t) y * stride;
     for (x = 0; x < frame->width; x++) {
@@ -861,6 +949,7 @@ gb_blur_set_sigma_map (GbBlur * blur, const float *map, size_t stride,
   blur->sigma_map_set = 1;
   blur->sigma_map_uniform = 0;
   blur->sigma_map_max = largest;
+  blur->n_regions = -1;
   if (blur->cuda) {
     status = gb_cuda_set_sigma_map (blur->cuda, blur->sigma_map,
         frame->width, error);

@@ -19,6 +19,7 @@
 #include "recursive.h"
 #include "sampling.h"
 #include "superposition.h"
+#include "superposition_regions.h"
 
 
 /* One plane on the device: interleaved samples of bytes_per_sample bytes
@@ -127,6 +128,12 @@ cudaError_t gb_launch_superposition (const GbDevicePlane & plane,
     const GbPlaneFilter * filter, GbSuperpositionMethod method,
     const float *device_map, size_t map_stride, bool prepare,
     GbBorder border, cudaStream_t stream);
+/* The superposition of a regions map by its plan (superposition_regions.h;
+ * kernels_superposition_regions.cu): the plan's boxes and its tables (level
+ * sigmas, then kernels) on the device, and plan->scratch_floats of sums. */
+cudaError_t gb_launch_superposition_regions (const GbDevicePlane & plane,
+    const GbRegionPlan * plan, const GbRegionBox * device_boxes,
+    const float *device_tables, float *scratch, cudaStream_t stream);
 /* Bytes of GbDevicePlane.superposition_scratch for a window of that size. */
 size_t gb_superposition_scratch_bytes (int width, int height);
 /* Tensor-core kernel for 8-bit planes with the same radius 1 ..

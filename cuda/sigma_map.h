@@ -53,6 +53,16 @@ double gb_sigma_map_regions (float *map, int width, int height,
 float gb_sigma_region_value (double sigma, double dx, double dy,
     double feather);
 
+/* Sets the handle's sigma map (gb_blur_set_sigma_map) to that of
+ * gb_sigma_map_regions for these regions and feather. On the GPU, planes
+ * whose regions are apart and away from the edges take a decomposed sum
+ * of about 2 rmax + 1 terms per output near a region instead of
+ * (2 rmax + 1)^2 (superposition_regions.h), and need no map upload. Cheap
+ * when the regions and feather are those of the last call. */
+GbStatus gb_blur_set_sigma_regions (GbBlur * blur,
+    const GbSigmaRegion * regions, int n_regions, double feather,
+    GbError * error);
+
 /* Tilt-shift: a sharp band across the frame through the point
  * (center_x * width, center_y * height) at `angle` degrees (0: horizontal,
  * counter-clockwise positive), `band` * height wide in all (sigma 0 inside);

@@ -1814,10 +1814,15 @@ gst_cuda_gauss_blur_update_map (GstCudaGaussBlur * self,
 
   switch (settings->kind) {
     case GST_CUDA_GAUSS_BLUR_SIGMA_MAP_ROI:
-      gb_sigma_map_regions (self->map, width, height, width,
-          (const GbSigmaRegion *) self->regions->data, self->regions->len,
-          settings->feather);
-      break;
+      /* The core makes the map, and on the GPU sums the regions without it
+       * where they lie apart (superposition_regions.h). */
+      if (gb_blur_set_sigma_regions (self->blur,
+              (const GbSigmaRegion *) self->regions->data,
+              self->regions->len, settings->feather, &error) != GB_OK)
+        goto failed;
+      self->core_has_map = TRUE;
+      self->map_valid = FALSE;
+      return TRUE;
     case GST_CUDA_GAUSS_BLUR_SIGMA_MAP_TILT_SHIFT:
       gb_sigma_map_tilt_shift (self->map, width, height, width,
           settings->sigma, settings->focus_x, settings->focus_y,

@@ -37,6 +37,9 @@
  *              geometry change of the same frame size and of another
  *   uniform    no map: every pixel has sigma_x (2.5), as the CPU does, and
  *              as a uniform map does, bit for bit
+ *   roi        regions maps (gb_blur_set_sigma_regions): apart (the GPU's
+ *              decomposed sum), meeting and at an edge (the map), every
+ *              layout, feathers 0 / 3 / 8, plain and normalised
  *   invalid    NaN, negative and infinite map values and a short stride
  *              refused, keeping the previous map; radius 33 refused
  *
@@ -55,6 +58,7 @@
 #include "blur_once.h"
 #include "gaussblur.h"
 #include "gpu_frames.h"
+#include "sigma_map.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -1135,6 +1139,98 @@ run_race (void)
   group_end ("race");
 }
 
+/* Regions maps through gb_blur_set_sigma_regions: on the GPU the
+ * decomposed sum where the regions lie apart and inside (and the map
+ * elsewhere), against the CPU reference of the same map; each layout with
+ * regions apart (the plan applies on every plane), meeting, and at an
+ * edge; feathers 0, 3 and 8; plain and normalised; gather, and scatter
+ * (which always takes the map). */
+static void
+run_roi (int quick)
+{
+  static const Layout layout_gray8 = { "GRAY8", 1, 1, {{1, 1, 1}} };
+  static const Layout layout_rgb = { "RGB", 1, 1, {{3, 1, 1}} };
+  static const Layout layout_rgba = { "RGBA", 1, 1, {{4, 1, 1}} };
+  static const Layout layout_rgba64 = { "RGBA64", 1, 2, {{4, 1, 1}} };
+  const Layout *layouts[] = { &layout_rgba, &layout_gray8, &layout_rgb,
+    &layout_rgba64, &layout_nv12, &layout_i420, &layout_y42b, &layout_p016
+  };
+  static const double feathers[] = { 0.0, 3.0, 8.0 };
+  const int n_layouts = quick ? 2 : 8;
+  const Size size = { 331, 197 };
+  /* Apart: face-sized boxes well inside; meeting: two feathers overlap;
+   * edge: one box at the frame's left edge. */
+  const GbSigmaRegion apart[] = {
+    {{60, 50, 40, 50}, 4.0}, {{150, 60, 30, 30}, 2.5},
+    {{230, 90, 41, 37}, 4.0}
+  };
+  const GbSigmaRegion meeting[] = {
+    {{60, 50, 40, 50}, 4.0}, {{104, 60, 30, 30}, 3.0}
+  };
+  const GbSigmaRegion edge[] = {
+    {{0, 50, 40, 50}, 4.0}, {{200, 60, 30, 30}, 2.0}
+  };
+  const struct
+  {
+    const char *name;
+    const GbSigmaRegion *regions;
+    int n;
+  } sets[] = { {"apart", apart, 3}, {"meeting", meeting, 2},
+  {"edge", edge, 2}
+  };
+
+  group_begin ();
+  for (int l = 0; l < n_layouts; l++) {
+    GbGeometry geometry;
+    Frames frames;
+    Map map;
+    GbBlur *gpu;
+    geometry_for (layouts[l], size, &geometry);
+    frames_open (&frames, &geometry);
+    map_alloc (&map, size.width, size.height);
+    gpu = open_handle (&geometry, layouts[l]->name);
+    for (int r = 0; gpu && r < 3; r++)
+      for (int f = 0; f < 3; f++)
+        for (int m = 0; m < 2; m++)
+          for (int normalize = 0; normalize < 2; normalize++) {
+            GbParams params = superposition_params (0, methods[m],
+                GB_BORDER_MIRROR);
+            GbError error;
+            char what[256];
+            if (m == 1 && (f != 2 || normalize))        /* scatter: one each */
+              continue;
+            params.normalize = normalize;
+            gb_sigma_map_regions (map.data, map.width, map.height,
+                map.stride, sets[r].regions, sets[r].n, feathers[f]);
+            snprintf (what, sizeof what, "roi %s %s feather %g %s %s",
+                layouts[l]->name, sets[r].name, feathers[f],
+                gb_algorithm_name (params.algorithm),
+                normalize ? "normalised" : "plain");
+            if (!cpu_reference (&frames, &map, &params, what)) {
+              cases++;
+              continue;
+            }
+            cases++;
+            frame_poison (&frames.gpu, &frames.geometry);
+            if (gb_blur_set_sigma_regions (gpu, sets[r].regions, sets[r].n,
+                    feathers[f], &error) != GB_OK
+                || gb_blur_set_params (gpu, &params, &error) != GB_OK
+                || gb_blur_process (gpu, &frames.src.image,
+                    &frames.gpu.image, &error) != GB_OK) {
+              printf ("FAIL: %s: %s\n", what, error.message);
+              failures++;
+              continue;
+            }
+            compare (&frames, what);
+          }
+    if (gpu)
+      gb_blur_destroy (gpu);
+    map_free (&map);
+    frames_close (&frames);
+  }
+  group_end ("roi");
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1169,6 +1265,7 @@ main (int argc, char **argv)
     run_rgba_and_nv12 (quick, "regions", "region", run_region_layout);
     run_rgba_and_nv12 (quick, "caching", "caching", run_caching_layout);
     run_rgba_and_nv12 (quick, "uniform", "uniform", run_uniform_layout);
+    run_roi (quick);
     run_invalid ();
   }
   printf ("total %.1f s\n", now () - start);
