@@ -50,29 +50,6 @@ struct Regions
   int max_strip_columns;        /* of their V */
 };
 
-__device__ __forceinline__ int
-pixel_class (int pixel, int origin, int step, int low, int high)
-{
-  const long long left = (long long) (origin + pixel) * step;
-  if (left < low)
-    return (int) (low - left - 1);
-  if (left >= high)
-    return (int) (left - high);
-  return -1;
-}
-
-__device__ __forceinline__ int
-level_of (int class_x, int class_y, int steps)
-{
-  if (class_x < 0 && class_y < 0)
-    return 0;
-  if (class_y < 0)
-    return 1 + class_x;
-  if (class_x < 0)
-    return 1 + class_y;
-  return 1 + steps + class_x * steps + class_y;
-}
-
 __device__ __forceinline__ const float *
 level_kernel (const Regions & regions, int table, int level, int axis)
 {
@@ -103,7 +80,7 @@ regions_rows (GbDevicePlane plane, Regions regions)
   if (i >= rows || box.rows_width == 0)
     return;
   const int y = box.outer_y0 + i;
-  const int level = level_of (-1, pixel_class (y, regions.origin_y,
+  const int level = gb_region_level (-1, gb_region_class (y, regions.origin_y,
           regions.step_y, box.edge_y0, box.edge_y1), regions.steps);
   const float *kernel = level_kernel (regions, box.table, level, 0);
   const int rx = regions.reach_x;
@@ -137,7 +114,7 @@ regions_columns (GbDevicePlane plane, Regions regions)
   if (j >= n || box.columns_height == 0)
     return;
   const int xx = strip_column (box, j);
-  const int level = level_of (pixel_class (xx, regions.origin_x,
+  const int level = gb_region_level (gb_region_class (xx, regions.origin_x,
           regions.step_x, box.edge_x0, box.edge_x1), -1, regions.steps);
   const float *kernel = level_kernel (regions, box.table, level, 1);
   const int ry = regions.reach_y;
@@ -175,8 +152,8 @@ add_region (const GbDevicePlane & plane, const Regions & regions,
 
   if (x >= box.outer_x0 && x < box.outer_x1 && y >= box.outer_y0
       && y < box.outer_y1) {
-    const int level = level_of (pixel_class (x, regions.origin_x,
-            regions.step_x, box.edge_x0, box.edge_x1), pixel_class (y,
+    const int level = gb_region_level (gb_region_class (x, regions.origin_x,
+            regions.step_x, box.edge_x0, box.edge_x1), gb_region_class (y,
             regions.origin_y, regions.step_y, box.edge_y0, box.edge_y1),
         regions.steps);
     if (level <= regions.steps || level_sigma[level] > 0.0f)
@@ -188,7 +165,7 @@ add_region (const GbDevicePlane & plane, const Regions & regions,
         + (x - (box.inner_x0 - rx));
     for (int yy = max (box.outer_y0, y - ry);
         yy < min (box.outer_y1, y + ry + 1); yy++) {
-      const int level = level_of (-1, pixel_class (yy, regions.origin_y,
+      const int level = gb_region_level (-1, gb_region_class (yy, regions.origin_y,
               regions.step_y, box.edge_y0, box.edge_y1), regions.steps);
       const float w = __ldg (&level_kernel (regions, box.table, level,
               1)[abs (y - yy)]);
@@ -202,12 +179,12 @@ add_region (const GbDevicePlane & plane, const Regions & regions,
     const int xx = strip_column (box, j);
     if (abs (x - xx) > rx)
       continue;
-    const int cx = pixel_class (xx, regions.origin_x, regions.step_x,
+    const int cx = gb_region_class (xx, regions.origin_x, regions.step_x,
         box.edge_x0, box.edge_x1);
     if (box.columns_height > 0 && y >= box.inner_y0 - ry
         && y < box.inner_y1 + ry) {
       const float w = __ldg (&level_kernel (regions, box.table,
-              level_of (cx, -1, regions.steps), 0)[abs (x - xx)]);
+              gb_region_level (cx, -1, regions.steps), 0)[abs (x - xx)]);
       const float *v = regions.scratch + box.columns_offset
           + (size_t) j * box.columns_height + (y - (box.inner_y0 - ry));
       for (int c = 0; c <= C; c++)
@@ -224,11 +201,11 @@ add_region (const GbDevicePlane & plane, const Regions & regions,
         yy = bottom_first;
       if (yy >= end)
         break;
-      const int cy = pixel_class (yy, regions.origin_y, regions.step_y,
+      const int cy = gb_region_class (yy, regions.origin_y, regions.step_y,
           box.edge_y0, box.edge_y1);
       if (cy < 0)
         continue;
-      const int level = level_of (cx, cy, regions.steps);
+      const int level = gb_region_level (cx, cy, regions.steps);
       if (!(level_sigma[level] > 0.0f))
         continue;
       const float w = __ldg (&level_kernel (regions, box.table, level,

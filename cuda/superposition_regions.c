@@ -10,20 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-int
-gb_region_class (int pixel, int window_origin, int step, int edge_low,
-    int edge_high)
-{
-  /* The centre (X step + 1/2) against integer edges: never on one. */
-  const long long left = (long long) (window_origin + pixel) * step;
-
-  if (left < edge_low)
-    return (int) (edge_low - left - 1);
-  if (left >= edge_high)
-    return (int) (left - edge_high);
-  return -1;
-}
-
 /* The range of pixels along one axis whose class for [low, high) has a
  * value > 0 on the rectangle's other axis (inside: class -1, or a strip
  * step below `steps`): [*outer0, *outer1), and the inside [*inner0,

@@ -92,9 +92,16 @@ typedef struct {
   size_t scratch_floats;        /* H and V of all regions */
 } GbRegionPlan;
 
+/* The two helpers below are shared with the GPU's kernels. */
+#ifdef __CUDACC__
+#define GB_REGION_INLINE static inline __host__ __device__
+#else
+#define GB_REGION_INLINE static inline
+#endif
+
 /* The level of a pixel from its column and row classes (-1: inside the
  * rectangle, k >= 0: k + 1/2 outside). */
-static inline int
+GB_REGION_INLINE int
 gb_region_level (int class_x, int class_y, int steps)
 {
   if (class_x < 0 && class_y < 0)
@@ -106,10 +113,21 @@ gb_region_level (int class_x, int class_y, int steps)
   return 1 + steps + class_x * steps + class_y;
 }
 
-/* A plane column's class for a region: -1 inside, k for k + 1/2 outside;
- * frame position (window x + x) * step + 1/2 against [x, x + width). */
-int gb_region_class (int pixel, int window_origin, int step, int edge_low,
-    int edge_high);
+/* A plane column's (or row's) class for a region: -1 inside, k for
+ * k + 1/2 outside; the pixel's centre in the frame, (window origin +
+ * pixel) * step + 1/2, against the edges [low, high): never on one. */
+GB_REGION_INLINE int
+gb_region_class (int pixel, int window_origin, int step, int edge_low,
+    int edge_high)
+{
+  const long long left = (long long) (window_origin + pixel) * step;
+
+  if (left < edge_low)
+    return (int) (edge_low - left - 1);
+  if (left >= edge_high)
+    return (int) (left - edge_high);
+  return -1;
+}
 
 /* Builds the plan of plane `filter` (of a geometry's plane with that many
  * channels) for the regions and feather of gb_sigma_map_regions. Returns
