@@ -537,6 +537,21 @@ gb_cuda_set_sigma_regions (GbCuda * cuda, const float *map, size_t stride,
   return GB_OK;
 }
 
+/* A regions map not yet on the device: uploaded now (on `stream`). */
+static GbStatus
+upload_pending_map (GbCuda * cuda, GbError * error)
+{
+  GbStatus status;
+
+  if (!cuda->pending_map)
+    return GB_OK;
+  status = upload_sigma_map (cuda, cuda->pending_map,
+      cuda->pending_map_stride, error);
+  if (status == GB_OK)
+    cuda->pending_map = NULL;
+  return status;
+}
+
 /* Before a superposition frame of a regions map: each plane's plan, and the
  * map uploaded (on `stream`, before the planes fork) if a plane cannot use
  * its plan. GB_CUDA_REGIONS=map takes the map everywhere (for A/B runs). */
@@ -572,16 +587,8 @@ prepare_regions (GbCuda * cuda, GbError * error)
     }
     need_map |= !buffers->plan_applies;
   }
-  if (cuda->n_regions < 0 || need_map) {
-    if (cuda->pending_map) {
-      GbStatus status = upload_sigma_map (cuda, cuda->pending_map,
-          cuda->pending_map_stride, error);
-      if (status != GB_OK)
-        return status;
-      cuda->pending_map = NULL;
-    }
-  }
-  return GB_OK;
+  return cuda->n_regions < 0 || need_map ? upload_pending_map (cuda, error)
+      : GB_OK;
 }
 
 /* Grows a device buffer of floats to hold `floats`. */
@@ -936,14 +943,10 @@ enqueue_superposition (GbCuda * cuda, int p, GbDevicePlane plane,
       && buffers->plan_generation == cuda->regions_generation
       && algorithm == GB_ALGORITHM_SUPERPOSITION_GATHER)
     return enqueue_regions (cuda, p, plane, stream, error);
-  if (cuda->pending_map) {
-    /* (the scatter of a plane whose plan applies) */
-    GbStatus status = upload_sigma_map (cuda, cuda->pending_map,
-        cuda->pending_map_stride, error);
-    if (status != GB_OK)
-      return status;
-    cuda->pending_map = NULL;
-  }
+  /* (the scatter of a plane whose plan applies) */
+  GbStatus status = upload_pending_map (cuda, error);
+  if (status != GB_OK)
+    return status;
   if (!cuda->device_sigma_map)
     return gb_error_set (error, GB_ERROR_INVALID_ARGUMENT,
         "the superposition needs a sigma map (none uploaded)");
