@@ -66,7 +66,9 @@
  * tilt-shift one, the longest, took about 10 s on the development machine.
  *
  * Usage: cudagaussblur-superposition-bench [--quick] [--batch-ms MS]
- *            [--csv FILE]
+ *            [--csv FILE] [--roi-only]
+ * --roi-only runs part 2 alone (and its CPU reference alone): the run to
+ * put under a profiler.
  * --csv also writes every row to FILE (CSV_HEADER below; an empty field was
  * not measured; ratio is defined by ratio_def on each row).
  * Exit status: 0; 1 when a check fails (a difference above 1) or on an
@@ -455,7 +457,7 @@ report_check (const char *section, const char *format, int width, int height,
 int
 main (int argc, char **argv)
 {
-  bool quick = false, batch_given = false;
+  bool quick = false, batch_given = false, roi_only = false;
   const char *csv_path = NULL;
 
   for (int i = 1; i < argc; i++) {
@@ -469,11 +471,13 @@ main (int argc, char **argv)
       batch_given = true;
     } else if (!strcmp (a, "--csv") && has_value)
       csv_path = argv[++i];
+    else if (!strcmp (a, "--roi-only"))
+      roi_only = true;
     else
       ok = false;
     if (!ok) {
-      fprintf (stderr, "usage: %s [--quick] [--batch-ms MS] [--csv FILE]\n",
-          argv[0]);
+      fprintf (stderr, "usage: %s [--quick] [--batch-ms MS] [--csv FILE] "
+          "[--roi-only]\n", argv[0]);
       return 2;
     }
   }
@@ -558,10 +562,11 @@ main (int argc, char **argv)
         refs.size ());
     const auto t0 = std::chrono::steady_clock::now ();
     std::vector < std::thread > threads;
-    for (Reference & r : refs)
-      threads.emplace_back ([&r] () {
-            r.run ();
-          });
+    for (size_t i = 0; i < refs.size (); i++)
+      if (!roi_only || i == 4)
+        threads.emplace_back ([&refs, i] () {
+              refs[i].run ();
+            });
     for (std::thread & t : threads)
       t.join ();
     fprintf (stderr, "CPU references: %.1f s\n",
@@ -597,88 +602,90 @@ main (int argc, char **argv)
   bool all_ok = true;
 
   /* --- 1. The seed's comparison --- */
-  printf ("\n## 1. Seed 003's comparison: %dx%d, random sigma map (each "
-      "pixel uniform in [0, rmax/3), fixed seed), random 8-bit samples, "
-      "rmax 1..%d\n", SEED_SIZE, SEED_SIZE, SEED_MAX_RMAX);
-  printf ("Seed 003 (CUDA 6.0, kernels only): the fastest scatter was "
-      "2.1-14.5x faster than the fastest gather on a GTX 580 (Fermi), "
-      "1.3-4.9x on a GTX 680 (Kepler); the low end at small rmax.\n");
-  for (int f = 0; f < 2; f++) {
-    const int channels = seed_channels[f];
-    const char *format = format_name (channels);
-    const GbGeometry g = one_plane (SEED_SIZE, SEED_SIZE, channels);
-    SuperCase sc (g, seed_input[f].data (), stream);
-    GbError e;
-    check_gb (gb_cuda_configure (cuda, &g, &e), e, "gb_cuda_configure");
-    const double copy_us = sc.time_copy ();
-    csv_row ("seed", format, SEED_SIZE, SEED_SIZE, "random", 0, "copy", -1,
-        copy_us, -1, "", -1);
+  if (!roi_only) {
+    printf ("\n## 1. Seed 003's comparison: %dx%d, random sigma map (each "
+        "pixel uniform in [0, rmax/3), fixed seed), random 8-bit samples, "
+        "rmax 1..%d\n", SEED_SIZE, SEED_SIZE, SEED_MAX_RMAX);
+    printf ("Seed 003 (CUDA 6.0, kernels only): the fastest scatter was "
+        "2.1-14.5x faster than the fastest gather on a GTX 580 (Fermi), "
+        "1.3-4.9x on a GTX 680 (Kepler); the low end at small rmax.\n");
+    for (int f = 0; f < 2; f++) {
+      const int channels = seed_channels[f];
+      const char *format = format_name (channels);
+      const GbGeometry g = one_plane (SEED_SIZE, SEED_SIZE, channels);
+      SuperCase sc (g, seed_input[f].data (), stream);
+      GbError e;
+      check_gb (gb_cuda_configure (cuda, &g, &e), e, "gb_cuda_configure");
+      const double copy_us = sc.time_copy ();
+      csv_row ("seed", format, SEED_SIZE, SEED_SIZE, "random", 0, "copy", -1,
+          copy_us, -1, "", -1);
 
-    printf ("\n### %s %dx%d (D2D copy of the frame: %.1f us)\n\n", format,
-        SEED_SIZE, SEED_SIZE, copy_us);
-    printf ("| rmax | gather prep | scatter prep | gather/scatter "
-        "| gather kernel | scatter kernel | gather/scatter |\n");
-    printf ("|------|-------------|--------------|----------------"
-        "|---------------|----------------|----------------|\n");
-    fflush (stdout);
-    double lo_prep = 1e30, hi_prep = 0, lo_kernel = 1e30, hi_kernel = 0;
-    for (int rmax = 1; rmax <= SEED_MAX_RMAX; rmax++) {
-      fprintf (stderr, "%s rmax %d\n", format, rmax);
-      sc.set_map (seed_map (unit, rmax), rmax);
-      for (int c = 0; c < 2; c++) {
-        if (check_rmax[c] != rmax)
-          continue;
-        const Reference & ref = refs[f * 2 + c];
-        check_gb (gb_cuda_set_filters (cuda, sc.filter.get (), &e), e,
-            "gb_cuda_set_filters");
-        check_gb (gb_cuda_set_sigma_map (cuda, sc.host_map.data (),
-                SEED_SIZE, &e), e, "gb_cuda_set_sigma_map");
-        for (GbSuperpositionMethod m : {
-              GB_SUPERPOSITION_GATHER, GB_SUPERPOSITION_SCATTER}) {
-          std::string path = std::string (method_name (m)) + "-launcher";
-          sc.clear_output0 ();
-          sc.launch (0, m, true);
-          all_ok &= report_check ("seed", format, SEED_SIZE, SEED_SIZE,
-              "random", rmax, path.c_str (), sc.download0 ().data (), ref);
-          path = std::string (method_name (m)) + "-backend";
-          sc.clear_output0 ();
-          const GbImage in0 = sc.layout.image (sc.frames.input[0]);
-          const GbImage out0 = sc.layout.image (sc.frames.output[0]);
-          check_gb (gb_cuda_enqueue (cuda, &in0, &out0,
-                  m == GB_SUPERPOSITION_GATHER
-                  ? GB_ALGORITHM_SUPERPOSITION_GATHER
-                  : GB_ALGORITHM_SUPERPOSITION_SCATTER, GB_BORDER_CLAMP,
-                  &e), e, "gb_cuda_enqueue");
-          check_gb (gb_cuda_synchronize (cuda, &e), e, "gb_cuda_synchronize");
-          all_ok &= report_check ("seed", format, SEED_SIZE, SEED_SIZE,
-              "random", rmax, path.c_str (), sc.download0 ().data (), ref);
-        }
-      }
-      const double gp = sc.time (GB_SUPERPOSITION_GATHER, true);
-      const double sp = sc.time (GB_SUPERPOSITION_SCATTER, true);
-      const double gk = sc.time (GB_SUPERPOSITION_GATHER, false);
-      const double sk = sc.time (GB_SUPERPOSITION_SCATTER, false);
-      lo_prep = std::min (lo_prep, gp / sp);
-      hi_prep = std::max (hi_prep, gp / sp);
-      lo_kernel = std::min (lo_kernel, gk / sk);
-      hi_kernel = std::max (hi_kernel, gk / sk);
-      printf ("| %4d | %11.1f | %12.1f | %13.2fx | %13.1f | %14.1f "
-          "| %13.2fx |\n", rmax, gp, sp, gp / sp, gk, sk, gk / sk);
+      printf ("\n### %s %dx%d (D2D copy of the frame: %.1f us)\n\n", format,
+          SEED_SIZE, SEED_SIZE, copy_us);
+      printf ("| rmax | gather prep | scatter prep | gather/scatter "
+          "| gather kernel | scatter kernel | gather/scatter |\n");
+      printf ("|------|-------------|--------------|----------------"
+          "|---------------|----------------|----------------|\n");
       fflush (stdout);
-      csv_row ("seed", format, SEED_SIZE, SEED_SIZE, "random", rmax,
-          "gather", 1, gp, -1, "", -1);
-      csv_row ("seed", format, SEED_SIZE, SEED_SIZE, "random", rmax,
-          "scatter", 1, sp, gp / sp, "gather/scatter", -1);
-      csv_row ("seed", format, SEED_SIZE, SEED_SIZE, "random", rmax,
-          "gather", 0, gk, -1, "", -1);
-      csv_row ("seed", format, SEED_SIZE, SEED_SIZE, "random", rmax,
-          "scatter", 0, sk, gk / sk, "gather/scatter", -1);
+      double lo_prep = 1e30, hi_prep = 0, lo_kernel = 1e30, hi_kernel = 0;
+      for (int rmax = 1; rmax <= SEED_MAX_RMAX; rmax++) {
+        fprintf (stderr, "%s rmax %d\n", format, rmax);
+        sc.set_map (seed_map (unit, rmax), rmax);
+        for (int c = 0; c < 2; c++) {
+          if (check_rmax[c] != rmax)
+            continue;
+          const Reference & ref = refs[f * 2 + c];
+          check_gb (gb_cuda_set_filters (cuda, sc.filter.get (), &e), e,
+              "gb_cuda_set_filters");
+          check_gb (gb_cuda_set_sigma_map (cuda, sc.host_map.data (),
+                  SEED_SIZE, &e), e, "gb_cuda_set_sigma_map");
+          for (GbSuperpositionMethod m : {
+                GB_SUPERPOSITION_GATHER, GB_SUPERPOSITION_SCATTER}) {
+            std::string path = std::string (method_name (m)) + "-launcher";
+            sc.clear_output0 ();
+            sc.launch (0, m, true);
+            all_ok &= report_check ("seed", format, SEED_SIZE, SEED_SIZE,
+                "random", rmax, path.c_str (), sc.download0 ().data (), ref);
+            path = std::string (method_name (m)) + "-backend";
+            sc.clear_output0 ();
+            const GbImage in0 = sc.layout.image (sc.frames.input[0]);
+            const GbImage out0 = sc.layout.image (sc.frames.output[0]);
+            check_gb (gb_cuda_enqueue (cuda, &in0, &out0,
+                    m == GB_SUPERPOSITION_GATHER
+                    ? GB_ALGORITHM_SUPERPOSITION_GATHER
+                    : GB_ALGORITHM_SUPERPOSITION_SCATTER, GB_BORDER_CLAMP,
+                    &e), e, "gb_cuda_enqueue");
+            check_gb (gb_cuda_synchronize (cuda, &e), e, "gb_cuda_synchronize");
+            all_ok &= report_check ("seed", format, SEED_SIZE, SEED_SIZE,
+                "random", rmax, path.c_str (), sc.download0 ().data (), ref);
+          }
+        }
+        const double gp = sc.time (GB_SUPERPOSITION_GATHER, true);
+        const double sp = sc.time (GB_SUPERPOSITION_SCATTER, true);
+        const double gk = sc.time (GB_SUPERPOSITION_GATHER, false);
+        const double sk = sc.time (GB_SUPERPOSITION_SCATTER, false);
+        lo_prep = std::min (lo_prep, gp / sp);
+        hi_prep = std::max (hi_prep, gp / sp);
+        lo_kernel = std::min (lo_kernel, gk / sk);
+        hi_kernel = std::max (hi_kernel, gk / sk);
+        printf ("| %4d | %11.1f | %12.1f | %13.2fx | %13.1f | %14.1f "
+            "| %13.2fx |\n", rmax, gp, sp, gp / sp, gk, sk, gk / sk);
+        fflush (stdout);
+        csv_row ("seed", format, SEED_SIZE, SEED_SIZE, "random", rmax,
+            "gather", 1, gp, -1, "", -1);
+        csv_row ("seed", format, SEED_SIZE, SEED_SIZE, "random", rmax,
+            "scatter", 1, sp, gp / sp, "gather/scatter", -1);
+        csv_row ("seed", format, SEED_SIZE, SEED_SIZE, "random", rmax,
+            "gather", 0, gk, -1, "", -1);
+        csv_row ("seed", format, SEED_SIZE, SEED_SIZE, "random", rmax,
+            "scatter", 0, sk, gk / sk, "gather/scatter", -1);
+      }
+      printf ("\n%s: gather/scatter over rmax 1..%d: %.2f-%.2fx with prepare, "
+          "%.2f-%.2fx kernel only (seed 003: 2.1-14.5x GTX 580, 1.3-4.9x "
+          "GTX 680; below 1: gather is faster)\n", format, SEED_MAX_RMAX,
+          lo_prep, hi_prep, lo_kernel, hi_kernel);
+      fflush (stdout);
     }
-    printf ("\n%s: gather/scatter over rmax 1..%d: %.2f-%.2fx with prepare, "
-        "%.2f-%.2fx kernel only (seed 003: 2.1-14.5x GTX 580, 1.3-4.9x "
-        "GTX 680; below 1: gather is faster)\n", format, SEED_MAX_RMAX,
-        lo_prep, hi_prep, lo_kernel, hi_kernel);
-    fflush (stdout);
   }
 
   /* --- 2. The issue's target, and 3. tilt-shift: 1080p RGBA --- */
@@ -903,33 +910,35 @@ main (int argc, char **argv)
     }
 
     /* 3. Tilt-shift: a static map, kernels only. */
-    sc.set_map (tilt_map, tilt_rmax);
-    const double tg = sc.time (GB_SUPERPOSITION_GATHER, false);
-    const double ts = sc.time (GB_SUPERPOSITION_SCATTER, false);
+    if (!roi_only) {
+      sc.set_map (tilt_map, tilt_rmax);
+      const double tg = sc.time (GB_SUPERPOSITION_GATHER, false);
+      const double ts = sc.time (GB_SUPERPOSITION_SCATTER, false);
 
-    printf ("\n## 3. Tilt-shift: %s %dx%d, gb_sigma_map_tilt_shift sigma %g, "
-        "centre 0.5,0.5, angle 0, band %g, transition %g (largest %g, rmax "
-        "%d); static map: kernel only\n\n", format, HD_WIDTH, HD_HEIGHT,
-        TILT_SIGMA, TILT_BAND, TILT_TRANSITION, tilt_largest, tilt_rmax);
-    printf ("| method  |       us | x (blur+copy) | x blur  |\n");
-    printf ("|---------|----------|---------------|---------|\n");
-    printf ("| gather  | %8.1f | %12.2fx | %6.2fx |\n", tg, tg / baseline_us,
-        tg / blur_us);
-    printf ("| scatter | %8.1f | %12.2fx | %6.2fx |\n", ts, ts / baseline_us,
-        ts / blur_us);
-    fflush (stdout);
-    csv_row ("tilt-shift", format, HD_WIDTH, HD_HEIGHT, "tilt-shift",
-        tilt_rmax, "gather", 0, tg, tg / baseline_us, "us/(blur+copy)", -1);
-    csv_row ("tilt-shift", format, HD_WIDTH, HD_HEIGHT, "tilt-shift",
-        tilt_rmax, "scatter", 0, ts, ts / baseline_us, "us/(blur+copy)", -1);
-    for (GbSuperpositionMethod m : {
-          GB_SUPERPOSITION_GATHER, GB_SUPERPOSITION_SCATTER}) {
-      const std::string path = std::string (method_name (m)) + "-launcher";
-      sc.clear_output0 ();
-      sc.launch (0, m, true);
-      all_ok &= report_check ("tilt-shift", format, HD_WIDTH, HD_HEIGHT,
-          "tilt-shift", tilt_rmax, path.c_str (), sc.download0 ().data (),
-          refs[5]);
+      printf ("\n## 3. Tilt-shift: %s %dx%d, gb_sigma_map_tilt_shift sigma %g, "
+          "centre 0.5,0.5, angle 0, band %g, transition %g (largest %g, rmax "
+          "%d); static map: kernel only\n\n", format, HD_WIDTH, HD_HEIGHT,
+          TILT_SIGMA, TILT_BAND, TILT_TRANSITION, tilt_largest, tilt_rmax);
+      printf ("| method  |       us | x (blur+copy) | x blur  |\n");
+      printf ("|---------|----------|---------------|---------|\n");
+      printf ("| gather  | %8.1f | %12.2fx | %6.2fx |\n", tg, tg / baseline_us,
+          tg / blur_us);
+      printf ("| scatter | %8.1f | %12.2fx | %6.2fx |\n", ts, ts / baseline_us,
+          ts / blur_us);
+      fflush (stdout);
+      csv_row ("tilt-shift", format, HD_WIDTH, HD_HEIGHT, "tilt-shift",
+          tilt_rmax, "gather", 0, tg, tg / baseline_us, "us/(blur+copy)", -1);
+      csv_row ("tilt-shift", format, HD_WIDTH, HD_HEIGHT, "tilt-shift",
+          tilt_rmax, "scatter", 0, ts, ts / baseline_us, "us/(blur+copy)", -1);
+      for (GbSuperpositionMethod m : {
+            GB_SUPERPOSITION_GATHER, GB_SUPERPOSITION_SCATTER}) {
+        const std::string path = std::string (method_name (m)) + "-launcher";
+        sc.clear_output0 ();
+        sc.launch (0, m, true);
+        all_ok &= report_check ("tilt-shift", format, HD_WIDTH, HD_HEIGHT,
+            "tilt-shift", tilt_rmax, path.c_str (), sc.download0 ().data (),
+            refs[5]);
+      }
     }
   }
 

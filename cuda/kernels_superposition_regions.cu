@@ -26,10 +26,16 @@
 
 namespace {
 
-constexpr int LINE_THREADS = 128;
-constexpr int TILE = 32;
-constexpr int TILE_ROWS = 8;            /* thread rows of an output block */
+constexpr int MAX_REACH = GB_SUPERPOSITION_MAX_RADIUS;
+constexpr int MAX_STRIP = GB_REGIONS_MAX_FEATHER_STEPS;  /* columns a side */
+constexpr int ROW_CHUNK = 128;          /* H columns per block */
+constexpr int COLUMN_ROWS = 32;         /* V rows per block */
+constexpr int COLUMN_THREADS = 256;
+constexpr int TILE = 32;                /* outputs: 32 x 32 per block, */
+constexpr int TILE_ROWS = 8;            /* 8 thread rows of 4 outputs */
 constexpr int OUTPUTS = TILE / TILE_ROWS;
+constexpr int TILE_THREADS = TILE * TILE_ROWS;
+constexpr int PIXEL_CHUNK = 32;         /* corner pixels staged at once */
 
 /* The plan as the kernels read it: its scalars by value, its boxes and
  * tables in device memory. */
@@ -46,8 +52,6 @@ struct Regions
   int step_x, step_y;
   int origin_x, origin_y;
   int table_stride;
-  int max_rows;                 /* of the boxes' H */
-  int max_strip_columns;        /* of their V */
 };
 
 __device__ __forceinline__ const float *
@@ -55,6 +59,28 @@ level_kernel (const Regions & regions, int table, int level, int axis)
 {
   return regions.kernels + ((size_t) table * regions.levels + level)
       * regions.table_stride + (axis ? regions.reach_x + 1 : 0);
+}
+
+/* A kernel's weight at distance d, 0 beyond the reach. */
+__device__ __forceinline__ float
+weight_at (const float *kernel, int d, int reach)
+{
+  d = abs (d);
+  return d <= reach ? __ldg (&kernel[d]) : 0.0f;
+}
+
+__device__ __forceinline__ int
+class_x (const Regions & regions, const GbRegionBox & box, int x)
+{
+  return gb_region_class (x, regions.origin_x, regions.step_x, box.edge_x0,
+      box.edge_x1);
+}
+
+__device__ __forceinline__ int
+class_y (const Regions & regions, const GbRegionBox & box, int y)
+{
+  return gb_region_class (y, regions.origin_y, regions.step_y, box.edge_y0,
+      box.edge_y1);
 }
 
 __device__ __forceinline__ int
@@ -70,181 +96,412 @@ strip_column (const GbRegionBox & box, int j)
   return j < left ? box.outer_x0 + j : box.inner_x1 + (j - left);
 }
 
-template < typename Sample, int C > __global__ void
-__launch_bounds__ (LINE_THREADS)
+/* H: each row through a rectangle filtered along x over the rectangle's
+ * columns (pixels outside them count 0), plus, when normalising, the
+ * weight. A block per 128 H columns of one row: the row's span staged in
+ * shared memory as floats, the taps of the row's level beside it. */
+template < typename Sample, int C, bool NORM > __global__ void
+__launch_bounds__ (ROW_CHUNK)
 regions_rows (GbDevicePlane plane, Regions regions)
 {
-  const GbRegionBox box = regions.boxes[blockIdx.y];
+  constexpr int NC = C + NORM;
+  __shared__ float span[NC][ROW_CHUNK + 2 * MAX_REACH];
+  __shared__ float taps[2 * MAX_REACH + 1];
+  const GbRegionBox box = regions.boxes[blockIdx.z];
   const int rows = box.outer_y1 - box.outer_y0;
-  const int i = blockIdx.x;
-  if (i >= rows || box.rows_width == 0)
+  const int i = blockIdx.y;
+  const int col0 = blockIdx.x * ROW_CHUNK;
+  if (i >= rows || col0 >= box.rows_width)
     return;
   const int y = box.outer_y0 + i;
-  const int level = gb_region_level (-1, gb_region_class (y, regions.origin_y,
-          regions.step_y, box.edge_y0, box.edge_y1), regions.steps);
-  const float *kernel = level_kernel (regions, box.table, level, 0);
   const int rx = regions.reach_x;
+  const float *kernel = level_kernel (regions, box.table,
+      gb_region_level (-1, class_y (regions, box, y), regions.steps), 0);
   const Sample *in = gb_src_row < Sample > (plane, y);
-  float *h = regions.scratch + box.rows_offset;
+  /* span[t]: column inner_x0 - 2 rx + col0 + t, so that H column col0 + k
+   * sums span[k .. k + 2 rx]. */
+  const int first = box.inner_x0 - 2 * rx + col0;
 
-  for (int col = threadIdx.x; col < box.rows_width; col += LINE_THREADS) {
-    const int x = box.inner_x0 - rx + col;
-    float acc[C + 1];
-    for (int c = 0; c <= C; c++)
-      acc[c] = 0.0f;
-    for (int xx = max (box.inner_x0, x - rx);
-        xx < min (box.inner_x1, x + rx + 1); xx++) {
-      const float w = __ldg (&kernel[abs (x - xx)]);
-      for (int c = 0; c < C; c++)
-        acc[c] += w * (float) in[(size_t) xx * C + c];
-      acc[C] += w;
-    }
-    for (int c = 0; c <= C; c++)
-      h[((size_t) c * rows + i) * box.rows_width + col] = acc[c];
+  for (int t = threadIdx.x; t < ROW_CHUNK + 2 * rx; t += ROW_CHUNK) {
+    const int xx = first + t;
+    const bool inside = xx >= box.inner_x0 && xx < box.inner_x1;
+    for (int c = 0; c < C; c++)
+      span[c][t] = inside ? (float) in[(size_t) xx * C + c] : 0.0f;
+    if (NORM)
+      span[NC - 1][t] = inside ? 1.0f : 0.0f;
   }
+  for (int t = threadIdx.x; t <= 2 * rx; t += ROW_CHUNK)
+    taps[t] = __ldg (&kernel[abs (t - rx)]);
+  __syncthreads ();
+
+  const int col = col0 + threadIdx.x;
+  if (col >= box.rows_width)
+    return;
+  float acc[NC];
+  for (int c = 0; c < NC; c++)
+    acc[c] = 0.0f;
+  for (int t = 0; t <= 2 * rx; t++) {
+    const float w = taps[t];
+    for (int c = 0; c < NC; c++)
+      acc[c] += w * span[c][threadIdx.x + t];
+  }
+  float *h = regions.scratch + box.rows_offset;
+  for (int c = 0; c < NC; c++)
+    h[((size_t) c * rows + i) * box.rows_width + col] = acc[c];
 }
 
-template < typename Sample, int C > __global__ void
-__launch_bounds__ (LINE_THREADS)
+/* V: the strip columns left and right of a rectangle filtered along y over
+ * the rectangle's rows. A block per side and 32 V rows: the columns' spans
+ * staged in shared memory (column-major, so a warp's 32 rows read
+ * consecutive words), each column's taps beside them. */
+template < typename Sample, int C, bool NORM > __global__ void
+__launch_bounds__ (COLUMN_THREADS)
 regions_columns (GbDevicePlane plane, Regions regions)
 {
-  const GbRegionBox box = regions.boxes[blockIdx.y];
-  const int n = strip_columns (box);
-  const int j = blockIdx.x;
-  if (j >= n || box.columns_height == 0)
+  constexpr int NC = C + NORM;
+  constexpr int SPAN = COLUMN_ROWS + 2 * MAX_REACH;
+  __shared__ float span[NC][MAX_STRIP][SPAN];
+  __shared__ float taps[MAX_STRIP][2 * MAX_REACH + 1];
+  const GbRegionBox box = regions.boxes[blockIdx.z];
+  const int left = box.inner_x0 - box.outer_x0;
+  const bool right_side = blockIdx.y == 1;
+  const int n = right_side ? box.outer_x1 - box.inner_x1 : left;
+  const int row0 = blockIdx.x * COLUMN_ROWS;
+  if (n == 0 || row0 >= box.columns_height)
     return;
-  const int xx = strip_column (box, j);
-  const int level = gb_region_level (gb_region_class (xx, regions.origin_x,
-          regions.step_x, box.edge_x0, box.edge_x1), -1, regions.steps);
-  const float *kernel = level_kernel (regions, box.table, level, 1);
+  const int x0 = right_side ? box.inner_x1 : box.outer_x0;
+  const int j0 = right_side ? left : 0;      /* the first column's V index */
   const int ry = regions.reach_y;
-  float *v = regions.scratch + box.columns_offset;
+  /* span[..][t]: row inner_y0 - 2 ry + row0 + t; V row row0 + k sums
+   * span[k .. k + 2 ry]. */
+  const int first = box.inner_y0 - 2 * ry + row0;
+  const int span_rows = COLUMN_ROWS + 2 * ry;
 
-  for (int row = threadIdx.x; row < box.columns_height; row += LINE_THREADS) {
-    const int y = box.inner_y0 - ry + row;
-    float acc[C + 1];
-    for (int c = 0; c <= C; c++)
+  for (int e = threadIdx.x; e < n * span_rows; e += COLUMN_THREADS) {
+    const int j = e / span_rows, t = e % span_rows;
+    const int yy = first + t;
+    const bool inside = yy >= box.inner_y0 && yy < box.inner_y1;
+    const Sample *in = gb_src_row < Sample > (plane, inside ? yy
+        : box.inner_y0) + (size_t) (x0 + j) * C;
+    for (int c = 0; c < C; c++)
+      span[c][j][t] = inside ? (float) in[c] : 0.0f;
+    if (NORM)
+      span[NC - 1][j][t] = inside ? 1.0f : 0.0f;
+  }
+  for (int e = threadIdx.x; e < n * (2 * ry + 1); e += COLUMN_THREADS) {
+    const int j = e / (2 * ry + 1), t = e % (2 * ry + 1);
+    const float *kernel = level_kernel (regions, box.table,
+        gb_region_level (class_x (regions, box, x0 + j), -1, regions.steps),
+        1);
+    taps[j][t] = __ldg (&kernel[abs (t - ry)]);
+  }
+  __syncthreads ();
+
+  const int total = strip_columns (box);
+  float *v = regions.scratch + box.columns_offset;
+  for (int e = threadIdx.x; e < n * COLUMN_ROWS; e += COLUMN_THREADS) {
+    const int j = e / COLUMN_ROWS, k = e % COLUMN_ROWS;
+    const int row = row0 + k;
+    if (row >= box.columns_height)
+      continue;
+    float acc[NC];
+    for (int c = 0; c < NC; c++)
       acc[c] = 0.0f;
-    for (int yy = max (box.inner_y0, y - ry);
-        yy < min (box.inner_y1, y + ry + 1); yy++) {
-      const float w = __ldg (&kernel[abs (y - yy)]);
-      const Sample *in = gb_src_row < Sample > (plane, yy) + (size_t) xx * C;
-      for (int c = 0; c < C; c++)
-        acc[c] += w * (float) in[c];
-      acc[C] += w;
+    for (int t = 0; t <= 2 * ry; t++) {
+      const float w = taps[j][t];
+      for (int c = 0; c < NC; c++)
+        acc[c] += w * span[c][j][k + t];
     }
-    for (int c = 0; c <= C; c++)
-      v[((size_t) c * n + j) * box.columns_height + row] = acc[c];
+    for (int c = 0; c < NC; c++)
+      v[((size_t) c * total + j0 + j) * box.columns_height + row] = acc[c];
   }
 }
 
-/* One region's terms for the output (x, y), added to acc; clears
- * *sigma_zero where the output is one of its pixels of sigma > 0. */
-template < typename Sample, int C > __device__ void
-add_region (const GbDevicePlane & plane, const Regions & regions,
-    const GbRegionBox & box, int x, int y, float *acc, bool *sigma_zero)
+/* What an output block stages, one part of one region at a time. */
+template < int NC > union OutputStage
+{
+  struct
+  {
+    float h[NC][TILE][TILE];    /* [channel][H row - first][output column] */
+    float w[TILE][TILE];        /* [H row - first][output row]: its weight */
+  } rows;
+  struct
+  {
+    float v[NC][2 * MAX_STRIP][TILE];   /* [channel][strip column][out row] */
+    float w[2 * MAX_STRIP][TILE];       /* [strip column][output column] */
+  } columns;
+  struct
+  {
+    float value[PIXEL_CHUNK][NC];       /* a corner pixel's samples */
+    float wx[PIXEL_CHUNK][TILE];        /* its weight per output column */
+    float wy[PIXEL_CHUNK][TILE];        /* ... and per output row */
+  } corners;
+};
+
+/* Adds acc[k][c] += weight(k) * value[c] for the thread's outputs. */
+template < int NC > __device__ __forceinline__ void
+accumulate (float (&acc)[OUTPUTS][NC], const float (&value)[NC],
+    const float *weights_by_row)
+{
+  for (int k = 0; k < OUTPUTS; k++) {
+    const float w = weights_by_row[threadIdx.y + k * TILE_ROWS];
+    for (int c = 0; c < NC; c++)
+      acc[k][c] += w * value[c];
+  }
+}
+
+/* The rows through region `box`'s rectangle, filtered along x (H), summed
+ * along y into the tile's outputs: 32 H rows at a time. */
+template < int NC > __device__ void
+add_rows (const Regions & regions, const GbRegionBox & box, int x0, int y0,
+    OutputStage < NC > &stage, float (&acc)[OUTPUTS][NC])
 {
   const int rx = regions.reach_x, ry = regions.reach_y;
+  const int thread = threadIdx.y * TILE + threadIdx.x;
   const int rows = box.outer_y1 - box.outer_y0;
+  const int first = max (box.outer_y0, y0 - ry);
+  const int end = min (box.outer_y1, y0 + TILE + ry);
+  const int col = x0 + threadIdx.x - (box.inner_x0 - rx);
+  const bool in_h = col >= 0 && col < box.rows_width;
+  const float *h = regions.scratch + box.rows_offset;
+
+  for (int base = first; base < end; base += TILE) {
+    const int count = min (TILE, end - base);
+    __syncthreads ();           /* the stage's last readers are done */
+    for (int r = threadIdx.y; r < count; r += TILE_ROWS)
+      for (int c = 0; c < NC; c++)
+        stage.rows.h[c][r][threadIdx.x] = in_h ? h[((size_t) c * rows
+                + base + r - box.outer_y0) * box.rows_width + col] : 0.0f;
+    for (int e = thread; e < count * TILE; e += TILE_THREADS) {
+      const int r = e / TILE, out_row = e % TILE;
+      const int yy = base + r;
+      const float *kernel = level_kernel (regions, box.table,
+          gb_region_level (-1, class_y (regions, box, yy), regions.steps),
+          1);
+      stage.rows.w[r][out_row] = weight_at (kernel, y0 + out_row - yy, ry);
+    }
+    __syncthreads ();
+    for (int r = 0; r < count; r++) {
+      float value[NC];
+      for (int c = 0; c < NC; c++)
+        value[c] = stage.rows.h[c][r][threadIdx.x];
+      accumulate < NC > (acc, value, stage.rows.w[r]);
+    }
+  }
+}
+
+/* The strip columns beside the rectangle, filtered along y (V), summed
+ * along x into the tile's outputs. */
+template < int NC > __device__ void
+add_columns (const Regions & regions, const GbRegionBox & box, int x0,
+    int y0, OutputStage < NC > &stage, float (&acc)[OUTPUTS][NC])
+{
+  const int rx = regions.reach_x, ry = regions.reach_y;
+  const int thread = threadIdx.y * TILE + threadIdx.x;
   const int n = strip_columns (box);
+  const float *v = regions.scratch + box.columns_offset;
+
+  __syncthreads ();
+  for (int e = thread; e < NC * n * TILE; e += TILE_THREADS) {
+    const int out_row = e % TILE, j = (e / TILE) % n, c = e / (TILE * n);
+    const int row = y0 + out_row - (box.inner_y0 - ry);
+    stage.columns.v[c][j][out_row] = row >= 0 && row < box.columns_height
+        ? v[((size_t) c * n + j) * box.columns_height + row] : 0.0f;
+  }
+  for (int e = thread; e < n * TILE; e += TILE_THREADS) {
+    const int j = e / TILE, out_col = e % TILE;
+    const int xx = strip_column (box, j);
+    const float *kernel = level_kernel (regions, box.table,
+        gb_region_level (class_x (regions, box, xx), -1, regions.steps), 0);
+    stage.columns.w[j][out_col] = weight_at (kernel, x0 + out_col - xx, rx);
+  }
+  __syncthreads ();
+  for (int j = 0; j < n; j++) {
+    const float w = stage.columns.w[j][threadIdx.x];
+    for (int k = 0; k < OUTPUTS; k++)
+      for (int c = 0; c < NC; c++)
+        acc[k][c] += w * stage.columns.v[c][j][threadIdx.y + k * TILE_ROWS];
+  }
+}
+
+/* The pixels of one corner (columns [cx0, cx1) x rows [cy0, cy1)), each
+ * with its own level, 32 at a time. */
+template < typename Sample, int C, int NC > __device__ void
+add_corner (const GbDevicePlane & plane, const Regions & regions,
+    const GbRegionBox & box, int cx0, int cx1, int cy0, int cy1, int x0,
+    int y0, OutputStage < NC > &stage, float (&acc)[OUTPUTS][NC])
+{
+  const int rx = regions.reach_x, ry = regions.reach_y;
+  const int thread = threadIdx.y * TILE + threadIdx.x;
+  const int width = cx1 - cx0, count = width * (cy1 - cy0);
   const float *level_sigma = regions.level_sigma
       + (size_t) box.table * regions.levels;
 
-  if (x >= box.outer_x0 && x < box.outer_x1 && y >= box.outer_y0
-      && y < box.outer_y1) {
-    const int level = gb_region_level (gb_region_class (x, regions.origin_x,
-            regions.step_x, box.edge_x0, box.edge_x1), gb_region_class (y,
-            regions.origin_y, regions.step_y, box.edge_y0, box.edge_y1),
-        regions.steps);
-    if (level <= regions.steps || level_sigma[level] > 0.0f)
-      *sigma_zero = false;
-  }
-  /* The rows through the rectangle, filtered along x. */
-  if (box.rows_width > 0 && x >= box.inner_x0 - rx && x < box.inner_x1 + rx) {
-    const float *h = regions.scratch + box.rows_offset
-        + (x - (box.inner_x0 - rx));
-    for (int yy = max (box.outer_y0, y - ry);
-        yy < min (box.outer_y1, y + ry + 1); yy++) {
-      const int level = gb_region_level (-1, gb_region_class (yy, regions.origin_y,
-              regions.step_y, box.edge_y0, box.edge_y1), regions.steps);
-      const float w = __ldg (&level_kernel (regions, box.table, level,
-              1)[abs (y - yy)]);
-      const size_t at = (size_t) (yy - box.outer_y0) * box.rows_width;
-      for (int c = 0; c <= C; c++)
-        acc[c] += w * h[(size_t) c * rows * box.rows_width + at];
+  for (int base = 0; base < count; base += PIXEL_CHUNK) {
+    const int chunk = min (PIXEL_CHUNK, count - base);
+    __syncthreads ();
+    for (int e = thread; e < chunk * 2 * TILE; e += TILE_THREADS) {
+      const int p = e / (2 * TILE), o = e % TILE;
+      const bool along_y = (e / TILE) % 2;
+      const int xx = cx0 + (base + p) % width, yy = cy0 + (base + p) / width;
+      const int level = gb_region_level (class_x (regions, box, xx),
+          class_y (regions, box, yy), regions.steps);
+      /* A pixel of sigma 0 adds only itself (the caller's identity). */
+      const bool spreads = level_sigma[level] > 0.0f;
+      if (along_y)
+        stage.corners.wy[p][o] = spreads ? weight_at (level_kernel (regions,
+                box.table, level, 1), y0 + o - yy, ry) : 0.0f;
+      else
+        stage.corners.wx[p][o] = spreads ? weight_at (level_kernel (regions,
+                box.table, level, 0), x0 + o - xx, rx) : 0.0f;
+      if (o == 0 && !along_y) {
+        const Sample *in = gb_src_row < Sample > (plane, yy) + (size_t) xx * C;
+        for (int c = 0; c < C; c++)
+          stage.corners.value[p][c] = (float) in[c];
+        if (NC > C)
+          stage.corners.value[p][NC - 1] = 1.0f;
+      }
     }
-  }
-  /* The strip columns, filtered along y; then the corners' pixels. */
-  for (int j = 0; j < n; j++) {
-    const int xx = strip_column (box, j);
-    if (abs (x - xx) > rx)
-      continue;
-    const int cx = gb_region_class (xx, regions.origin_x, regions.step_x,
-        box.edge_x0, box.edge_x1);
-    if (box.columns_height > 0 && y >= box.inner_y0 - ry
-        && y < box.inner_y1 + ry) {
-      const float w = __ldg (&level_kernel (regions, box.table,
-              gb_region_level (cx, -1, regions.steps), 0)[abs (x - xx)]);
-      const float *v = regions.scratch + box.columns_offset
-          + (size_t) j * box.columns_height + (y - (box.inner_y0 - ry));
-      for (int c = 0; c <= C; c++)
-        acc[c] += w * v[(size_t) c * n * box.columns_height];
-    }
-    /* Only the strip rows (above and below the rectangle) within the
-     * reach: none for an output away from the corners. */
-    const int first = max (box.outer_y0, y - ry);
-    const int end = min (box.outer_y1, y + ry + 1);
-    const int top_end = min (box.inner_y0, end);
-    const int bottom_first = max (box.inner_y1, first);
-    for (int yy = first; yy < end; yy++) {
-      if (yy >= top_end && yy < bottom_first)
-        yy = bottom_first;
-      if (yy >= end)
-        break;
-      const int cy = gb_region_class (yy, regions.origin_y, regions.step_y,
-          box.edge_y0, box.edge_y1);
-      if (cy < 0)
-        continue;
-      const int level = gb_region_level (cx, cy, regions.steps);
-      if (!(level_sigma[level] > 0.0f))
-        continue;
-      const float w = __ldg (&level_kernel (regions, box.table, level,
-              1)[abs (y - yy)]) * __ldg (&level_kernel (regions, box.table,
-              level, 0)[abs (x - xx)]);
-      const Sample *in = gb_src_row < Sample > (plane, yy) + (size_t) xx * C;
-      for (int c = 0; c < C; c++)
-        acc[c] += w * (float) in[c];
-      acc[C] += w;
+    __syncthreads ();
+    for (int p = 0; p < chunk; p++) {
+      const float wx = stage.corners.wx[p][threadIdx.x];
+      float value[NC];
+      for (int c = 0; c < NC; c++)
+        value[c] = wx * stage.corners.value[p][c];
+      accumulate < NC > (acc, value, stage.corners.wy[p]);
     }
   }
 }
 
-constexpr int TILE_REGIONS = GB_REGIONS_MAX;
-
-template < typename Sample, int C > __global__ void
-__launch_bounds__ (TILE * TILE_ROWS)
-regions_outputs (GbDevicePlane plane, Regions regions, bool normalize)
+/* Whether rectangle [ax0, ax1) x [ay0, ay1) widened by the reach meets the
+ * tile. */
+__device__ __forceinline__ bool
+reaches_tile (int ax0, int ax1, int ay0, int ay1, int rx, int ry, int x0,
+    int y0)
 {
-  __shared__ int reaching[TILE_REGIONS];
-  __shared__ int n_reaching;
+  return ax0 < ax1 && ay0 < ay1 && ax0 - rx < x0 + TILE && ax1 + rx > x0
+      && ay0 - ry < y0 + TILE && ay1 + ry > y0;
+}
+
+/* Copies the tile's pixels, in the widest unit that the rows' alignment
+ * allows. */
+template < typename Sample, int C > __device__ void
+copy_tile (const GbDevicePlane & plane, int x0, int y0)
+{
+  const int rows = min (TILE, plane.height - y0);
+  const size_t bytes = (size_t) min (TILE, plane.width - x0) * C
+      * sizeof (Sample);
+  const size_t offset = (size_t) x0 * C * sizeof (Sample);
+  const char *src = (const char *) plane.src + (size_t) y0 * plane.src_pitch
+      + offset;
+  char *dst = (char *) plane.dst + (size_t) y0 * plane.dst_pitch + offset;
+  const size_t alignment = (size_t) src | (size_t) dst | plane.src_pitch
+      | plane.dst_pitch | bytes;
+  const int thread = threadIdx.y * TILE + threadIdx.x;
+
+  if (alignment % 16 == 0) {
+    const int units = (int) (bytes / 16);
+    for (int e = thread; e < rows * units; e += TILE_THREADS) {
+      const int r = e / units, u = e % units;
+      ((uint4 *) (dst + r * plane.dst_pitch))[u] =
+          ((const uint4 *) (src + r * plane.src_pitch))[u];
+    }
+  } else if (alignment % 4 == 0) {
+    const int units = (int) (bytes / 4);
+    for (int e = thread; e < rows * units; e += TILE_THREADS) {
+      const int r = e / units, u = e % units;
+      ((uint32_t *) (dst + r * plane.dst_pitch))[u] =
+          ((const uint32_t *) (src + r * plane.src_pitch))[u];
+    }
+  } else {
+    const int units = (int) bytes;
+    for (int e = thread; e < rows * units; e += TILE_THREADS) {
+      const int r = e / units, u = e % units;
+      dst[r * plane.dst_pitch + u] = src[r * plane.src_pitch + u];
+    }
+  }
+}
+
+/* A block per 32 x 32 tile of the plane. A tile that no region reaches
+ * copies its pixels; the others add, per output, each reaching region's
+ * H rows, V columns and corner pixels (in the plan's order, so that a
+ * frame gives the same floats every time), then its own pixel where its
+ * sigma is 0. */
+template < typename Sample, int C, bool NORM > __global__ void
+__launch_bounds__ (TILE_THREADS, 2)
+regions_outputs (GbDevicePlane plane, Regions regions)
+{
+  constexpr int NC = C + NORM;
+  __shared__ OutputStage < NC > stage;
+  __shared__ unsigned reaching[GB_REGIONS_MAX / 32];
   const int x0 = blockIdx.x * TILE, y0 = blockIdx.y * TILE;
   const int thread = threadIdx.y * TILE + threadIdx.x;
-  const int x = x0 + threadIdx.x;
+  const int rx = regions.reach_x, ry = regions.reach_y;
 
-  if (thread == 0)
-    n_reaching = 0;
-  __syncthreads ();
-  /* The regions whose reach meets the tile, in the plan's order. */
-  if (thread < regions.n_regions) {
-    const GbRegionBox box = regions.boxes[thread];
-    if (box.outer_x0 - regions.reach_x < x0 + TILE
-        && box.outer_x1 + regions.reach_x > x0
-        && box.outer_y0 - regions.reach_y < y0 + TILE
-        && box.outer_y1 + regions.reach_y > y0)
-      reaching[atomicAdd (&n_reaching, 1)] = thread;
+  /* The regions whose reach meets the tile, as a bit set. */
+  if (thread < GB_REGIONS_MAX) {
+    bool meets = false;
+    if (thread < regions.n_regions) {
+      const GbRegionBox & box = regions.boxes[thread];
+      meets = reaches_tile (box.outer_x0, box.outer_x1, box.outer_y0,
+          box.outer_y1, rx, ry, x0, y0);
+    }
+    const unsigned bits = __ballot_sync (0xffffffffu, meets);
+    if (threadIdx.x == 0)
+      reaching[thread / 32] = bits;
   }
   __syncthreads ();
-  const int count = n_reaching;
+  bool any = false;
+  for (int w = 0; w < GB_REGIONS_MAX / 32; w++)
+    any |= reaching[w] != 0;
+  if (!any) {
+    copy_tile < Sample, C > (plane, x0, y0);
+    return;
+  }
+
+  const int x = x0 + threadIdx.x;
+  float acc[OUTPUTS][NC];
+  bool sigma_zero[OUTPUTS];
+  for (int k = 0; k < OUTPUTS; k++) {
+    sigma_zero[k] = true;
+    for (int c = 0; c < NC; c++)
+      acc[k][c] = 0.0f;
+  }
+  for (int r = 0; r < regions.n_regions; r++) {
+    if (!(reaching[r / 32] >> (r % 32) & 1u))
+      continue;
+    const GbRegionBox box = regions.boxes[r];
+    const float *level_sigma = regions.level_sigma
+        + (size_t) box.table * regions.levels;
+    for (int k = 0; k < OUTPUTS; k++) {
+      const int y = y0 + threadIdx.y + k * TILE_ROWS;
+      if (x >= box.outer_x0 && x < box.outer_x1 && y >= box.outer_y0
+          && y < box.outer_y1) {
+        const int level = gb_region_level (class_x (regions, box, x),
+            class_y (regions, box, y), regions.steps);
+        if (level <= regions.steps || level_sigma[level] > 0.0f)
+          sigma_zero[k] = false;
+      }
+    }
+    if (box.rows_width > 0 && reaches_tile (box.inner_x0, box.inner_x1,
+            box.outer_y0, box.outer_y1, rx, ry, x0, y0))
+      add_rows < NC > (regions, box, x0, y0, stage, acc);
+    if (box.columns_height > 0 && strip_columns (box) > 0
+        && reaches_tile (box.outer_x0, box.outer_x1,
+            box.inner_y0, box.inner_y1, rx, ry, x0, y0))
+      add_columns < NC > (regions, box, x0, y0, stage, acc);
+#pragma unroll
+    for (int corner = 0; corner < 4; corner++) {
+      const bool right = corner % 2, bottom = corner / 2;
+      const int cx0 = right ? box.inner_x1 : box.outer_x0;
+      const int cx1 = right ? box.outer_x1 : box.inner_x0;
+      const int cy0 = bottom ? box.inner_y1 : box.outer_y0;
+      const int cy1 = bottom ? box.outer_y1 : box.inner_y0;
+      if (reaches_tile (cx0, cx1, cy0, cy1, rx, ry, x0, y0))
+        add_corner < Sample, C, NC > (plane, regions, box, cx0, cx1, cy0,
+            cy1, x0, y0, stage, acc);
+    }
+  }
   if (x >= plane.width)
     return;
   for (int k = 0; k < OUTPUTS; k++) {
@@ -253,52 +510,46 @@ regions_outputs (GbDevicePlane plane, Regions regions, bool normalize)
       break;
     const Sample *in = gb_src_row < Sample > (plane, y) + (size_t) x * C;
     Sample *out = gb_dst_row < Sample > (plane, y) + (size_t) x * C;
-    if (count == 0) {
+    if (sigma_zero[k]) {
       for (int c = 0; c < C; c++)
-        out[c] = in[c];
-      continue;
-    }
-    float acc[C + 1];
-    bool sigma_zero = true;
-    for (int c = 0; c <= C; c++)
-      acc[c] = 0.0f;
-    /* (the atomic order above is arbitrary: sum in the plan's order, so
-     * that a frame gives the same floats every time) */
-    for (int r = 0; r < regions.n_regions; r++) {
-      bool listed = false;
-      for (int i = 0; i < count; i++)
-        listed |= reaching[i] == r;
-      if (listed)
-        add_region < Sample, C > (plane, regions, regions.boxes[r], x, y,
-            acc, &sigma_zero);
-    }
-    if (sigma_zero) {
-      for (int c = 0; c < C; c++)
-        acc[c] += (float) in[c];
-      acc[C] += 1.0f;
+        acc[k][c] += (float) in[c];
+      if (NORM)
+        acc[k][NC - 1] += 1.0f;
     }
     for (int c = 0; c < C; c++)
-      out[c] = gb_round_sample < Sample > (normalize ? acc[c] / acc[C]
-          : acc[c]);
+      out[c] = gb_round_sample < Sample > (NORM ? acc[k][c] / acc[k][NC - 1]
+          : acc[k][c]);
   }
 }
 
-template < typename Sample, int C > cudaError_t
+template < typename Sample, int C, bool NORM > cudaError_t
 launch_regions (const GbDevicePlane & plane, const Regions & regions,
-    bool normalize, cudaStream_t stream)
+    int max_rows, int max_rows_width, int max_columns_height,
+    cudaStream_t stream)
 {
-  if (regions.n_regions > 0) {
-    if (regions.max_rows > 0)
-      regions_rows < Sample, C > <<<dim3 (regions.max_rows,
-          regions.n_regions), LINE_THREADS, 0, stream>>> (plane, regions);
-    if (regions.max_strip_columns > 0)
-      regions_columns < Sample, C > <<<dim3 (regions.max_strip_columns,
-          regions.n_regions), LINE_THREADS, 0, stream>>> (plane, regions);
-  }
-  regions_outputs < Sample, C > <<<dim3 ((plane.width + TILE - 1) / TILE,
-      (plane.height + TILE - 1) / TILE), dim3 (TILE, TILE_ROWS), 0,
-      stream>>> (plane, regions, normalize);
+  if (max_rows > 0 && max_rows_width > 0)
+    regions_rows < Sample, C, NORM > <<<dim3 ((max_rows_width + ROW_CHUNK
+                - 1) / ROW_CHUNK, max_rows, regions.n_regions), ROW_CHUNK,
+        0, stream>>> (plane, regions);
+  if (max_columns_height > 0)
+    regions_columns < Sample, C, NORM > <<<dim3 ((max_columns_height
+                + COLUMN_ROWS - 1) / COLUMN_ROWS, 2, regions.n_regions),
+        COLUMN_THREADS, 0, stream>>> (plane, regions);
+  regions_outputs < Sample, C, NORM > <<<dim3 ((plane.width + TILE - 1)
+          / TILE, (plane.height + TILE - 1) / TILE), dim3 (TILE, TILE_ROWS),
+      0, stream>>> (plane, regions);
   return cudaGetLastError ();
+}
+
+template < typename Sample, int C > cudaError_t
+launch_channels (const GbDevicePlane & plane, const Regions & regions,
+    bool normalize, int max_rows, int max_rows_width, int max_columns_height,
+    cudaStream_t stream)
+{
+  return normalize ? launch_regions < Sample, C, true > (plane, regions,
+      max_rows, max_rows_width, max_columns_height, stream)
+      : launch_regions < Sample, C, false > (plane, regions, max_rows,
+      max_rows_width, max_columns_height, stream);
 }
 
 }                               /* namespace */
@@ -328,31 +579,30 @@ gb_launch_superposition_regions (const GbDevicePlane & plane,
   regions.origin_x = plan->origin_x;
   regions.origin_y = plan->origin_y;
   regions.table_stride = plan->table_stride;
-  regions.max_rows = regions.max_strip_columns = 0;
+  int max_rows = 0, max_rows_width = 0, max_columns_height = 0;
   for (int r = 0; r < plan->n_regions; r++) {
     const GbRegionBox *box = &plan->boxes[r];
-    regions.max_rows = max (regions.max_rows, box->rows_width > 0
-        ? box->outer_y1 - box->outer_y0 : 0);
-    regions.max_strip_columns = max (regions.max_strip_columns,
-        box->columns_height > 0 ? box->outer_x1 - box->outer_x0
-        - (box->inner_x1 - box->inner_x0) : 0);
+    max_rows = max (max_rows, box->outer_y1 - box->outer_y0);
+    max_rows_width = max (max_rows_width, box->rows_width);
+    if (box->outer_x1 - box->outer_x0 > box->inner_x1 - box->inner_x0)
+      max_columns_height = max (max_columns_height, box->columns_height);
   }
   return gb_dispatch_sample (plane,[&](auto tag) {
         using Sample = decltype (tag);
         const bool normalize = plan->normalize != 0;
         switch (plane.channels) {
           case 1:
-            return launch_regions < Sample, 1 > (plane, regions, normalize,
-                stream);
+            return launch_channels < Sample, 1 > (plane, regions, normalize,
+                max_rows, max_rows_width, max_columns_height, stream);
           case 2:
-            return launch_regions < Sample, 2 > (plane, regions, normalize,
-                stream);
+            return launch_channels < Sample, 2 > (plane, regions, normalize,
+                max_rows, max_rows_width, max_columns_height, stream);
           case 3:
-            return launch_regions < Sample, 3 > (plane, regions, normalize,
-                stream);
+            return launch_channels < Sample, 3 > (plane, regions, normalize,
+                max_rows, max_rows_width, max_columns_height, stream);
           case 4:
-            return launch_regions < Sample, 4 > (plane, regions, normalize,
-                stream);
+            return launch_channels < Sample, 4 > (plane, regions, normalize,
+                max_rows, max_rows_width, max_columns_height, stream);
         }
         return cudaErrorInvalidValue;});
 }
