@@ -83,7 +83,8 @@ struct GbCudaPlaneBuffers
    * its H and V sums, each grown to the largest plan so far. */
   GbRegionPlan plan;
   int plan_applies;
-  int plan_uploaded;            /* its boxes and tables are on the device */
+  int boxes_uploaded;           /* its boxes are on the device */
+  int tables_uploaded;          /* ... and its tables */
   unsigned plan_generation;
   GbPlaneFilter plan_filter;
   GbRegionBox *device_boxes;
@@ -570,18 +571,23 @@ prepare_regions (GbCuda * cuda, GbError * error)
     const GbPlaneFilter *filter = &cuda->filters[p];
     if (buffers->plan_generation != cuda->regions_generation
         || memcmp (&buffers->plan_filter, filter, sizeof *filter) != 0) {
-      GbStatus status;
-      gb_region_plan_clear (&buffers->plan);
-      buffers->plan_generation = 0;
-      buffers->plan_applies = 0;
-      buffers->plan_uploaded = 0;
+      GbRegionPlan next;
+      int applies = 0;
       if (!use_map) {
-        status = gb_region_plan_build (&buffers->plan, filter,
+        GbStatus status = gb_region_plan_build (&next, filter,
             &cuda->geometry.planes[p], cuda->regions, cuda->n_regions,
-            cuda->feather, &buffers->plan_applies, error);
+            cuda->feather, buffers->plan_applies ? &buffers->plan : NULL,
+            &applies, error);
         if (status != GB_OK)
           return status;
-      }
+      } else
+        memset (&next, 0, sizeof next);
+      /* Tables the device already holds stay there (regions that move). */
+      buffers->tables_uploaded &= applies && next.tables_reused;
+      buffers->boxes_uploaded = 0;
+      gb_region_plan_clear (&buffers->plan);
+      buffers->plan = next;
+      buffers->plan_applies = applies;
       buffers->plan_generation = cuda->regions_generation;
       buffers->plan_filter = *filter;
     }
@@ -628,27 +634,36 @@ enqueue_regions (GbCuda * cuda, int p, const GbDevicePlane & plane,
       return cuda_fail (error, err, "cannot allocate the regions on the GPU");
     cuda->allocations++;
   }
-  err = grow_floats (cuda, &buffers->device_tables,
-      &buffers->device_tables_floats, sigmas + kernels + 1);
+  {
+    const float *held = buffers->device_tables;
+    err = grow_floats (cuda, &buffers->device_tables,
+        &buffers->device_tables_floats, sigmas + kernels + 1);
+    if (buffers->device_tables != held)
+      buffers->tables_uploaded = 0;
+  }
   if (err == cudaSuccess)
     err = grow_floats (cuda, &buffers->regions_scratch,
         &buffers->regions_scratch_floats, plan->scratch_floats + 1);
   if (err != cudaSuccess)
     return cuda_fail (error, err,
         "cannot allocate the regions' kernels and sums on the GPU");
-  if (plan->n_regions > 0 && !buffers->plan_uploaded) {
+  if (plan->n_regions > 0 && !buffers->boxes_uploaded) {
     err = cudaMemcpyAsync (buffers->device_boxes, plan->boxes,
         sizeof (GbRegionBox) * plan->n_regions, cudaMemcpyHostToDevice,
         stream);
-    if (err == cudaSuccess)
-      err = cudaMemcpyAsync (buffers->device_tables, plan->level_sigma,
-          sigmas * sizeof (float), cudaMemcpyHostToDevice, stream);
+    if (err != cudaSuccess)
+      return cuda_fail (error, err, "cannot upload the regions");
+    buffers->boxes_uploaded = 1;
+  }
+  if (plan->n_regions > 0 && !buffers->tables_uploaded) {
+    err = cudaMemcpyAsync (buffers->device_tables, plan->level_sigma,
+        sigmas * sizeof (float), cudaMemcpyHostToDevice, stream);
     if (err == cudaSuccess)
       err = cudaMemcpyAsync (buffers->device_tables + sigmas, plan->kernels,
           kernels * sizeof (float), cudaMemcpyHostToDevice, stream);
     if (err != cudaSuccess)
-      return cuda_fail (error, err, "cannot upload the regions");
-    buffers->plan_uploaded = 1;
+      return cuda_fail (error, err, "cannot upload the regions' kernels");
+    buffers->tables_uploaded = 1;
   }
   err = gb_launch_superposition_regions (plane, plan, buffers->device_boxes,
       buffers->device_tables, buffers->regions_scratch, stream);

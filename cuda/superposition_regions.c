@@ -16,15 +16,26 @@
  * *inner1) (empty where no pixel centre falls inside). Returns 0 when
  * none has. */
 static int
+floor_div (long long a, int b)
+{
+  return (int) (a >= 0 ? a / b : -((-a + b - 1) / b));
+}
+
+static int
 axis_ranges (int size, int window_origin, int step, int low, int high,
     const float *strip_sigma, int steps, int *inner0, int *inner1,
     int *outer0, int *outer1)
 {
+  /* Only pixels whose left frame edge lies in [low - steps, high + steps)
+   * can have a class below steps. */
+  const int first = floor_div ((long long) low - steps, step) - window_origin;
+  const int end = floor_div ((long long) high + steps, step) + 1
+      - window_origin;
   int i;
 
   *inner0 = *outer0 = size;
   *inner1 = *outer1 = 0;
-  for (i = 0; i < size; i++) {
+  for (i = first > 0 ? first : 0; i < size && i < end; i++) {
     const int k = gb_region_class (i, window_origin, step, low, high);
     if (k < 0) {
       if (i < *inner0)
@@ -88,10 +99,25 @@ fill_table (GbRegionPlan * plan, int t, double sigma, double feather,
   }
 }
 
+/* Whether `previous` has tables computed as plan's would be (before its
+ * sigmas are compared). */
+static int
+tables_compatible (const GbRegionPlan * plan, const GbRegionPlan * previous)
+{
+  return previous && previous->n_tables > 0 && previous->levels == plan->levels
+      && previous->steps == plan->steps
+      && previous->table_stride == plan->table_stride
+      && previous->reach_x == plan->reach_x
+      && previous->reach_y == plan->reach_y
+      && previous->step_x == plan->step_x && previous->step_y == plan->step_y
+      && previous->rmax == plan->rmax && previous->feather == plan->feather;
+}
+
 GbStatus
 gb_region_plan_build (GbRegionPlan * plan, const GbPlaneFilter * filter,
     const GbPlaneGeometry * plane, const GbSigmaRegion * regions,
-    int n_regions, double feather, int *applies, GbError * error)
+    int n_regions, double feather, const GbRegionPlan * previous,
+    int *applies, GbError * error)
 {
   float strip_sigma[GB_REGIONS_MAX_FEATHER_STEPS];
   size_t floats = 0;
@@ -120,6 +146,8 @@ gb_region_plan_build (GbRegionPlan * plan, const GbPlaneFilter * filter,
   plan->channels = plane->channels;
   plan->normalize = filter->normalize;
   plan->table_stride = filter->reach_x + filter->reach_y + 2;
+  plan->feather = feather;
+  plan->rmax = filter->rmax;
 
   for (i = 0; i < n_regions; i++) {
     const GbSigmaRegion *region = &regions[i];
@@ -187,8 +215,30 @@ gb_region_plan_build (GbRegionPlan * plan, const GbPlaneFilter * filter,
     return gb_error_set (error, GB_ERROR_OUT_OF_MEMORY,
         "no memory for the regions' kernels");
   }
-  for (t = 0; t < plan->n_tables; t++)
-    fill_table (plan, t, plan->table_sigma[t], feather, filter);
+  {
+    const int compatible = tables_compatible (plan, previous);
+    const size_t table_floats = (size_t) plan->levels * plan->table_stride;
+    plan->tables_reused = compatible
+        && previous->n_tables == plan->n_tables;
+    for (t = 0; t < plan->n_tables; t++) {
+      int u = compatible ? 0 : -1;
+      while (u >= 0 && u < previous->n_tables
+          && previous->table_sigma[u] != plan->table_sigma[t])
+        u++;
+      if (u < 0 || u == previous->n_tables) {
+        fill_table (plan, t, plan->table_sigma[t], feather, filter);
+        plan->tables_reused = 0;
+        continue;
+      }
+      memcpy (plan->level_sigma + (size_t) t * plan->levels,
+          previous->level_sigma + (size_t) u * plan->levels,
+          sizeof (float) * plan->levels);
+      memcpy (plan->kernels + (size_t) t * table_floats,
+          previous->kernels + (size_t) u * table_floats,
+          sizeof (float) * table_floats);
+      plan->tables_reused &= u == t;
+    }
+  }
   *applies = 1;
   return GB_OK;
 }

@@ -82,6 +82,10 @@ typedef struct {
   int channels;
   int normalize;
   int n_tables;
+  double feather;               /* what the tables depend on besides the */
+  int rmax;                     /* sigmas and the fields above */
+  int tables_reused;            /* the tables are `previous`'s, unchanged
+                                 * (gb_region_plan_build) */
   /* [n_tables][levels]: the level's sigma (as the map stores it) and its
    * kernels, x then y, (reach_x + 1) + (reach_y + 1) floats, 0 past the
    * radius. */
@@ -133,11 +137,14 @@ gb_region_class (int pixel, int window_origin, int step, int edge_low,
  * channels) for the regions and feather of gb_sigma_map_regions. Returns
  * GB_OK with *applies 0 when the plan does not apply (see above; the plan
  * is then empty), GB_ERROR_OUT_OF_MEMORY when its tables cannot be
- * allocated. Free with gb_region_plan_clear. */
+ * allocated. Free with gb_region_plan_clear. `previous` (or NULL; not
+ * `plan` itself) is an earlier plan: tables of the same sigma, feather and filter are copied
+ * from it instead of computed (regions that move keep their tables), and
+ * plan->tables_reused says when all of them are its own, in its order. */
 GbStatus gb_region_plan_build (GbRegionPlan * plan,
     const GbPlaneFilter * filter, const GbPlaneGeometry * plane,
     const GbSigmaRegion * regions, int n_regions, double feather,
-    int *applies, GbError * error);
+    const GbRegionPlan * previous, int *applies, GbError * error);
 
 void gb_region_plan_clear (GbRegionPlan * plan);
 

@@ -142,7 +142,7 @@ run_case (const Case * k, int expect_applies, int *applied)
     for (i = 0; i < stride * plane->height; i++)
       src[i] = random_byte ();
     if (!check (gb_region_plan_build (&plan, &filters[p], plane, k->regions,
-                k->n_regions, k->feather, &applies, &error) == GB_OK,
+                k->n_regions, k->feather, NULL, &applies, &error) == GB_OK,
             "plan: %s", error.message))
       goto next;
     if (expect_applies >= 0)
@@ -306,11 +306,116 @@ refused_cases (void)
   group_end ();
 }
 
+/* Plane 1 of case k's plan, built from `previous` into *plan; returns
+ * whether it applies. */
+static int
+build_plane (const Case * k, const GbRegionPlan * previous,
+    GbRegionPlan * plan)
+{
+  const size_t pixels = (size_t) k->width * k->height;
+  float *map = malloc (sizeof (float) * pixels);
+  GbGeometry geometry;
+  GbPlaneFilter filters[GB_MAX_PLANES];
+  GbError error;
+  int applies = 0;
+
+  gb_sigma_map_regions (map, k->width, k->height, k->width, k->regions,
+      k->n_regions, k->feather);
+  plane_filter (k, map, 1, &geometry, filters);
+  check (gb_region_plan_build (plan, &filters[1], &geometry.planes[1],
+          k->regions, k->n_regions, k->feather, previous, &applies,
+          &error) == GB_OK, "plan: %s", error.message);
+  free (map);
+  return applies;
+}
+
+/* A plan built from an earlier one must equal the one built fresh, and
+ * say that its tables are the earlier plan's exactly when they are. */
+static void
+check_reuse (const char *what, const Case * k, const GbRegionPlan * previous,
+    int expect_reused)
+{
+  GbRegionPlan fresh, reused;
+  const int applies = build_plane (k, NULL, &fresh);
+
+  if (check (applies && build_plane (k, previous, &reused), "%s: the plan "
+          "does not apply", what)) {
+    const size_t table_floats = (size_t) fresh.n_tables * fresh.levels;
+    check (reused.n_regions == fresh.n_regions && reused.n_tables
+        == fresh.n_tables && !memcmp (reused.boxes, fresh.boxes,
+            sizeof fresh.boxes) && !memcmp (reused.table_sigma,
+            fresh.table_sigma, sizeof fresh.table_sigma)
+        && !memcmp (reused.level_sigma, fresh.level_sigma,
+            sizeof (float) * table_floats) && !memcmp (reused.kernels,
+            fresh.kernels, sizeof (float) * table_floats
+            * fresh.table_stride), "%s: the plan differs from a fresh one",
+        what);
+    check (reused.tables_reused == expect_reused, "%s: tables_reused %d, "
+        "expected %d", what, reused.tables_reused, expect_reused);
+    gb_region_plan_clear (&reused);
+  }
+  gb_region_plan_clear (&fresh);
+}
+
+/* Tables copied from the last frame's plan (regions that move, as faces
+ * do): the same plan as computed afresh. */
+static void
+reused_tables (void)
+{
+  GbRegionPlan first;
+  Case k;
+
+  group_begin ("tables reused from an earlier plan");
+  memset (&k, 0, sizeof k);
+  k.width = 200;
+  k.height = 160;
+  k.rmax = 9;
+  k.bytes = 1;
+  k.channels = 2;
+  k.subsampling_x = 2;
+  k.subsampling_y = 1;
+  k.n_regions = 2;
+  k.regions[0] = region (40, 40, 30, 40, 3.0);
+  k.regions[1] = region (120, 60, 20, 30, 2.0);
+  k.feather = 5.0;
+  if (check (build_plane (&k, NULL, &first), "the first plan does not "
+          "apply")) {
+    Case moved = k, other = k, swapped = k, added = k;
+    check_reuse ("the same regions", &k, &first, 1);
+    moved.regions[0].rect.x += 7;
+    moved.regions[1].rect.y -= 3;
+    moved.regions[1].rect.width += 4;
+    check_reuse ("regions moved and resized", &moved, &first, 1);
+    /* The sigmas' order changes the tables' order. */
+    swapped.regions[0] = k.regions[1];
+    swapped.regions[1] = k.regions[0];
+    check_reuse ("the regions swapped", &swapped, &first, 0);
+    other.regions[1].sigma = 2.5;
+    check_reuse ("one sigma changed", &other, &first, 0);
+    added.n_regions = 3;
+    added.regions[2] = region (40, 110, 10, 10, 1.5);
+    check_reuse ("a region of a new sigma", &added, &first, 0);
+    other = k;
+    other.feather = 4.0;
+    check_reuse ("another feather", &other, &first, 0);
+    other = k;
+    other.rmax = 8;
+    check_reuse ("another rmax", &other, &first, 0);
+    other = k;
+    other.subsampling_y = 2;
+    check_reuse ("another subsampling", &other, &first, 0);
+    check_reuse ("no earlier plan", &k, NULL, 0);
+  }
+  gb_region_plan_clear (&first);
+  group_end ();
+}
+
 int
 main (void)
 {
   fixed_cases ();
   refused_cases ();
+  reused_tables ();
   random_cases ();
   return checks_summary ();
 }
