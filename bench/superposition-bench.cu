@@ -52,7 +52,10 @@
  *    from pageable memory, as the element does, and from pinned memory),
  *    the whole per-frame GPU work through the backend (upload + prepare +
  *    kernel, the method gb_cuda_auto_superposition picks) and building the
- *    map on the CPU. (b) Frames without regions: the element passes them
+ *    map on the CPU; and the regions plan (superposition_regions.h), as
+ *    the element runs a roi map: with regions that move every frame, with
+ *    the same regions (kernels only), and normalised (the element's
+ *    default). (b) Frames without regions: the element passes them
  *    through untouched, so they cost nothing on the GPU; the copy floor is
  *    printed for scale. Both methods' outputs are compared with the CPU
  *    reference (<= 1 level).
@@ -766,21 +769,40 @@ main (int argc, char **argv)
     CHECK_CUDA (cudaStreamSynchronize (stream));
 
     /* The regions' decomposed sum (superposition_regions.h), as the
-     * element runs it (gb_blur_set_sigma_regions): each frame new regions
-     * (the plan built on the CPU and its boxes and tables uploaded, the
-     * map not), and the same regions again (kernels only). */
-    const double regions_frame_us = time_median (stream,[&](int i) {
-          const size_t k = (size_t) i % sc.frames.count ();
-          const GbImage in = sc.layout.image (sc.frames.input[k]);
-          const GbImage out = sc.layout.image (sc.frames.output[k]);
-          GbError e2;
-          check_gb (gb_cuda_set_sigma_regions (cuda, roi_map.data (),
-                  HD_WIDTH, regions, ROI_COUNT, ROI_FEATHER, &e2), e2,
-              "gb_cuda_set_sigma_regions");
-          check_gb (gb_cuda_enqueue (cuda, &in, &out,
-                  GB_ALGORITHM_SUPERPOSITION_GATHER, GB_BORDER_CLAMP, &e2),
-              e2, "gb_cuda_enqueue (regions)");
-        });
+     * element runs it (gb_blur_set_sigma_regions): new regions each frame,
+     * moving as faces do (every other frame 3 pixels right and 2 down: the
+     * plan built on the CPU, its boxes uploaded, its tables kept; the map
+     * not uploaded); the same regions again (kernels only); and, for
+     * information, the element's default, each output normalised by its
+     * weight (one more sum per pixel), also with moving regions. */
+    GbSigmaRegion moved[ROI_COUNT];
+    for (int r = 0; r < ROI_COUNT; r++) {
+      moved[r] = regions[r];
+      moved[r].rect.x += 3;
+      moved[r].rect.y += 2;
+    }
+    std::vector < float >moved_map (hd_pixels);
+    gb_sigma_map_regions (moved_map.data (), HD_WIDTH, HD_HEIGHT, HD_WIDTH,
+        moved, ROI_COUNT, ROI_FEATHER);
+    auto regions_frame =[&](int i) {
+      const size_t k = (size_t) i % sc.frames.count ();
+      const GbImage in = sc.layout.image (sc.frames.input[k]);
+      const GbImage out = sc.layout.image (sc.frames.output[k]);
+      GbError e2;
+      check_gb (gb_cuda_set_sigma_regions (cuda, i % 2 ? moved_map.data ()
+              : roi_map.data (), HD_WIDTH, i % 2 ? moved : regions,
+              ROI_COUNT, ROI_FEATHER, &e2), e2, "gb_cuda_set_sigma_regions");
+      check_gb (gb_cuda_enqueue (cuda, &in, &out,
+              GB_ALGORITHM_SUPERPOSITION_GATHER, GB_BORDER_CLAMP, &e2),
+          e2, "gb_cuda_enqueue (regions)");
+    };
+    const double regions_frame_us = time_median (stream, regions_frame);
+    {
+      GbError e2;
+      check_gb (gb_cuda_set_sigma_regions (cuda, roi_map.data (), HD_WIDTH,
+              regions, ROI_COUNT, ROI_FEATHER, &e2), e2,
+          "gb_cuda_set_sigma_regions");
+    }
     const double regions_kernels_us = time_median (stream,[&](int i) {
           const size_t k = (size_t) i % sc.frames.count ();
           const GbImage in = sc.layout.image (sc.frames.input[k]);
@@ -790,6 +812,22 @@ main (int argc, char **argv)
                   GB_ALGORITHM_SUPERPOSITION_GATHER, GB_BORDER_CLAMP, &e2),
               e2, "gb_cuda_enqueue (regions)");
         });
+    double regions_normalised_us;
+    {
+      std::unique_ptr < GbPlaneFilter[] > normalised (new GbPlaneFilter
+          [GB_MAX_PLANES] ());
+      normalised[0] = *sc.filter;       /* one plane */
+      normalised[0].normalize = 1;
+      check_gb (gb_cuda_set_filters (cuda, normalised.get (), &e), e,
+          "gb_cuda_set_filters");
+      regions_normalised_us = time_median (stream, regions_frame);
+      CHECK_CUDA (cudaStreamSynchronize (stream));
+      check_gb (gb_cuda_set_filters (cuda, sc.filter.get (), &e), e,
+          "gb_cuda_set_filters");
+      check_gb (gb_cuda_set_sigma_regions (cuda, roi_map.data (), HD_WIDTH,
+              regions, ROI_COUNT, ROI_FEATHER, &e), e,
+          "gb_cuda_set_sigma_regions");
+    }
     CHECK_CUDA (cudaStreamSynchronize (stream));
     /* Its output against the CPU reference of the same map. */
     {
@@ -857,10 +895,12 @@ main (int argc, char **argv)
       {"map upload H2D, pinned (info)", "upload-pinned", -1,
           upload_pinned_us, false},
       {frame_what, "backend-frame", 1, frame_us, false},
-      {"regions plan: backend frame, new regions each frame", "regions-plan",
+      {"regions plan: backend frame, moving regions", "regions-plan",
           1, regions_frame_us, true},
       {"regions plan: backend frame, same regions (info)",
           "regions-plan-kernels", 0, regions_kernels_us, false},
+      {"regions plan: moving regions, normalised (info)",
+          "regions-plan-normalised", 1, regions_normalised_us, false},
       {"map build on the CPU, wall (info)", "map-build-cpu", -1, build_us,
           false},
     };

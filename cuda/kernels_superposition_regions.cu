@@ -31,11 +31,32 @@ constexpr int MAX_STRIP = GB_REGIONS_MAX_FEATHER_STEPS;  /* columns a side */
 constexpr int ROW_CHUNK = 128;          /* H columns per block */
 constexpr int COLUMN_ROWS = 32;         /* V rows per block */
 constexpr int COLUMN_THREADS = 256;
-constexpr int TILE = 32;                /* outputs: 32 x 32 per block, */
-constexpr int TILE_ROWS = 8;            /* 8 thread rows of 4 outputs */
-constexpr int OUTPUTS = TILE / TILE_ROWS;
-constexpr int TILE_THREADS = TILE * TILE_ROWS;
+constexpr int COLUMN_GROUP = 8;         /* strip columns per block */
+constexpr int COLUMN_GROUPS = 2 * MAX_STRIP / COLUMN_GROUP;     /* a region */
+constexpr int TILE_X = 32;              /* outputs: 32 x 64 per block, */
+constexpr int TILE_Y = 64;
+constexpr int THREAD_ROWS = 8;          /* 8 thread rows of 8 outputs, */
+constexpr int OUTPUTS = TILE_Y / THREAD_ROWS;   /* one above the other */
+constexpr int TILE_THREADS = TILE_X * THREAD_ROWS;
+constexpr int H_CHUNK = 32;             /* H rows staged at once */
+constexpr int V_CHUNK = MAX_STRIP;      /* V columns staged at once */
 constexpr int PIXEL_CHUNK = 32;         /* corner pixels staged at once */
+
+/* A pixel's NC sums (its channels, then the weight when normalising) as
+ * shared memory holds them: padded to 16 bytes from 3 channels on, so that
+ * a thread reads them in one or two vector loads. */
+template < int NC > struct alignas (NC == 1 ? 4 : NC == 2 ? 8 : 16) Sums
+{
+  float v[NC == 3 ? 4 : NC == 5 ? 8 : NC];
+};
+
+template < int NC > __device__ __forceinline__ Sums < NC > zero_sums ()
+{
+  Sums < NC > s;
+  for (int c = 0; c < NC; c++)
+    s.v[c] = 0.0f;
+  return s;
+}
 
 /* The plan as the kernels read it: its scalars by value, its boxes and
  * tables in device memory. */
@@ -96,17 +117,41 @@ strip_column (const GbRegionBox & box, int j)
   return j < left ? box.outer_x0 + j : box.inner_x1 + (j - left);
 }
 
+/* A pixel's samples as floats, and 1 for the weight when normalising;
+ * zero where it is not summed. */
+template < typename Sample, int C, int NC > __device__ __forceinline__
+    Sums < NC > load_pixel (const Sample * pixel, bool summed)
+{
+  Sums < NC > s = zero_sums < NC > ();
+  if (summed) {
+    for (int c = 0; c < C; c++)
+      s.v[c] = (float) pixel[c];
+    if (NC > C)
+      s.v[NC - 1] = 1.0f;
+  }
+  return s;
+}
+
+/* sum += w * (a + b) (the symmetric kernel's two taps at once). */
+template < int NC > __device__ __forceinline__ void
+add_pair (float (&sum)[NC], float w, const Sums < NC > &a,
+    const Sums < NC > &b)
+{
+  for (int c = 0; c < NC; c++)
+    sum[c] += w * (a.v[c] + b.v[c]);
+}
+
 /* H: each row through a rectangle filtered along x over the rectangle's
  * columns (pixels outside them count 0), plus, when normalising, the
  * weight. A block per 128 H columns of one row: the row's span staged in
- * shared memory as floats, the taps of the row's level beside it. */
+ * shared memory, the taps of the row's level beside it. */
 template < typename Sample, int C, bool NORM > __global__ void
 __launch_bounds__ (ROW_CHUNK)
 regions_rows (GbDevicePlane plane, Regions regions)
 {
   constexpr int NC = C + NORM;
-  __shared__ float span[NC][ROW_CHUNK + 2 * MAX_REACH];
-  __shared__ float taps[2 * MAX_REACH + 1];
+  __shared__ Sums < NC > span[ROW_CHUNK + 2 * MAX_REACH];
+  __shared__ float taps[MAX_REACH + 1];
   const GbRegionBox box = regions.boxes[blockIdx.z];
   const int rows = box.outer_y1 - box.outer_y0;
   const int i = blockIdx.y;
@@ -125,55 +170,54 @@ regions_rows (GbDevicePlane plane, Regions regions)
   for (int t = threadIdx.x; t < ROW_CHUNK + 2 * rx; t += ROW_CHUNK) {
     const int xx = first + t;
     const bool inside = xx >= box.inner_x0 && xx < box.inner_x1;
-    for (int c = 0; c < C; c++)
-      span[c][t] = inside ? (float) in[(size_t) xx * C + c] : 0.0f;
-    if (NORM)
-      span[NC - 1][t] = inside ? 1.0f : 0.0f;
+    span[t] = load_pixel < Sample, C, NC > (in + (size_t) (inside ? xx
+            : box.inner_x0) * C, inside);
   }
-  for (int t = threadIdx.x; t <= 2 * rx; t += ROW_CHUNK)
-    taps[t] = __ldg (&kernel[abs (t - rx)]);
+  for (int d = threadIdx.x; d <= rx; d += ROW_CHUNK)
+    taps[d] = __ldg (&kernel[d]);
   __syncthreads ();
 
   const int col = col0 + threadIdx.x;
   if (col >= box.rows_width)
     return;
-  float acc[NC];
+  const int centre = threadIdx.x + rx;
+  float sum[NC];
   for (int c = 0; c < NC; c++)
-    acc[c] = 0.0f;
-  for (int t = 0; t <= 2 * rx; t++) {
-    const float w = taps[t];
-    for (int c = 0; c < NC; c++)
-      acc[c] += w * span[c][threadIdx.x + t];
-  }
+    sum[c] = taps[0] * span[centre].v[c];
+  for (int d = 1; d <= rx; d++)
+    add_pair < NC > (sum, taps[d], span[centre - d], span[centre + d]);
   float *h = regions.scratch + box.rows_offset;
   for (int c = 0; c < NC; c++)
-    h[((size_t) c * rows + i) * box.rows_width + col] = acc[c];
+    h[((size_t) c * rows + i) * box.rows_width + col] = sum[c];
 }
 
 /* V: the strip columns left and right of a rectangle filtered along y over
- * the rectangle's rows. A block per side and 32 V rows: the columns' spans
+ * the rectangle's rows. A block per 8 columns of a side and 32 V rows: the
+ * columns' spans
  * staged in shared memory (column-major, so a warp's 32 rows read
- * consecutive words), each column's taps beside them. */
+ * consecutive pixels), each column's taps beside them. */
 template < typename Sample, int C, bool NORM > __global__ void
 __launch_bounds__ (COLUMN_THREADS)
 regions_columns (GbDevicePlane plane, Regions regions)
 {
   constexpr int NC = C + NORM;
   constexpr int SPAN = COLUMN_ROWS + 2 * MAX_REACH;
-  __shared__ float span[NC][MAX_STRIP][SPAN];
-  __shared__ float taps[MAX_STRIP][2 * MAX_REACH + 1];
+  __shared__ Sums < NC > span[COLUMN_GROUP][SPAN];
+  __shared__ float taps[COLUMN_GROUP][MAX_REACH + 1];
   const GbRegionBox box = regions.boxes[blockIdx.z];
   const int left = box.inner_x0 - box.outer_x0;
-  const bool right_side = blockIdx.y == 1;
-  const int n = right_side ? box.outer_x1 - box.inner_x1 : left;
+  const bool right_side = blockIdx.y >= COLUMN_GROUPS / 2;
+  const int group = blockIdx.y % (COLUMN_GROUPS / 2) * COLUMN_GROUP;
+  const int n = min (COLUMN_GROUP, (right_side ? box.outer_x1 - box.inner_x1
+          : left) - group);
   const int row0 = blockIdx.x * COLUMN_ROWS;
-  if (n == 0 || row0 >= box.columns_height)
+  if (n <= 0 || row0 >= box.columns_height)
     return;
-  const int x0 = right_side ? box.inner_x1 : box.outer_x0;
-  const int j0 = right_side ? left : 0;      /* the first column's V index */
+  const int x0 = (right_side ? box.inner_x1 : box.outer_x0) + group;
+  const int j0 = (right_side ? left : 0) + group;   /* x0's V index */
   const int ry = regions.reach_y;
-  /* span[..][t]: row inner_y0 - 2 ry + row0 + t; V row row0 + k sums
-   * span[k .. k + 2 ry]. */
+  /* span[j][t]: row inner_y0 - 2 ry + row0 + t; V row row0 + k sums
+   * span[j][k .. k + 2 ry]. */
   const int first = box.inner_y0 - 2 * ry + row0;
   const int span_rows = COLUMN_ROWS + 2 * ry;
 
@@ -181,19 +225,14 @@ regions_columns (GbDevicePlane plane, Regions regions)
     const int j = e / span_rows, t = e % span_rows;
     const int yy = first + t;
     const bool inside = yy >= box.inner_y0 && yy < box.inner_y1;
-    const Sample *in = gb_src_row < Sample > (plane, inside ? yy
-        : box.inner_y0) + (size_t) (x0 + j) * C;
-    for (int c = 0; c < C; c++)
-      span[c][j][t] = inside ? (float) in[c] : 0.0f;
-    if (NORM)
-      span[NC - 1][j][t] = inside ? 1.0f : 0.0f;
+    span[j][t] = load_pixel < Sample, C, NC > (gb_src_row < Sample >
+        (plane, inside ? yy : box.inner_y0) + (size_t) (x0 + j) * C, inside);
   }
-  for (int e = threadIdx.x; e < n * (2 * ry + 1); e += COLUMN_THREADS) {
-    const int j = e / (2 * ry + 1), t = e % (2 * ry + 1);
-    const float *kernel = level_kernel (regions, box.table,
-        gb_region_level (class_x (regions, box, x0 + j), -1, regions.steps),
-        1);
-    taps[j][t] = __ldg (&kernel[abs (t - ry)]);
+  for (int e = threadIdx.x; e < n * (ry + 1); e += COLUMN_THREADS) {
+    const int j = e / (ry + 1), d = e % (ry + 1);
+    taps[j][d] = __ldg (&level_kernel (regions, box.table,
+            gb_region_level (class_x (regions, box, x0 + j), -1,
+                regions.steps), 1)[d]);
   }
   __syncthreads ();
 
@@ -204,16 +243,15 @@ regions_columns (GbDevicePlane plane, Regions regions)
     const int row = row0 + k;
     if (row >= box.columns_height)
       continue;
-    float acc[NC];
+    const int centre = k + ry;
+    float sum[NC];
     for (int c = 0; c < NC; c++)
-      acc[c] = 0.0f;
-    for (int t = 0; t <= 2 * ry; t++) {
-      const float w = taps[j][t];
-      for (int c = 0; c < NC; c++)
-        acc[c] += w * span[c][j][k + t];
-    }
+      sum[c] = taps[j][0] * span[j][centre].v[c];
+    for (int d = 1; d <= ry; d++)
+      add_pair < NC > (sum, taps[j][d], span[j][centre - d],
+          span[j][centre + d]);
     for (int c = 0; c < NC; c++)
-      v[((size_t) c * total + j0 + j) * box.columns_height + row] = acc[c];
+      v[((size_t) c * total + j0 + j) * box.columns_height + row] = sum[c];
   }
 }
 
@@ -222,58 +260,72 @@ template < int NC > union OutputStage
 {
   struct
   {
-    float h[NC][TILE][TILE];    /* [channel][H row - first][output column] */
-    float w[TILE][TILE];        /* [H row - first][output row]: its weight */
+    Sums < NC > h[H_CHUNK][TILE_X];     /* [H row - base][output column] */
+    float w[H_CHUNK][TILE_Y];   /* [H row - base][output row]: its weight */
   } rows;
   struct
   {
-    float v[NC][2 * MAX_STRIP][TILE];   /* [channel][strip column][out row] */
-    float w[2 * MAX_STRIP][TILE];       /* [strip column][output column] */
+    Sums < NC > v[V_CHUNK][TILE_Y];     /* [strip column][output row] */
+    float w[V_CHUNK][TILE_X];   /* [strip column][output column] */
   } columns;
   struct
   {
-    float value[PIXEL_CHUNK][NC];       /* a corner pixel's samples */
-    float wx[PIXEL_CHUNK][TILE];        /* its weight per output column */
-    float wy[PIXEL_CHUNK][TILE];        /* ... and per output row */
+    Sums < NC > value[PIXEL_CHUNK];     /* a corner pixel's samples */
+    float wx[PIXEL_CHUNK][TILE_X];      /* its weight per output column */
+    float wy[PIXEL_CHUNK][TILE_Y];      /* ... and per output row */
+    int x[PIXEL_CHUNK], y[PIXEL_CHUNK], level[PIXEL_CHUNK];
   } corners;
 };
 
-/* Adds acc[k][c] += weight(k) * value[c] for the thread's outputs. */
+/* A thread's outputs: column threadIdx.x, rows threadIdx.y * OUTPUTS + k. */
+template < int NC > using Outputs = float[OUTPUTS][NC];
+
+/* acc[k] += weights[k] * value, weights the thread's OUTPUTS consecutive
+ * rows of a [TILE_Y] array (two vector loads). */
 template < int NC > __device__ __forceinline__ void
-accumulate (float (&acc)[OUTPUTS][NC], const float (&value)[NC],
-    const float *weights_by_row)
+accumulate (Outputs < NC > &acc, const Sums < NC > &value,
+    const float *weights)
 {
-  for (int k = 0; k < OUTPUTS; k++) {
-    const float w = weights_by_row[threadIdx.y + k * TILE_ROWS];
-    for (int c = 0; c < NC; c++)
-      acc[k][c] += w * value[c];
+  const float4 *w4 = (const float4 *) (weights + threadIdx.y * OUTPUTS);
+  for (int q = 0; q < OUTPUTS / 4; q++) {
+    const float4 w = w4[q];
+    const float ws[4] = { w.x, w.y, w.z, w.w };
+    for (int k = 0; k < 4; k++)
+      for (int c = 0; c < NC; c++)
+        acc[4 * q + k][c] += ws[k] * value.v[c];
   }
 }
 
-/* The rows through region `box`'s rectangle, filtered along x (H), summed
- * along y into the tile's outputs: 32 H rows at a time. */
+/* The H rows of a region's rectangle within the reach of the tile, summed
+ * along y into its outputs, 32 rows at a time. */
 template < int NC > __device__ void
 add_rows (const Regions & regions, const GbRegionBox & box, int x0, int y0,
-    OutputStage < NC > &stage, float (&acc)[OUTPUTS][NC])
+    OutputStage < NC > &stage, Outputs < NC > &acc)
 {
   const int rx = regions.reach_x, ry = regions.reach_y;
-  const int thread = threadIdx.y * TILE + threadIdx.x;
+  const int thread = threadIdx.y * TILE_X + threadIdx.x;
   const int rows = box.outer_y1 - box.outer_y0;
   const int first = max (box.outer_y0, y0 - ry);
-  const int end = min (box.outer_y1, y0 + TILE + ry);
+  const int end = min (box.outer_y1, y0 + TILE_Y + ry);
   const int col = x0 + threadIdx.x - (box.inner_x0 - rx);
   const bool in_h = col >= 0 && col < box.rows_width;
-  const float *h = regions.scratch + box.rows_offset;
+  const size_t plane_floats = (size_t) rows * box.rows_width;
+  const float *h = regions.scratch + box.rows_offset
+      + (size_t) (in_h ? col : 0);
 
-  for (int base = first; base < end; base += TILE) {
-    const int count = min (TILE, end - base);
+  for (int base = first; base < end; base += H_CHUNK) {
+    const int count = min (H_CHUNK, end - base);
     __syncthreads ();           /* the stage's last readers are done */
-    for (int r = threadIdx.y; r < count; r += TILE_ROWS)
-      for (int c = 0; c < NC; c++)
-        stage.rows.h[c][r][threadIdx.x] = in_h ? h[((size_t) c * rows
-                + base + r - box.outer_y0) * box.rows_width + col] : 0.0f;
-    for (int e = thread; e < count * TILE; e += TILE_THREADS) {
-      const int r = e / TILE, out_row = e % TILE;
+    for (int r = threadIdx.y; r < count; r += THREAD_ROWS) {
+      Sums < NC > s = zero_sums < NC > ();
+      if (in_h)
+        for (int c = 0; c < NC; c++)
+          s.v[c] = h[c * plane_floats + (size_t) (base + r - box.outer_y0)
+              * box.rows_width];
+      stage.rows.h[r][threadIdx.x] = s;
+    }
+    for (int e = thread; e < count * TILE_Y; e += TILE_THREADS) {
+      const int r = e / TILE_Y, out_row = e % TILE_Y;
       const int yy = base + r;
       const float *kernel = level_kernel (regions, box.table,
           gb_region_level (-1, class_y (regions, box, yy), regions.steps),
@@ -281,46 +333,55 @@ add_rows (const Regions & regions, const GbRegionBox & box, int x0, int y0,
       stage.rows.w[r][out_row] = weight_at (kernel, y0 + out_row - yy, ry);
     }
     __syncthreads ();
-    for (int r = 0; r < count; r++) {
-      float value[NC];
-      for (int c = 0; c < NC; c++)
-        value[c] = stage.rows.h[c][r][threadIdx.x];
-      accumulate < NC > (acc, value, stage.rows.w[r]);
-    }
+    for (int r = 0; r < count; r++)
+      accumulate < NC > (acc, stage.rows.h[r][threadIdx.x],
+          stage.rows.w[r]);
   }
 }
 
-/* The strip columns beside the rectangle, filtered along y (V), summed
- * along x into the tile's outputs. */
+/* The V columns beside a region's rectangle, summed along x into the
+ * tile's outputs, 16 columns at a time. */
 template < int NC > __device__ void
 add_columns (const Regions & regions, const GbRegionBox & box, int x0,
-    int y0, OutputStage < NC > &stage, float (&acc)[OUTPUTS][NC])
+    int y0, OutputStage < NC > &stage, Outputs < NC > &acc)
 {
   const int rx = regions.reach_x, ry = regions.reach_y;
-  const int thread = threadIdx.y * TILE + threadIdx.x;
+  const int thread = threadIdx.y * TILE_X + threadIdx.x;
   const int n = strip_columns (box);
+  const size_t plane_floats = (size_t) n * box.columns_height;
   const float *v = regions.scratch + box.columns_offset;
 
-  __syncthreads ();
-  for (int e = thread; e < NC * n * TILE; e += TILE_THREADS) {
-    const int out_row = e % TILE, j = (e / TILE) % n, c = e / (TILE * n);
-    const int row = y0 + out_row - (box.inner_y0 - ry);
-    stage.columns.v[c][j][out_row] = row >= 0 && row < box.columns_height
-        ? v[((size_t) c * n + j) * box.columns_height + row] : 0.0f;
-  }
-  for (int e = thread; e < n * TILE; e += TILE_THREADS) {
-    const int j = e / TILE, out_col = e % TILE;
-    const int xx = strip_column (box, j);
-    const float *kernel = level_kernel (regions, box.table,
-        gb_region_level (class_x (regions, box, xx), -1, regions.steps), 0);
-    stage.columns.w[j][out_col] = weight_at (kernel, x0 + out_col - xx, rx);
-  }
-  __syncthreads ();
-  for (int j = 0; j < n; j++) {
-    const float w = stage.columns.w[j][threadIdx.x];
-    for (int k = 0; k < OUTPUTS; k++)
-      for (int c = 0; c < NC; c++)
-        acc[k][c] += w * stage.columns.v[c][j][threadIdx.y + k * TILE_ROWS];
+  for (int base = 0; base < n; base += V_CHUNK) {
+    const int count = min (V_CHUNK, n - base);
+    __syncthreads ();
+    for (int e = thread; e < count * TILE_Y; e += TILE_THREADS) {
+      const int j = e / TILE_Y, out_row = e % TILE_Y;
+      const int row = y0 + out_row - (box.inner_y0 - ry);
+      Sums < NC > s = zero_sums < NC > ();
+      if (row >= 0 && row < box.columns_height)
+        for (int c = 0; c < NC; c++)
+          s.v[c] = v[c * plane_floats + (size_t) (base + j)
+              * box.columns_height + row];
+      stage.columns.v[j][out_row] = s;
+    }
+    for (int e = thread; e < count * TILE_X; e += TILE_THREADS) {
+      const int j = e / TILE_X, out_col = e % TILE_X;
+      const int xx = strip_column (box, base + j);
+      const float *kernel = level_kernel (regions, box.table,
+          gb_region_level (class_x (regions, box, xx), -1, regions.steps),
+          0);
+      stage.columns.w[j][out_col] = weight_at (kernel, x0 + out_col - xx,
+          rx);
+    }
+    __syncthreads ();
+    for (int j = 0; j < count; j++) {
+      const float w = stage.columns.w[j][threadIdx.x];
+      for (int k = 0; k < OUTPUTS; k++) {
+        const Sums < NC > s = stage.columns.v[j][threadIdx.y * OUTPUTS + k];
+        for (int c = 0; c < NC; c++)
+          acc[k][c] += w * s.v[c];
+      }
+    }
   }
 }
 
@@ -329,10 +390,10 @@ add_columns (const Regions & regions, const GbRegionBox & box, int x0,
 template < typename Sample, int C, int NC > __device__ void
 add_corner (const GbDevicePlane & plane, const Regions & regions,
     const GbRegionBox & box, int cx0, int cx1, int cy0, int cy1, int x0,
-    int y0, OutputStage < NC > &stage, float (&acc)[OUTPUTS][NC])
+    int y0, OutputStage < NC > &stage, Outputs < NC > &acc)
 {
   const int rx = regions.reach_x, ry = regions.reach_y;
-  const int thread = threadIdx.y * TILE + threadIdx.x;
+  const int thread = threadIdx.y * TILE_X + threadIdx.x;
   const int width = cx1 - cx0, count = width * (cy1 - cy0);
   const float *level_sigma = regions.level_sigma
       + (size_t) box.table * regions.levels;
@@ -340,34 +401,38 @@ add_corner (const GbDevicePlane & plane, const Regions & regions,
   for (int base = 0; base < count; base += PIXEL_CHUNK) {
     const int chunk = min (PIXEL_CHUNK, count - base);
     __syncthreads ();
-    for (int e = thread; e < chunk * 2 * TILE; e += TILE_THREADS) {
-      const int p = e / (2 * TILE), o = e % TILE;
-      const bool along_y = (e / TILE) % 2;
-      const int xx = cx0 + (base + p) % width, yy = cy0 + (base + p) / width;
+    if (thread < chunk) {
+      const int xx = cx0 + (base + thread) % width;
+      const int yy = cy0 + (base + thread) / width;
       const int level = gb_region_level (class_x (regions, box, xx),
           class_y (regions, box, yy), regions.steps);
       /* A pixel of sigma 0 adds only itself (the caller's identity). */
       const bool spreads = level_sigma[level] > 0.0f;
-      if (along_y)
-        stage.corners.wy[p][o] = spreads ? weight_at (level_kernel (regions,
-                box.table, level, 1), y0 + o - yy, ry) : 0.0f;
+      stage.corners.x[thread] = xx;
+      stage.corners.y[thread] = yy;
+      stage.corners.level[thread] = spreads ? level : -1;
+      stage.corners.value[thread] = load_pixel < Sample, C, NC >
+          (gb_src_row < Sample > (plane, yy) + (size_t) xx * C, spreads);
+    }
+    __syncthreads ();
+    for (int e = thread; e < chunk * (TILE_X + TILE_Y); e += TILE_THREADS) {
+      const int p = e / (TILE_X + TILE_Y), o = e % (TILE_X + TILE_Y);
+      const int level = stage.corners.level[p];
+      if (o < TILE_X)
+        stage.corners.wx[p][o] = level < 0 ? 0.0f
+            : weight_at (level_kernel (regions, box.table, level, 0),
+            x0 + o - stage.corners.x[p], rx);
       else
-        stage.corners.wx[p][o] = spreads ? weight_at (level_kernel (regions,
-                box.table, level, 0), x0 + o - xx, rx) : 0.0f;
-      if (o == 0 && !along_y) {
-        const Sample *in = gb_src_row < Sample > (plane, yy) + (size_t) xx * C;
-        for (int c = 0; c < C; c++)
-          stage.corners.value[p][c] = (float) in[c];
-        if (NC > C)
-          stage.corners.value[p][NC - 1] = 1.0f;
-      }
+        stage.corners.wy[p][o - TILE_X] = level < 0 ? 0.0f
+            : weight_at (level_kernel (regions, box.table, level, 1),
+            y0 + o - TILE_X - stage.corners.y[p], ry);
     }
     __syncthreads ();
     for (int p = 0; p < chunk; p++) {
       const float wx = stage.corners.wx[p][threadIdx.x];
-      float value[NC];
+      Sums < NC > value = stage.corners.value[p];
       for (int c = 0; c < NC; c++)
-        value[c] = wx * stage.corners.value[p][c];
+        value.v[c] *= wx;
       accumulate < NC > (acc, value, stage.corners.wy[p]);
     }
   }
@@ -379,8 +444,8 @@ __device__ __forceinline__ bool
 reaches_tile (int ax0, int ax1, int ay0, int ay1, int rx, int ry, int x0,
     int y0)
 {
-  return ax0 < ax1 && ay0 < ay1 && ax0 - rx < x0 + TILE && ax1 + rx > x0
-      && ay0 - ry < y0 + TILE && ay1 + ry > y0;
+  return ax0 < ax1 && ay0 < ay1 && ax0 - rx < x0 + TILE_X && ax1 + rx > x0
+      && ay0 - ry < y0 + TILE_Y && ay1 + ry > y0;
 }
 
 /* Copies the tile's pixels, in the widest unit that the rows' alignment
@@ -388,8 +453,8 @@ reaches_tile (int ax0, int ax1, int ay0, int ay1, int rx, int ry, int x0,
 template < typename Sample, int C > __device__ void
 copy_tile (const GbDevicePlane & plane, int x0, int y0)
 {
-  const int rows = min (TILE, plane.height - y0);
-  const size_t bytes = (size_t) min (TILE, plane.width - x0) * C
+  const int rows = min (TILE_Y, plane.height - y0);
+  const size_t bytes = (size_t) min (TILE_X, plane.width - x0) * C
       * sizeof (Sample);
   const size_t offset = (size_t) x0 * C * sizeof (Sample);
   const char *src = (const char *) plane.src + (size_t) y0 * plane.src_pitch
@@ -397,7 +462,7 @@ copy_tile (const GbDevicePlane & plane, int x0, int y0)
   char *dst = (char *) plane.dst + (size_t) y0 * plane.dst_pitch + offset;
   const size_t alignment = (size_t) src | (size_t) dst | plane.src_pitch
       | plane.dst_pitch | bytes;
-  const int thread = threadIdx.y * TILE + threadIdx.x;
+  const int thread = threadIdx.y * TILE_X + threadIdx.x;
 
   if (alignment % 16 == 0) {
     const int units = (int) (bytes / 16);
@@ -422,7 +487,7 @@ copy_tile (const GbDevicePlane & plane, int x0, int y0)
   }
 }
 
-/* A block per 32 x 32 tile of the plane. A tile that no region reaches
+/* A block per 32 x 64 tile of the plane. A tile that no region reaches
  * copies its pixels; the others add, per output, each reaching region's
  * H rows, V columns and corner pixels (in the plan's order, so that a
  * frame gives the same floats every time), then its own pixel where its
@@ -434,8 +499,8 @@ regions_outputs (GbDevicePlane plane, Regions regions)
   constexpr int NC = C + NORM;
   __shared__ OutputStage < NC > stage;
   __shared__ unsigned reaching[GB_REGIONS_MAX / 32];
-  const int x0 = blockIdx.x * TILE, y0 = blockIdx.y * TILE;
-  const int thread = threadIdx.y * TILE + threadIdx.x;
+  const int x0 = blockIdx.x * TILE_X, y0 = blockIdx.y * TILE_Y;
+  const int thread = threadIdx.y * TILE_X + threadIdx.x;
   const int rx = regions.reach_x, ry = regions.reach_y;
 
   /* The regions whose reach meets the tile, as a bit set. */
@@ -460,35 +525,36 @@ regions_outputs (GbDevicePlane plane, Regions regions)
   }
 
   const int x = x0 + threadIdx.x;
-  float acc[OUTPUTS][NC];
-  bool sigma_zero[OUTPUTS];
-  for (int k = 0; k < OUTPUTS; k++) {
-    sigma_zero[k] = true;
+  const int out_y0 = y0 + threadIdx.y * OUTPUTS;
+  Outputs < NC > acc;
+  unsigned sigma_zero = (1u << OUTPUTS) - 1;    /* bit k: output k */
+  for (int k = 0; k < OUTPUTS; k++)
     for (int c = 0; c < NC; c++)
       acc[k][c] = 0.0f;
-  }
   for (int r = 0; r < regions.n_regions; r++) {
     if (!(reaching[r / 32] >> (r % 32) & 1u))
       continue;
     const GbRegionBox box = regions.boxes[r];
     const float *level_sigma = regions.level_sigma
         + (size_t) box.table * regions.levels;
-    for (int k = 0; k < OUTPUTS; k++) {
-      const int y = y0 + threadIdx.y + k * TILE_ROWS;
-      if (x >= box.outer_x0 && x < box.outer_x1 && y >= box.outer_y0
-          && y < box.outer_y1) {
-        const int level = gb_region_level (class_x (regions, box, x),
-            class_y (regions, box, y), regions.steps);
-        if (level <= regions.steps || level_sigma[level] > 0.0f)
-          sigma_zero[k] = false;
+    if (x >= box.outer_x0 && x < box.outer_x1) {
+      const int cx = class_x (regions, box, x);
+      for (int k = 0; k < OUTPUTS; k++) {
+        const int y = out_y0 + k;
+        if (y >= box.outer_y0 && y < box.outer_y1) {
+          const int level = gb_region_level (cx, class_y (regions, box, y),
+              regions.steps);
+          if (level <= regions.steps || level_sigma[level] > 0.0f)
+            sigma_zero &= ~(1u << k);
+        }
       }
     }
     if (box.rows_width > 0 && reaches_tile (box.inner_x0, box.inner_x1,
             box.outer_y0, box.outer_y1, rx, ry, x0, y0))
       add_rows < NC > (regions, box, x0, y0, stage, acc);
     if (box.columns_height > 0 && strip_columns (box) > 0
-        && reaches_tile (box.outer_x0, box.outer_x1,
-            box.inner_y0, box.inner_y1, rx, ry, x0, y0))
+        && reaches_tile (box.outer_x0, box.outer_x1, box.inner_y0,
+            box.inner_y1, rx, ry, x0, y0))
       add_columns < NC > (regions, box, x0, y0, stage, acc);
 #pragma unroll
     for (int corner = 0; corner < 4; corner++) {
@@ -505,12 +571,12 @@ regions_outputs (GbDevicePlane plane, Regions regions)
   if (x >= plane.width)
     return;
   for (int k = 0; k < OUTPUTS; k++) {
-    const int y = y0 + threadIdx.y + k * TILE_ROWS;
+    const int y = out_y0 + k;
     if (y >= plane.height)
       break;
     const Sample *in = gb_src_row < Sample > (plane, y) + (size_t) x * C;
     Sample *out = gb_dst_row < Sample > (plane, y) + (size_t) x * C;
-    if (sigma_zero[k]) {
+    if (sigma_zero >> k & 1u) {
       for (int c = 0; c < C; c++)
         acc[k][c] += (float) in[c];
       if (NORM)
@@ -533,11 +599,12 @@ launch_regions (const GbDevicePlane & plane, const Regions & regions,
         0, stream>>> (plane, regions);
   if (max_columns_height > 0)
     regions_columns < Sample, C, NORM > <<<dim3 ((max_columns_height
-                + COLUMN_ROWS - 1) / COLUMN_ROWS, 2, regions.n_regions),
+                + COLUMN_ROWS - 1) / COLUMN_ROWS, COLUMN_GROUPS,
+            regions.n_regions),
         COLUMN_THREADS, 0, stream>>> (plane, regions);
-  regions_outputs < Sample, C, NORM > <<<dim3 ((plane.width + TILE - 1)
-          / TILE, (plane.height + TILE - 1) / TILE), dim3 (TILE, TILE_ROWS),
-      0, stream>>> (plane, regions);
+  regions_outputs < Sample, C, NORM > <<<dim3 ((plane.width + TILE_X - 1)
+          / TILE_X, (plane.height + TILE_Y - 1) / TILE_Y), dim3 (TILE_X,
+          THREAD_ROWS), 0, stream>>> (plane, regions);
   return cudaGetLastError ();
 }
 
