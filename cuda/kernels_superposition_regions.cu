@@ -4,18 +4,20 @@
  * Copyright (C) 2026 The cudagaussblur authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * Three kernels, as gb_region_plan_cpu_sums sums:
+ * Two kernels, summing as gb_region_plan_cpu_sums does:
  *
- * - regions_rows: a block per row through a rectangle (its own rows and
- *   the strips above and below): the row filtered along x over the
- *   rectangle's columns, into H, with the weight as one more channel;
- * - regions_columns: a block per strip column beside a rectangle, filtered
- *   along y over the rectangle's rows, into V;
- * - regions_outputs: a block per 32 x 32 tile of the plane. A tile that no
- *   region reaches copies its pixels; the others add, per output, its own
- *   pixel where its sigma is 0, then for each region that reaches it the H
- *   rows within the reach (one weight each), the V columns and the corner
- *   pixels.
+ * - regions_sums: H, the rows through each rectangle (its own rows and the
+ *   strips above and below) filtered along x over the rectangle's columns,
+ *   and V, the strip columns beside it filtered along y over its rows;
+ *   with the weight as one more channel when normalising;
+ * - regions_outputs: a block per 32 x 64 tile of the plane. A tile that no
+ *   region reaches copies its pixels; the others add, per output, for each
+ *   region that reaches it the H rows within the reach (one weight each),
+ *   the V columns and the corner pixels, then its own pixel where its
+ *   sigma is 0.
+ *
+ * Every pass stages what its block reads in shared memory (as floats, a
+ * pixel's sums in one or two vector loads) and weights beside them.
  *
  * Float sums; the kernels are the CPU's double ones rounded to float once
  * (the plan's tables), so outputs round to the CPU reference's sample or
@@ -24,19 +26,19 @@
 #include "kernels.h"
 #include "superposition_regions.h"
 
+
 namespace {
 
 constexpr int MAX_REACH = GB_SUPERPOSITION_MAX_RADIUS;
 constexpr int MAX_STRIP = GB_REGIONS_MAX_FEATHER_STEPS;  /* columns a side */
-constexpr int ROW_CHUNK = 128;          /* H columns per block */
 constexpr int COLUMN_ROWS = 32;         /* V rows per block */
-constexpr int COLUMN_THREADS = 256;
+constexpr int SUM_THREADS = 128;        /* a block of the H and V sums */
 constexpr int COLUMN_GROUP = 8;         /* strip columns per block */
 constexpr int COLUMN_GROUPS = 2 * MAX_STRIP / COLUMN_GROUP;     /* a region */
 constexpr int TILE_X = 32;              /* outputs: 32 x 64 per block, */
 constexpr int TILE_Y = 64;
-constexpr int THREAD_ROWS = 8;          /* 8 thread rows of 8 outputs, */
-constexpr int OUTPUTS = TILE_Y / THREAD_ROWS;   /* one above the other */
+constexpr int OUTPUTS = 4;              /* a thread's, one above the other */
+constexpr int THREAD_ROWS = TILE_Y / OUTPUTS;
 constexpr int TILE_THREADS = TILE_X * THREAD_ROWS;
 constexpr int H_CHUNK = 32;             /* H rows staged at once */
 constexpr int V_CHUNK = MAX_STRIP;      /* V columns staged at once */
@@ -143,52 +145,96 @@ add_pair (float (&sum)[NC], float w, const Sums < NC > &a,
 
 /* H: each row through a rectangle filtered along x over the rectangle's
  * columns (pixels outside them count 0), plus, when normalising, the
- * weight. A block per 128 H columns of one row: the row's span staged in
- * shared memory, the taps of the row's level beside it. */
-template < typename Sample, int C, bool NORM > __global__ void
-__launch_bounds__ (ROW_CHUNK)
-regions_rows (GbDevicePlane plane, Regions regions)
+ * weight. A block per 128 H columns of 4 rows, a thread per 4 neighbouring
+ * columns: the rows' spans staged in shared memory split by position
+ * modulo 4 (so that the 32 threads of a warp, 4 positions apart, read
+ * neighbouring words), each staged pixel read once per thread and used by
+ * all 4 of its outputs; the taps of each row's level beside them, padded
+ * with zeros, slide through registers. */
+constexpr int ROW_OUTPUTS = 4;          /* H columns per thread */
+constexpr int ROW_LINES = 4;            /* H rows per block */
+constexpr int ROW_CHUNK = 32 * ROW_OUTPUTS;     /* H columns per block */
+constexpr int ROW_SPAN = (ROW_CHUNK + 2 * MAX_REACH) / ROW_OUTPUTS + 1;
+
+template < int NC > struct RowStage
 {
-  constexpr int NC = C + NORM;
-  __shared__ Sums < NC > span[ROW_CHUNK + 2 * MAX_REACH];
-  __shared__ float taps[MAX_REACH + 1];
-  const GbRegionBox box = regions.boxes[blockIdx.z];
+  Sums < NC > span[ROW_LINES][ROW_OUTPUTS][ROW_SPAN];
+  /* taps[line][t + K - 1]: tap t of the line's kernel (t = 0 .. 2 rx, the
+   * centre at rx), 0 outside. */
+  float taps[ROW_LINES][2 * MAX_REACH + 2 * ROW_OUTPUTS - 1];
+};
+
+/* Block (chunk, group) of region r's H. */
+template < typename Sample, int C, int NC > __device__ void
+sum_rows (const GbDevicePlane & plane, const Regions & regions, int r,
+    int chunk, int group, RowStage < NC > &stage)
+{
+  constexpr int K = ROW_OUTPUTS;
+  auto & span = stage.span;
+  auto & taps = stage.taps;
+  const GbRegionBox box = regions.boxes[r];
   const int rows = box.outer_y1 - box.outer_y0;
-  const int i = blockIdx.y;
-  const int col0 = blockIdx.x * ROW_CHUNK;
-  if (i >= rows || col0 >= box.rows_width)
+  const int lane = threadIdx.x % 32;
+  const int line = threadIdx.x / 32;
+  const int i = group * ROW_LINES + line;
+  const int col0 = chunk * ROW_CHUNK;
+  if (group * ROW_LINES >= rows || col0 >= box.rows_width)
     return;
-  const int y = box.outer_y0 + i;
   const int rx = regions.reach_x;
-  const float *kernel = level_kernel (regions, box.table,
-      gb_region_level (-1, class_y (regions, box, y), regions.steps), 0);
-  const Sample *in = gb_src_row < Sample > (plane, y);
-  /* span[t]: column inner_x0 - 2 rx + col0 + t, so that H column col0 + k
-   * sums span[k .. k + 2 rx]. */
+  const bool row_valid = i < rows;
+  const int y = box.outer_y0 + (row_valid ? i : 0);
+  /* Element p of the span: column inner_x0 - 2 rx + col0 + p, so that H
+   * column col0 + q sums elements q .. q + 2 rx. */
   const int first = box.inner_x0 - 2 * rx + col0;
+  const Sample *in = gb_src_row < Sample > (plane, y);
 
-  for (int t = threadIdx.x; t < ROW_CHUNK + 2 * rx; t += ROW_CHUNK) {
-    const int xx = first + t;
-    const bool inside = xx >= box.inner_x0 && xx < box.inner_x1;
-    span[t] = load_pixel < Sample, C, NC > (in + (size_t) (inside ? xx
-            : box.inner_x0) * C, inside);
+  for (int p = lane; p < ROW_CHUNK + 2 * rx; p += 32) {
+    const int xx = first + p;
+    const bool inside = row_valid && xx >= box.inner_x0 && xx < box.inner_x1;
+    span[line][p % K][p / K] = load_pixel < Sample, C, NC > (in
+        + (size_t) (inside ? xx : box.inner_x0) * C, inside);
   }
-  for (int d = threadIdx.x; d <= rx; d += ROW_CHUNK)
-    taps[d] = __ldg (&kernel[d]);
+  {
+    const float *kernel = level_kernel (regions, box.table,
+        gb_region_level (-1, class_y (regions, box, y), regions.steps), 0);
+    for (int t = lane; t < 2 * rx + 2 * K - 1; t += 32) {
+      const int d = t - (K - 1) - rx;
+      taps[line][t] = abs (d) <= rx ? __ldg (&kernel[abs (d)]) : 0.0f;
+    }
+  }
   __syncthreads ();
-
-  const int col = col0 + threadIdx.x;
-  if (col >= box.rows_width)
+  if (!row_valid)
     return;
-  const int centre = threadIdx.x + rx;
-  float sum[NC];
-  for (int c = 0; c < NC; c++)
-    sum[c] = taps[0] * span[centre].v[c];
-  for (int d = 1; d <= rx; d++)
-    add_pair < NC > (sum, taps[d], span[centre - d], span[centre + d]);
+
+  /* Position j = o + t of output o's tap t: element 4 tx + j. w[o] holds
+   * tap j - o. */
+  float sum[K][NC];
+  float w[K];
+  for (int o = 0; o < K; o++) {
+    w[o] = 0.0f;                /* tap -1 - o */
+    for (int c = 0; c < NC; c++)
+      sum[o][c] = 0.0f;
+  }
+  for (int jq = 0; jq * K <= 2 * rx + K - 1; jq++) {
+#pragma unroll
+    for (int p = 0; p < K; p++) {
+      const int j = jq * K + p;
+      for (int o = K - 1; o > 0; o--)
+        w[o] = w[o - 1];
+      w[0] = taps[line][j + K - 1];
+      const Sums < NC > e = span[line][p][lane + jq];
+      for (int o = 0; o < K; o++)
+        for (int c = 0; c < NC; c++)
+          sum[o][c] += w[o] * e.v[c];
+    }
+  }
   float *h = regions.scratch + box.rows_offset;
-  for (int c = 0; c < NC; c++)
-    h[((size_t) c * rows + i) * box.rows_width + col] = sum[c];
+  for (int o = 0; o < K; o++) {
+    const int col = col0 + K * lane + o;
+    if (col < box.rows_width)
+      for (int c = 0; c < NC; c++)
+        h[((size_t) c * rows + i) * box.rows_width + col] = sum[o][c];
+  }
 }
 
 /* V: the strip columns left and right of a rectangle filtered along y over
@@ -196,21 +242,26 @@ regions_rows (GbDevicePlane plane, Regions regions)
  * columns' spans
  * staged in shared memory (column-major, so a warp's 32 rows read
  * consecutive pixels), each column's taps beside them. */
-template < typename Sample, int C, bool NORM > __global__ void
-__launch_bounds__ (COLUMN_THREADS)
-regions_columns (GbDevicePlane plane, Regions regions)
+template < int NC > struct ColumnStage
 {
-  constexpr int NC = C + NORM;
-  constexpr int SPAN = COLUMN_ROWS + 2 * MAX_REACH;
-  __shared__ Sums < NC > span[COLUMN_GROUP][SPAN];
-  __shared__ float taps[COLUMN_GROUP][MAX_REACH + 1];
-  const GbRegionBox box = regions.boxes[blockIdx.z];
+  Sums < NC > span[COLUMN_GROUP][COLUMN_ROWS + 2 * MAX_REACH];
+  float taps[COLUMN_GROUP][MAX_REACH + 1];
+};
+
+/* Block (chunk, side_group) of region r's V. */
+template < typename Sample, int C, int NC > __device__ void
+sum_columns (const GbDevicePlane & plane, const Regions & regions, int r,
+    int chunk, int side_group, ColumnStage < NC > &stage)
+{
+  auto & span = stage.span;
+  auto & taps = stage.taps;
+  const GbRegionBox box = regions.boxes[r];
   const int left = box.inner_x0 - box.outer_x0;
-  const bool right_side = blockIdx.y >= COLUMN_GROUPS / 2;
-  const int group = blockIdx.y % (COLUMN_GROUPS / 2) * COLUMN_GROUP;
+  const bool right_side = side_group >= COLUMN_GROUPS / 2;
+  const int group = side_group % (COLUMN_GROUPS / 2) * COLUMN_GROUP;
   const int n = min (COLUMN_GROUP, (right_side ? box.outer_x1 - box.inner_x1
           : left) - group);
-  const int row0 = blockIdx.x * COLUMN_ROWS;
+  const int row0 = chunk * COLUMN_ROWS;
   if (n <= 0 || row0 >= box.columns_height)
     return;
   const int x0 = (right_side ? box.inner_x1 : box.outer_x0) + group;
@@ -221,14 +272,14 @@ regions_columns (GbDevicePlane plane, Regions regions)
   const int first = box.inner_y0 - 2 * ry + row0;
   const int span_rows = COLUMN_ROWS + 2 * ry;
 
-  for (int e = threadIdx.x; e < n * span_rows; e += COLUMN_THREADS) {
+  for (int e = threadIdx.x; e < n * span_rows; e += SUM_THREADS) {
     const int j = e / span_rows, t = e % span_rows;
     const int yy = first + t;
     const bool inside = yy >= box.inner_y0 && yy < box.inner_y1;
     span[j][t] = load_pixel < Sample, C, NC > (gb_src_row < Sample >
         (plane, inside ? yy : box.inner_y0) + (size_t) (x0 + j) * C, inside);
   }
-  for (int e = threadIdx.x; e < n * (ry + 1); e += COLUMN_THREADS) {
+  for (int e = threadIdx.x; e < n * (ry + 1); e += SUM_THREADS) {
     const int j = e / (ry + 1), d = e % (ry + 1);
     taps[j][d] = __ldg (&level_kernel (regions, box.table,
             gb_region_level (class_x (regions, box, x0 + j), -1,
@@ -238,7 +289,7 @@ regions_columns (GbDevicePlane plane, Regions regions)
 
   const int total = strip_columns (box);
   float *v = regions.scratch + box.columns_offset;
-  for (int e = threadIdx.x; e < n * COLUMN_ROWS; e += COLUMN_THREADS) {
+  for (int e = threadIdx.x; e < n * COLUMN_ROWS; e += SUM_THREADS) {
     const int j = e / COLUMN_ROWS, k = e % COLUMN_ROWS;
     const int row = row0 + k;
     if (row >= box.columns_height)
@@ -252,6 +303,53 @@ regions_columns (GbDevicePlane plane, Regions regions)
           span[j][centre + d]);
     for (int c = 0; c < NC; c++)
       v[((size_t) c * total + j0 + j) * box.columns_height + row] = sum[c];
+  }
+}
+
+/* How the sums' launch splits into blocks: first H's (chunks of 128
+ * columns x groups of 4 rows x regions), then V's (chunks of 32 rows x
+ * column groups x regions). */
+struct SumBlocks
+{
+  int row_chunks, row_groups;
+  int column_chunks;
+  int n_regions;
+
+  __host__ __device__ int rows () const
+  {
+    return row_chunks * row_groups * n_regions;
+  }
+  __host__ __device__ int columns () const
+  {
+    return column_chunks * COLUMN_GROUPS * n_regions;
+  }
+};
+
+/* H and V in one launch: they are independent, and neither fills the GPU
+ * alone. */
+template < typename Sample, int C, bool NORM > __global__ void
+__launch_bounds__ (SUM_THREADS)
+regions_sums (GbDevicePlane plane, Regions regions, SumBlocks blocks)
+{
+  constexpr int NC = C + NORM;
+  __shared__ union
+  {
+    RowStage < NC > rows;
+    ColumnStage < NC > columns;
+  } stage;
+  int b = blockIdx.x;
+
+  if (b < blocks.rows ()) {
+    const int chunk = b % blocks.row_chunks;
+    b /= blocks.row_chunks;
+    sum_rows < Sample, C, NC > (plane, regions, b / blocks.row_groups,
+        chunk, b % blocks.row_groups, stage.rows);
+  } else {
+    b -= blocks.rows ();
+    const int chunk = b % blocks.column_chunks;
+    b /= blocks.column_chunks;
+    sum_columns < Sample, C, NC > (plane, regions, b / COLUMN_GROUPS, chunk,
+        b % COLUMN_GROUPS, stage.columns);
   }
 }
 
@@ -593,18 +691,18 @@ launch_regions (const GbDevicePlane & plane, const Regions & regions,
     int max_rows, int max_rows_width, int max_columns_height,
     cudaStream_t stream)
 {
-  if (max_rows > 0 && max_rows_width > 0)
-    regions_rows < Sample, C, NORM > <<<dim3 ((max_rows_width + ROW_CHUNK
-                - 1) / ROW_CHUNK, max_rows, regions.n_regions), ROW_CHUNK,
-        0, stream>>> (plane, regions);
-  if (max_columns_height > 0)
-    regions_columns < Sample, C, NORM > <<<dim3 ((max_columns_height
-                + COLUMN_ROWS - 1) / COLUMN_ROWS, COLUMN_GROUPS,
-            regions.n_regions),
-        COLUMN_THREADS, 0, stream>>> (plane, regions);
+  SumBlocks blocks;
+  blocks.row_chunks = (max_rows_width + ROW_CHUNK - 1) / ROW_CHUNK;
+  blocks.row_groups = (max_rows + ROW_LINES - 1) / ROW_LINES;
+  blocks.column_chunks = (max_columns_height + COLUMN_ROWS - 1)
+      / COLUMN_ROWS;
+  blocks.n_regions = regions.n_regions;
+  if (blocks.rows () + blocks.columns () > 0)
+    regions_sums < Sample, C, NORM > <<<blocks.rows () + blocks.columns (),
+        SUM_THREADS, 0, stream>>> (plane, regions, blocks);
   regions_outputs < Sample, C, NORM > <<<dim3 ((plane.width + TILE_X - 1)
           / TILE_X, (plane.height + TILE_Y - 1) / TILE_Y), dim3 (TILE_X,
-          THREAD_ROWS), 0, stream>>> (plane, regions);
+          TILE_Y / OUTPUTS), 0, stream>>> (plane, regions);
   return cudaGetLastError ();
 }
 
