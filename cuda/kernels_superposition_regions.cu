@@ -431,7 +431,11 @@ add_rows (const Regions & regions, const GbRegionBox & box, int x0, int y0,
       stage.rows.w[r][out_row] = weight_at (kernel, y0 + out_row - yy, ry);
     }
     __syncthreads ();
-    for (int r = 0; r < count; r++)
+    /* Only the rows within the reach of the thread's outputs: the same for
+     * the whole warp (one thread row), about half of the staged ones. */
+    const int own_first = y0 + threadIdx.y * OUTPUTS - ry - base;
+    const int own_end = own_first + OUTPUTS + 2 * ry;
+    for (int r = max (0, own_first); r < min (count, own_end); r++)
       accumulate < NC > (acc, stage.rows.h[r][threadIdx.x],
           stage.rows.w[r]);
   }
@@ -526,7 +530,12 @@ add_corner (const GbDevicePlane & plane, const Regions & regions,
             y0 + o - TILE_X - stage.corners.y[p], ry);
     }
     __syncthreads ();
+    const int own_y = y0 + threadIdx.y * OUTPUTS;
     for (int p = 0; p < chunk; p++) {
+      /* (a pixel out of the reach of the warp's rows adds nothing) */
+      if (stage.corners.y[p] < own_y - ry
+          || stage.corners.y[p] >= own_y + OUTPUTS + ry)
+        continue;
       const float wx = stage.corners.wx[p][threadIdx.x];
       Sums < NC > value = stage.corners.value[p];
       for (int c = 0; c < NC; c++)
