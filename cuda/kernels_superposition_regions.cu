@@ -36,7 +36,7 @@ constexpr int SUM_THREADS = 128;        /* a block of the H and V sums */
 constexpr int COLUMN_GROUP = 8;         /* strip columns per block */
 constexpr int COLUMN_GROUPS = 2 * MAX_STRIP / COLUMN_GROUP;     /* a region */
 constexpr int TILE_X = 32;              /* outputs: 32 x 64 per block, */
-constexpr int TILE_Y = 64;
+constexpr int TILE_Y = 32;
 constexpr int OUTPUTS = 4;              /* a thread's, one above the other */
 constexpr int THREAD_ROWS = TILE_Y / OUTPUTS;
 constexpr int TILE_THREADS = TILE_X * THREAD_ROWS;
@@ -45,11 +45,12 @@ constexpr int V_CHUNK = MAX_STRIP;      /* V columns staged at once */
 constexpr int PIXEL_CHUNK = 32;         /* corner pixels staged at once */
 
 /* A pixel's NC sums (its channels, then the weight when normalising) as
- * shared memory holds them: padded to 16 bytes from 3 channels on, so that
- * a thread reads them in one or two vector loads. */
-template < int NC > struct alignas (NC == 1 ? 4 : NC == 2 ? 8 : 16) Sums
+ * shared memory holds them: one vector load for 1, 2 and 4 sums (3 padded
+ * to 4); 5 (RGBA normalised) as five words, which measured faster on the
+ * H100 than padding to 8 (71 against 82 us a frame, superposition-bench). */
+template < int NC > struct alignas (NC == 1 ? 4 : NC == 2 ? 8 : NC == 5 ? 4 : 16) Sums
 {
-  float v[NC == 3 ? 4 : NC == 5 ? 8 : NC];
+  float v[NC == 3 ? 4 : NC];
 };
 
 template < int NC > __device__ __forceinline__ Sums < NC > zero_sums ()
@@ -410,6 +411,7 @@ add_rows (const Regions & regions, const GbRegionBox & box, int x0, int y0,
   const size_t plane_floats = (size_t) rows * box.rows_width;
   const float *h = regions.scratch + box.rows_offset
       + (size_t) (in_h ? col : 0);
+  const float *inside = level_kernel (regions, box.table, 0, 1);
 
   for (int base = first; base < end; base += H_CHUNK) {
     const int count = min (H_CHUNK, end - base);
@@ -425,9 +427,10 @@ add_rows (const Regions & regions, const GbRegionBox & box, int x0, int y0,
     for (int e = thread; e < count * TILE_Y; e += TILE_THREADS) {
       const int r = e / TILE_Y, out_row = e % TILE_Y;
       const int yy = base + r;
-      const float *kernel = level_kernel (regions, box.table,
-          gb_region_level (-1, class_y (regions, box, yy), regions.steps),
-          1);
+      /* (most rows are the rectangle's own: level 0) */
+      const float *kernel = yy >= box.inner_y0 && yy < box.inner_y1
+          ? inside : level_kernel (regions, box.table, gb_region_level (-1,
+              class_y (regions, box, yy), regions.steps), 1);
       stage.rows.w[r][out_row] = weight_at (kernel, y0 + out_row - yy, ry);
     }
     __syncthreads ();
@@ -600,7 +603,7 @@ copy_tile (const GbDevicePlane & plane, int x0, int y0)
  * frame gives the same floats every time), then its own pixel where its
  * sigma is 0. */
 template < typename Sample, int C, bool NORM > __global__ void
-__launch_bounds__ (TILE_THREADS, 2)
+__launch_bounds__ (TILE_THREADS, 4)
 regions_outputs (GbDevicePlane plane, Regions regions)
 {
   constexpr int NC = C + NORM;

@@ -37,8 +37,9 @@
  *              geometry change of the same frame size and of another
  *   uniform    no map: every pixel has sigma_x (2.5), as the CPU does, and
  *              as a uniform map does, bit for bit
- *   roi        regions maps (gb_blur_set_sigma_regions): apart (the GPU's
- *              decomposed sum), meeting and at an edge (the map), every
+ *   roi        regions maps (gb_blur_set_sigma_regions): apart and close
+ *              (the GPU's decomposed sum), meeting and at an edge (the
+ *              map), every
  *              layout, feathers 0 / 3 / 8, plain and normalised
  *   invalid    NaN, negative and infinite map values and a short stride
  *              refused, keeping the previous map; radius 33 refused
@@ -1142,8 +1143,8 @@ run_race (void)
 /* Regions maps through gb_blur_set_sigma_regions: on the GPU the
  * decomposed sum where the regions lie apart and inside (and the map
  * elsewhere), against the CPU reference of the same map; each layout with
- * regions apart (the plan applies on every plane), meeting, and at an
- * edge; feathers 0, 3 and 8; plain and normalised; gather, and scatter
+ * regions apart (the plan applies on every plane), close (apart, their
+ * reaches overlapping), meeting, and at an edge; feathers 0, 3 and 8; plain and normalised; gather, and scatter
  * (which always takes the map). */
 static void
 run_roi (int quick)
@@ -1164,6 +1165,10 @@ run_roi (int quick)
     {{60, 50, 40, 50}, 4.0}, {{150, 60, 30, 30}, 2.5},
     {{230, 90, 41, 37}, 4.0}
   };
+  /* Close: apart, but their reaches overlap (outputs summing both). */
+  const GbSigmaRegion close_by[] = {
+    {{60, 50, 40, 50}, 4.0}, {{126, 55, 30, 30}, 3.0}
+  };
   const GbSigmaRegion meeting[] = {
     {{60, 50, 40, 50}, 4.0}, {{104, 60, 30, 30}, 3.0}
   };
@@ -1175,9 +1180,10 @@ run_roi (int quick)
     const char *name;
     const GbSigmaRegion *regions;
     int n;
-  } sets[] = { {"apart", apart, 3}, {"meeting", meeting, 2},
-  {"edge", edge, 2}
+  } sets[] = { {"apart", apart, 3}, {"close", close_by, 2},
+  {"meeting", meeting, 2}, {"edge", edge, 2}
   };
+  const int n_sets = sizeof sets / sizeof sets[0];
 
   group_begin ();
   for (int l = 0; l < n_layouts; l++) {
@@ -1189,7 +1195,7 @@ run_roi (int quick)
     frames_open (&frames, &geometry);
     map_alloc (&map, size.width, size.height);
     gpu = open_handle (&geometry, layouts[l]->name);
-    for (int r = 0; gpu && r < 3; r++)
+    for (int r = 0; gpu && r < n_sets; r++)
       for (int f = 0; f < 3; f++)
         for (int m = 0; m < 2; m++)
           for (int normalize = 0; normalize < 2; normalize++) {
