@@ -791,7 +791,8 @@ main (int argc, char **argv)
       GbError e2;
       check_gb (gb_cuda_set_sigma_regions (cuda, i % 2 ? moved_map.data ()
               : roi_map.data (), HD_WIDTH, i % 2 ? moved : regions,
-              ROI_COUNT, ROI_FEATHER, &e2), e2, "gb_cuda_set_sigma_regions");
+              ROI_COUNT, ROI_FEATHER, NULL, NULL, &e2), e2,
+          "gb_cuda_set_sigma_regions");
       check_gb (gb_cuda_enqueue (cuda, &in, &out,
               GB_ALGORITHM_SUPERPOSITION_GATHER, GB_BORDER_CLAMP, &e2),
           e2, "gb_cuda_enqueue (regions)");
@@ -800,7 +801,7 @@ main (int argc, char **argv)
     {
       GbError e2;
       check_gb (gb_cuda_set_sigma_regions (cuda, roi_map.data (), HD_WIDTH,
-              regions, ROI_COUNT, ROI_FEATHER, &e2), e2,
+              regions, ROI_COUNT, ROI_FEATHER, NULL, NULL, &e2), e2,
           "gb_cuda_set_sigma_regions");
     }
     const double regions_kernels_us = time_median (stream,[&](int i) {
@@ -825,7 +826,7 @@ main (int argc, char **argv)
       check_gb (gb_cuda_set_filters (cuda, sc.filter.get (), &e), e,
           "gb_cuda_set_filters");
       check_gb (gb_cuda_set_sigma_regions (cuda, roi_map.data (), HD_WIDTH,
-              regions, ROI_COUNT, ROI_FEATHER, &e), e,
+              regions, ROI_COUNT, ROI_FEATHER, NULL, NULL, &e), e,
           "gb_cuda_set_sigma_regions");
     }
     CHECK_CUDA (cudaStreamSynchronize (stream));

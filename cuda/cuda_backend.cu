@@ -176,6 +176,8 @@ struct GbCuda
   unsigned regions_generation;  /* counts calls, from 1 */
   const float *pending_map;     /* not yet uploaded; NULL: uploaded */
   size_t pending_map_stride;
+  GbSigmaMapFill pending_fill;  /* writes it first; NULL: written */
+  void *pending_fill_data;
   bool fused_available;         /* the tensor-core kernel runs on the device */
   unsigned allocations;
 };
@@ -476,6 +478,7 @@ free_planes (GbCuda * cuda)
     gb_region_plan_clear (&cuda->planes[p].plan);
   }
   cuda->pending_map = NULL;
+  cuda->pending_fill = NULL;
   for (int i = 0; i < GB_MAX_FRAMES_IN_FLIGHT; i++)
     free_slot (&cuda->slots[i]);
   cudaFree (cuda->device_sigma_map);
@@ -502,13 +505,14 @@ gb_cuda_set_sigma_map (GbCuda * cuda, const float *map, size_t stride,
         frame->width);
   cuda->n_regions = -1;
   cuda->pending_map = NULL;
+  cuda->pending_fill = NULL;
   return upload_sigma_map (cuda, map, stride, error);
 }
 
 GbStatus
 gb_cuda_set_sigma_regions (GbCuda * cuda, const float *map, size_t stride,
     const GbSigmaRegion * regions, int n_regions, double feather,
-    GbError * error)
+    GbSigmaMapFill fill, void *fill_data, GbError * error)
 {
   const GbPlaneGeometry *frame = &cuda->geometry.planes[0];
   GbSigmaRegion *copy = NULL;
@@ -535,10 +539,13 @@ gb_cuda_set_sigma_regions (GbCuda * cuda, const float *map, size_t stride,
   cuda->regions_generation++;
   cuda->pending_map = map;
   cuda->pending_map_stride = stride;
+  cuda->pending_fill = fill;
+  cuda->pending_fill_data = fill_data;
   return GB_OK;
 }
 
-/* A regions map not yet on the device: uploaded now (on `stream`). */
+/* A regions map not yet on the device: written if it was not, and
+ * uploaded now (on `stream`). */
 static GbStatus
 upload_pending_map (GbCuda * cuda, GbError * error)
 {
@@ -546,6 +553,12 @@ upload_pending_map (GbCuda * cuda, GbError * error)
 
   if (!cuda->pending_map)
     return GB_OK;
+  if (cuda->pending_fill) {
+    status = cuda->pending_fill (cuda->pending_fill_data, error);
+    if (status != GB_OK)
+      return status;
+    cuda->pending_fill = NULL;
+  }
   status = upload_sigma_map (cuda, cuda->pending_map,
       cuda->pending_map_stride, error);
   if (status == GB_OK)

@@ -68,15 +68,22 @@ GbStatus gb_cuda_wait_short (GbCuda * cuda, GbError * error);
  * the copy runs asynchronously: synchronise before writing map again. */
 GbStatus gb_cuda_set_sigma_map (GbCuda * cuda, const float *map,
     size_t stride, GbError * error);
+/* Writes a regions map into the memory given to gb_cuda_set_sigma_regions,
+ * when the backend first needs it. */
+typedef GbStatus (*GbSigmaMapFill) (void *data, GbError * error);
+
 /* A regions map (gb_sigma_map_regions of these regions and feather, map
  * as gb_cuda_set_sigma_map takes it): planes where the regions' plan
  * applies (superposition_regions.h) take the decomposed sum and never need
  * the map, which is uploaded only for the others, with the first frame
  * that needs it: map must stay as it is until then, or until the next
- * call. regions are copied. */
+ * call. With a fill function, map need not hold the map yet: the backend
+ * calls fill (data) before it first reads it, from gb_cuda_enqueue or the
+ * host-frame calls, and never when every plane's plan applies. regions are
+ * copied. */
 GbStatus gb_cuda_set_sigma_regions (GbCuda * cuda, const float *map,
     size_t stride, const GbSigmaRegion * regions, int n_regions,
-    double feather, GbError * error);
+    double feather, GbSigmaMapFill fill, void *fill_data, GbError * error);
 /* The backend's cudaStream_t, for the benchmark's events. */
 void *gb_cuda_stream (GbCuda * cuda);
 unsigned gb_cuda_allocation_count (const GbCuda * cuda);

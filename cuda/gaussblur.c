@@ -391,16 +391,18 @@ superposition_rmax (const GbBlur * blur)
       ? GB_SUPERPOSITION_MAX_RADIUS : (int) rmax;
 }
 
-/* Makes the handle's map buffer hold `floats` values and safe to write:
- * page-locked with the CUDA backend, so that the upload runs at the bus's
- * speed (1080p: 154 us against 774 us from pageable memory on the H100,
- * docs/performance.md); as such an upload is asynchronous, the stream is
- * waited for before the buffer is written again. */
+/* Makes the handle's map buffer hold `floats` values: page-locked with the
+ * CUDA backend, so that the upload runs at the bus's speed (1080p: 154 us
+ * against 774 us from pageable memory on the H100, docs/performance.md).
+ * Sets *reallocated when it made a new one. */
 static GbStatus
-sigma_map_prepare_write (GbBlur * blur, size_t floats, GbError * error)
+sigma_map_reserve (GbBlur * blur, size_t floats, int *reallocated,
+    GbError * error)
 {
+  *reallocated = 0;
   if (blur->sigma_map_floats >= floats)
-    return blur->cuda ? gb_cuda_synchronize (blur->cuda, error) : GB_OK;
+    return GB_OK;
+  *reallocated = 1;
   sigma_map_free (blur);
   if (blur->cuda) {
     void *memory = NULL;
@@ -418,6 +420,20 @@ sigma_map_prepare_write (GbBlur * blur, size_t floats, GbError * error)
   }
   blur->sigma_map_floats = floats;
   return GB_OK;
+}
+
+/* The same, and safe to write: as an upload from page-locked memory is
+ * asynchronous, the stream is waited for before the buffer is written
+ * again. */
+static GbStatus
+sigma_map_prepare_write (GbBlur * blur, size_t floats, GbError * error)
+{
+  int reallocated;
+  GbStatus status = sigma_map_reserve (blur, floats, &reallocated, error);
+
+  if (status == GB_OK && blur->cuda && !reallocated)
+    status = gb_cuda_synchronize (blur->cuda, error);
+  return status;
 }
 
 /* The map a superposition reads: the caller's, or a uniform one of
@@ -445,13 +461,31 @@ ensure_sigma_map (GbBlur * blur, GbError * error)
       frame->width, error) : GB_OK;
 }
 
-/* The caller's map to the CUDA backend: as a regions map where it is one. */
+/* GbSigmaMapFill of a regions map: the backend needs the map after all (a
+ * plane where the regions' plan does not apply, or the scatter). An upload
+ * of the last map may still be reading the buffer. */
+static GbStatus
+fill_regions_map (void *data, GbError * error)
+{
+  GbBlur *blur = data;
+  const GbPlaneGeometry *frame = &blur->geometry.planes[0];
+  GbStatus status = gb_cuda_synchronize (blur->cuda, error);
+
+  if (status == GB_OK)
+    gb_sigma_map_regions (blur->sigma_map, frame->width, frame->height,
+        frame->width, blur->regions, blur->n_regions, blur->feather);
+  return status;
+}
+
+/* The caller's map to the CUDA backend: as a regions map where it is one,
+ * written only if the backend asks for it. */
 static GbStatus
 send_sigma_map (GbBlur * blur, int stride, GbError * error)
 {
   if (blur->n_regions >= 0)
     return gb_cuda_set_sigma_regions (blur->cuda, blur->sigma_map, stride,
-        blur->regions, blur->n_regions, blur->feather, error);
+        blur->regions, blur->n_regions, blur->feather, fill_regions_map,
+        blur, error);
   return gb_cuda_set_sigma_map (blur->cuda, blur->sigma_map, stride, error);
 }
 
@@ -868,12 +902,23 @@ gb_blur_set_sigma_regions (GbBlur * blur, const GbSigmaRegion * regions,
     blur->regions_capacity = n_regions;
   }
   frame = &blur->geometry.planes[0];
-  status = sigma_map_prepare_write (blur, (size_t) frame->width
-      * frame->height, error);
+  if (blur->cuda) {
+    /* The map is written only if the backend needs it (fill_regions_map):
+     * where every plane's plan applies, a frame's regions cost no map and
+     * no wait for the stream. */
+    int reallocated;
+    status = sigma_map_reserve (blur, (size_t) frame->width * frame->height,
+        &reallocated, error);
+    largest = gb_sigma_regions_largest (frame->width, frame->height,
+        regions, n_regions, feather);
+  } else {
+    status = sigma_map_prepare_write (blur, (size_t) frame->width
+        * frame->height, error);
+    largest = gb_sigma_map_regions (blur->sigma_map, frame->width,
+        frame->height, frame->width, regions, n_regions, feather);
+  }
   if (status != GB_OK)
     return status;
-  largest = gb_sigma_map_regions (blur->sigma_map, frame->width,
-      frame->height, frame->width, regions, n_regions, feather);
   if (n_regions > 0)
     memcpy (blur->regions, regions, sizeof *regions * n_regions);
   blur->n_regions = n_regions;

@@ -88,6 +88,63 @@ gb_sigma_region_value (double sigma, double dx, double dy, double feather)
   return (float) (sigma * (1.0 - smoothstep (sqrt (d2) / feather)));
 }
 
+/* The smallest axis_distance of the centres of pixels [first, end) (end >
+ * first) from [low, high]: at the pixel nearest the interval. */
+static double
+nearest_distance (int first, int end, double low, double high)
+{
+  double best = axis_distance (first + 0.5, low, high);
+  int candidates[3], i;
+
+  candidates[0] = end - 1;
+  candidates[1] = (int) ceil (low - 0.5);  /* the first centre >= low */
+  candidates[2] = candidates[1] - 1;    /* the last one below it */
+  for (i = 0; i < 3; i++) {
+    const int x = candidates[i] < first ? first : candidates[i] >= end
+        ? end - 1 : candidates[i];
+    const double d = axis_distance (x + 0.5, low, high);
+    if (d < best)
+      best = d;
+  }
+  return best;
+}
+
+double
+gb_sigma_regions_largest (int width, int height,
+    const GbSigmaRegion * regions, int n_regions, double feather)
+{
+  float largest = 0.0f;
+  int i;
+
+  if (!(feather > 0.0))
+    feather = 0.0;
+  for (i = 0; i < n_regions; i++) {
+    const GbSigmaRegion *region = &regions[i];
+    const double left = region->rect.x, top = region->rect.y;
+    const double right = left + region->rect.width;
+    const double bottom = top + region->rect.height;
+    int x0, x1, y0, y1;
+    float value;
+
+    if (region->rect.width <= 0 || region->rect.height <= 0
+        || !(region->sigma > 0.0))
+      continue;
+    /* The same box of pixels as gb_sigma_map_regions visits; the value
+     * falls with the distance, so its largest is at the nearest pixel. */
+    x0 = clamp_coordinate (floor (left - feather), width);
+    x1 = clamp_coordinate (ceil (right + feather), width);
+    y0 = clamp_coordinate (floor (top - feather), height);
+    y1 = clamp_coordinate (ceil (bottom + feather), height);
+    if (x0 >= x1 || y0 >= y1)
+      continue;
+    value = gb_sigma_region_value (region->sigma, nearest_distance (x0, x1,
+            left, right), nearest_distance (y0, y1, top, bottom), feather);
+    if (value > largest)
+      largest = value;
+  }
+  return largest;
+}
+
 double
 gb_sigma_map_regions (float *map, int width, int height, size_t stride,
     const GbSigmaRegion * regions, int n_regions, double feather)

@@ -46,6 +46,11 @@ double gb_sigma_map_regions (float *map, int width, int height,
     size_t stride, const GbSigmaRegion * regions, int n_regions,
     double feather);
 
+/* What gb_sigma_map_regions would return, without a map: the largest
+ * value over the frame's pixels (the same float), in O(n_regions). */
+double gb_sigma_regions_largest (int width, int height,
+    const GbSigmaRegion * regions, int n_regions, double feather);
+
 /* One region's value at distances dx, dy (>= 0) of a pixel centre from its
  * rectangle along each axis (0 inside): sigma inside, sigma (1 - s(d /
  * feather)) at d = sqrt(dx^2 + dy^2) < feather, else 0; as stored in the

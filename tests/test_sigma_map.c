@@ -425,7 +425,7 @@ test_regions_random (void)
 
   group_begin ("regions: returned maximum");
   random_seed (8);
-  for (trial = 0; trial < 40; trial++) {
+  for (trial = 0; trial < 400; trial++) {
     GbSigmaRegion regions[6];
     const int n = 1 + random_byte () % 6;
     const double feather = random_byte () % 4 == 0 ? 0.0 : random_unit () * 12;
@@ -444,6 +444,11 @@ test_regions_random (void)
     returned = gb_sigma_map_regions (map.sigma, map.width, map.height,
         map.stride, regions, n, feather);
     check_returned_largest (&map, returned, "random");
+    /* Without a map, the same float (the handle's rmax on the GPU). */
+    check (gb_sigma_regions_largest (map.width, map.height, regions, n,
+            feather) == returned, "trial %d: gb_sigma_regions_largest %g, "
+        "the map's largest %g", trial, gb_sigma_regions_largest (map.width,
+            map.height, regions, n, feather), returned);
     check_map_sane (&map, largest_sigma, "random");
     for (y = 0; y < map.height; y++) {
       for (x = 0; x < map.width; x++) {
