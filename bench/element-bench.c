@@ -38,6 +38,12 @@
  *            [--format F] [--width W [--height H]] [--sigma S]
  *            [--mode pool|pageable|both] [--device D] [--csv FILE]
  *            [--frames-in-flight N] [--rate FPS] [--latencies FILE]
+ *            [--roi N]
+ * --roi N sets sigma-map=roi and gives every input frame N regions of
+ * interest (GstVideoRegionOfInterestMeta, type "face"), 140x180 each at
+ * 1920 pixels wide (scaled with the width), on a grid of 4 columns; the
+ * ring's frames alternate between two positions 3 pixels right and 2 down
+ * of each other, so the regions move every frame, as a detector's do.
  * --frames-in-flight sets the element's property. --rate pushes at a fixed
  * rate (sleeping between pushes), as a live source would: the latency of a
  * frame then has no wait for the frames before it, which pushing as fast as
@@ -139,8 +145,9 @@ static struct
   gchar *backend;
   gint in_flight;
   gdouble rate;
+  gint roi;
 } opt = {
-500, 20, NULL, 0, 0, 3.0, NULL, -1, NULL, NULL, NULL, 1, 0.0};
+500, 20, NULL, 0, 0, 3.0, NULL, -1, NULL, NULL, NULL, 1, 0.0, 0};
 
 static gboolean use_cuda;
 
@@ -293,6 +300,25 @@ wait_arrivals (Arrivals * arrivals, gint count)
   return TRUE;
 }
 
+/* --roi: ring frame i's regions of interest (see the usage above). */
+static void
+add_regions (GstBuffer * buffer, const GstVideoInfo * info, gint i)
+{
+  const gint width = 140 * GST_VIDEO_INFO_WIDTH (info) / 1920;
+  const gint height = 180 * GST_VIDEO_INFO_WIDTH (info) / 1920;
+  const gint rows = (opt.roi + 3) / 4;
+  gint r;
+
+  for (r = 0; r < opt.roi; r++) {
+    const gint cx = (2 * (r % 4) + 1) * GST_VIDEO_INFO_WIDTH (info) / 8;
+    const gint cy = (2 * (r / 4) + 1) * GST_VIDEO_INFO_HEIGHT (info)
+        / (2 * rows);
+    gst_buffer_add_video_region_of_interest_meta (buffer, "face",
+        cx - width / 2 + 3 * (i % 2), cy - height / 2 + 2 * (i % 2), width,
+        height);
+  }
+}
+
 /* Pushes n frames of the ring, from frame `first` on; with opt.rate, frame
  * i at start + i / rate. Each push's start into pushed_at (if not NULL). */
 static gboolean
@@ -368,6 +394,8 @@ run_case (const Case * c, Mode mode, const Floors * floors, Result * result)
   g_object_set (h->element, "sigma", opt.sigma, "cuda-device-id", opt.device,
       "frames-in-flight", opt.in_flight, NULL);
   gst_util_set_object_arg (G_OBJECT (h->element), "backend", opt.backend);
+  if (opt.roi > 0)
+    gst_util_set_object_arg (G_OBJECT (h->element), "sigma-map", "roi");
   caps_str = g_strdup_printf ("video/x-raw,format=%s,width=%d,height=%d,"
       "framerate=30/1", c->format, c->width, c->height);
   caps = gst_caps_from_string (caps_str);
@@ -397,6 +425,8 @@ run_case (const Case * c, Mode mode, const Floors * floors, Result * result)
     }
     bench_fill_pattern (map.data, map.size);
     gst_buffer_unmap (ring[i], &map);
+    if (opt.roi > 0)
+      add_regions (ring[i], &info, i);
   }
   if (ok) {
     describe_memory (ring[0], result->in_memory, sizeof result->in_memory);
@@ -700,6 +730,9 @@ main (int argc, char **argv)
     {"rate", 0, 0, G_OPTION_ARG_DOUBLE, &opt.rate,
           "Push frames at this many per second (a paced source; default: "
           "as fast as the element takes them)", "FPS"},
+    {"roi", 0, 0, G_OPTION_ARG_INT, &opt.roi,
+        "N moving regions of interest per frame, blurred (sigma-map=roi)",
+        "N"},
     {"backend", 0, G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_STRING, &opt.backend,
         "Element backend (cuda; cpu only to check the plumbing)", "B"},
     {NULL}
@@ -823,6 +856,9 @@ main (int argc, char **argv)
   g_snprintf (pacing, sizeof pacing, "pushed at %.0f frames/s", opt.rate);
   g_print ("\nframes-in-flight %d, %s\n", opt.in_flight, opt.rate > 0.0
       ? pacing : "pushed as fast as the element takes them");
+  if (opt.roi > 0)
+    g_print ("sigma-map=roi, %d moving regions of interest a frame, sigma "
+        "%g\n", opt.roi, opt.sigma);
   g_print ("%-6s %-9s %-8s %-11s %-16s %9s %8s %8s %8s %8s  %7s %7s %8s %6s\n",
       "format", "size", "mode", "in-mem", "out-mem (pinned)", "frames/s",
       "us/frame", "lat-med", "lat-p99", "cpu-us", "H2D", "D2H", "floor",
