@@ -10,7 +10,7 @@
  *   strips above and below) filtered along x over the rectangle's columns,
  *   and V, the strip columns beside it filtered along y over its rows;
  *   with the weight as one more channel when normalising;
- * - regions_outputs: a block per 32 x 64 tile of the plane. A tile that no
+ * - regions_outputs: a block per 32 x 32 tile of the plane. A tile that no
  *   region reaches copies its pixels; the others add, per output, for each
  *   region that reaches it the H rows within the reach (one weight each),
  *   the V columns and the corner pixels, then its own pixel where its
@@ -35,7 +35,7 @@ constexpr int COLUMN_ROWS = 32;         /* V rows per block */
 constexpr int SUM_THREADS = 128;        /* a block of the H and V sums */
 constexpr int COLUMN_GROUP = 8;         /* strip columns per block */
 constexpr int COLUMN_GROUPS = 2 * MAX_STRIP / COLUMN_GROUP;     /* a region */
-constexpr int TILE_X = 32;              /* outputs: 32 x 64 per block, */
+constexpr int TILE_X = 32;              /* outputs: 32 x 32 per block, */
 constexpr int TILE_Y = 32;
 constexpr int OUTPUTS = 4;              /* a thread's, one above the other */
 constexpr int THREAD_ROWS = TILE_Y / OUTPUTS;
@@ -597,7 +597,7 @@ copy_tile (const GbDevicePlane & plane, int x0, int y0)
   }
 }
 
-/* A block per 32 x 64 tile of the plane. A tile that no region reaches
+/* A block per 32 x 32 tile of the plane. A tile that no region reaches
  * copies its pixels; the others add, per output, each reaching region's
  * H rows, V columns and corner pixels (in the plan's order, so that a
  * frame gives the same floats every time), then its own pixel where its
