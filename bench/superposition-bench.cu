@@ -711,13 +711,18 @@ main (int argc, char **argv)
         &blur_filters[0], &g.planes[0], g.bytes_per_sample);
     check_gb (gb_cuda_set_filters (cuda, blur_filters.get (), &e), e,
         "gb_cuda_set_filters");
+    /* Launch i of a timed loop: frame i of the rotation through the
+     * backend. */
+    auto enqueue_frame =[&](int i, GbAlgorithm algorithm) {
+      const size_t k = (size_t) i % sc.frames.count ();
+      const GbImage in = sc.layout.image (sc.frames.input[k]);
+      const GbImage out = sc.layout.image (sc.frames.output[k]);
+      GbError e2;
+      check_gb (gb_cuda_enqueue (cuda, &in, &out, algorithm,
+              GB_BORDER_CLAMP, &e2), e2, "gb_cuda_enqueue");
+    };
     const double blur_us = time_median (stream,[&](int i) {
-          const size_t k = (size_t) i % sc.frames.count ();
-          const GbImage in = sc.layout.image (sc.frames.input[k]);
-          const GbImage out = sc.layout.image (sc.frames.output[k]);
-          GbError e2;
-          check_gb (gb_cuda_enqueue (cuda, &in, &out, blur_algorithm,
-                  GB_BORDER_CLAMP, &e2), e2, "gb_cuda_enqueue (blur)");
+          enqueue_frame (i, blur_algorithm);
         });
     const double baseline_us = blur_us + copy_us;
 
@@ -757,14 +762,10 @@ main (int argc, char **argv)
       }
     }
     const double frame_us = time_median (stream,[&](int i) {
-          const size_t k = (size_t) i % sc.frames.count ();
-          const GbImage in = sc.layout.image (sc.frames.input[k]);
-          const GbImage out = sc.layout.image (sc.frames.output[k]);
           GbError e2;
           check_gb (gb_cuda_set_sigma_map (cuda, roi_map.data (), HD_WIDTH,
                   &e2), e2, "gb_cuda_set_sigma_map");
-          check_gb (gb_cuda_enqueue (cuda, &in, &out, auto_superposition,
-                  GB_BORDER_CLAMP, &e2), e2, "gb_cuda_enqueue");
+          enqueue_frame (i, auto_superposition);
         });
     CHECK_CUDA (cudaStreamSynchronize (stream));
 
@@ -785,17 +786,12 @@ main (int argc, char **argv)
     gb_sigma_map_regions (moved_map.data (), HD_WIDTH, HD_HEIGHT, HD_WIDTH,
         moved, ROI_COUNT, ROI_FEATHER);
     auto regions_frame =[&](int i) {
-      const size_t k = (size_t) i % sc.frames.count ();
-      const GbImage in = sc.layout.image (sc.frames.input[k]);
-      const GbImage out = sc.layout.image (sc.frames.output[k]);
       GbError e2;
       check_gb (gb_cuda_set_sigma_regions (cuda, i % 2 ? moved_map.data ()
               : roi_map.data (), HD_WIDTH, i % 2 ? moved : regions,
               ROI_COUNT, ROI_FEATHER, NULL, NULL, &e2), e2,
           "gb_cuda_set_sigma_regions");
-      check_gb (gb_cuda_enqueue (cuda, &in, &out,
-              GB_ALGORITHM_SUPERPOSITION_GATHER, GB_BORDER_CLAMP, &e2),
-          e2, "gb_cuda_enqueue (regions)");
+      enqueue_frame (i, GB_ALGORITHM_SUPERPOSITION_GATHER);
     };
     const double regions_frame_us = time_median (stream, regions_frame);
     {
@@ -805,13 +801,7 @@ main (int argc, char **argv)
           "gb_cuda_set_sigma_regions");
     }
     const double regions_kernels_us = time_median (stream,[&](int i) {
-          const size_t k = (size_t) i % sc.frames.count ();
-          const GbImage in = sc.layout.image (sc.frames.input[k]);
-          const GbImage out = sc.layout.image (sc.frames.output[k]);
-          GbError e2;
-          check_gb (gb_cuda_enqueue (cuda, &in, &out,
-                  GB_ALGORITHM_SUPERPOSITION_GATHER, GB_BORDER_CLAMP, &e2),
-              e2, "gb_cuda_enqueue (regions)");
+          enqueue_frame (i, GB_ALGORITHM_SUPERPOSITION_GATHER);
         });
     double regions_normalised_us;
     {
