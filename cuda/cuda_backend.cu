@@ -92,6 +92,19 @@ struct GbCudaPlaneBuffers
   size_t device_tables_floats;
   float *regions_scratch;
   size_t regions_scratch_floats;
+  /* A map constant along rows (superposition_rows.h): the plan of map
+   * `row_plan_generation` (0: none) and whether it applies; its row
+   * kernels, its taps and x sums, and H on the device. */
+  GbRowPlan row_plan;
+  int row_plan_applies;
+  unsigned row_plan_generation;
+  GbPlaneFilter row_plan_filter;
+  int *device_row_kernel;
+  size_t device_row_kernel_ints;
+  float *device_row_tables;
+  size_t device_row_tables_floats;
+  float *rows_scratch;
+  size_t rows_scratch_floats;
 };
 
 /* The device copies of one host frame (gb_cuda_submit_host). Each frame in
@@ -168,6 +181,10 @@ struct GbCuda
   float *device_sigma_map;      /* gb_cuda_set_sigma_map, plane 0's size */
   size_t sigma_map_pitch;       /* bytes */
   unsigned sigma_map_generation;        /* counts uploads, from 1 */
+  /* Whether the map uploaded last has one value per row, and those values
+   * (frame height), for superposition_rows.h. */
+  bool map_rows_constant;
+  float *row_sigma;
   /* gb_cuda_set_sigma_regions: the regions the map was made of, and the
    * map on the host, uploaded only when a plane's plan does not apply. */
   GbSigmaRegion *regions;
@@ -476,7 +493,14 @@ free_planes (GbCuda * cuda)
     cudaFree (cuda->planes[p].device_tables);
     cudaFree (cuda->planes[p].regions_scratch);
     gb_region_plan_clear (&cuda->planes[p].plan);
+    cudaFree (cuda->planes[p].device_row_kernel);
+    cudaFree (cuda->planes[p].device_row_tables);
+    cudaFree (cuda->planes[p].rows_scratch);
+    gb_row_plan_clear (&cuda->planes[p].row_plan);
   }
+  free (cuda->row_sigma);
+  cuda->row_sigma = NULL;
+  cuda->map_rows_constant = false;
   cuda->pending_map = NULL;
   cuda->pending_fill = NULL;
   for (int i = 0; i < GB_MAX_FRAMES_IN_FLIGHT; i++)
@@ -711,6 +735,16 @@ upload_sigma_map (GbCuda * cuda, const float *map, size_t stride,
           cudaMemcpyHostToDevice, cuda->stream),
       "cannot upload the sigma map");
   cuda->sigma_map_generation++;
+  /* A map of one value per row takes the separable sum (enqueue_rows). */
+  cuda->map_rows_constant = false;
+  if (!cuda->row_sigma)
+    cuda->row_sigma = (float *) malloc (sizeof (float) * frame->height);
+  if (cuda->row_sigma && gb_sigma_map_rows_constant (map, frame->width,
+          frame->height, stride)) {
+    for (int y = 0; y < frame->height; y++)
+      cuda->row_sigma[y] = map[(size_t) y * stride];
+    cuda->map_rows_constant = true;
+  }
   return GB_OK;
 }
 
@@ -952,6 +986,81 @@ plane_taps (const GbCuda * cuda, int p)
   return taps;
 }
 
+/* Plane p's gather by the separable sum of a map constant along rows
+ * (superposition_rows.h), its plan built when the map or the filter
+ * changed. Sets *done to false where the plan does not apply. */
+static GbStatus
+enqueue_rows (GbCuda * cuda, int p, const GbDevicePlane & plane,
+    GbBorder border, cudaStream_t stream, bool *done, GbError * error)
+{
+  GbCudaPlaneBuffers *buffers = &cuda->planes[p];
+  const GbPlaneFilter *filter = &cuda->filters[p];
+  GbRowPlan *plan = &buffers->row_plan;
+  cudaError_t err;
+
+  *done = false;
+  if (buffers->row_plan_generation != cuda->sigma_map_generation
+      || memcmp (&buffers->row_plan_filter, filter, sizeof *filter) != 0) {
+    int applies = 0;
+    gb_row_plan_clear (plan);
+    buffers->row_plan_generation = 0;
+    GbStatus status = gb_row_plan_build (plan, filter,
+        &cuda->geometry.planes[p], cuda->row_sigma,
+        cuda->geometry.planes[0].height, &applies, error);
+    if (status != GB_OK)
+      return status;
+    if (applies) {
+      const size_t tables = (size_t) plan->n_kernels * (plan->stride + 1);
+      if (buffers->device_row_kernel_ints < (size_t) plan->rows) {
+        cudaFree (buffers->device_row_kernel);
+        buffers->device_row_kernel = NULL;
+        buffers->device_row_kernel_ints = 0;
+        err = cudaMalloc ((void **) &buffers->device_row_kernel,
+            sizeof (int) * plan->rows);
+        if (err != cudaSuccess)
+          return cuda_fail (error, err,
+              "cannot allocate the rows' kernels on the GPU");
+        buffers->device_row_kernel_ints = plan->rows;
+        cuda->allocations++;
+      }
+      err = grow_floats (cuda, &buffers->device_row_tables,
+          &buffers->device_row_tables_floats, tables);
+      if (err == cudaSuccess)
+        err = cudaMemcpyAsync (buffers->device_row_kernel, plan->row_kernel,
+            sizeof (int) * plan->rows, cudaMemcpyHostToDevice, stream);
+      if (err == cudaSuccess)
+        err = cudaMemcpyAsync (buffers->device_row_tables, plan->kernels,
+            sizeof (float) * plan->n_kernels * plan->stride,
+            cudaMemcpyHostToDevice, stream);
+      if (err == cudaSuccess)
+        err = cudaMemcpyAsync (buffers->device_row_tables
+            + (size_t) plan->n_kernels * plan->stride, plan->weight_x,
+            sizeof (float) * plan->n_kernels, cudaMemcpyHostToDevice, stream);
+      if (err != cudaSuccess)
+        return cuda_fail (error, err, "cannot upload the rows' kernels");
+    }
+    buffers->row_plan_applies = applies;
+    buffers->row_plan_generation = cuda->sigma_map_generation;
+    buffers->row_plan_filter = *filter;
+  }
+  if (!buffers->row_plan_applies)
+    return GB_OK;
+  err = grow_floats (cuda, &buffers->rows_scratch,
+      &buffers->rows_scratch_floats, gb_superposition_rows_scratch_floats
+      (plane.width, plane.height, plane.channels));
+  if (err != cudaSuccess)
+    return cuda_fail (error, err, "cannot allocate the rows' sums on the GPU");
+  err = gb_launch_superposition_rows (plane, plan, buffers->device_row_kernel,
+      buffers->device_row_tables, buffers->device_row_tables
+      + (size_t) plan->n_kernels * plan->stride, buffers->rows_scratch,
+      filter->normalize != 0, border, stream);
+  if (err != cudaSuccess)
+    return cuda_fail (error, err,
+        "cannot launch the rows' superposition kernels");
+  *done = true;
+  return GB_OK;
+}
+
 /* The superposition of plane p's window (plane), its kernels prepared from
  * the map unless the last frame left the same ones. */
 static GbStatus
@@ -978,6 +1087,15 @@ enqueue_superposition (GbCuda * cuda, int p, GbDevicePlane plane,
   if (!cuda->device_sigma_map)
     return gb_error_set (error, GB_ERROR_INVALID_ARGUMENT,
         "the superposition needs a sigma map (none uploaded)");
+  /* A map of one value per row (a horizontal tilt-shift band): the
+   * separable sum, equal to the gather's. */
+  if (cuda->map_rows_constant && border != GB_BORDER_ZERO
+      && algorithm == GB_ALGORITHM_SUPERPOSITION_GATHER) {
+    bool done;
+    status = enqueue_rows (cuda, p, plane, border, stream, &done, error);
+    if (status != GB_OK || done)
+      return status;
+  }
   if (filter->rmax < 1)
     return gb_error_set (error, GB_ERROR_INVALID_ARGUMENT,
         "plane %d: the filter has no superposition radius", p);

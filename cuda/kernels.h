@@ -20,6 +20,7 @@
 #include "sampling.h"
 #include "superposition.h"
 #include "superposition_regions.h"
+#include "superposition_rows.h"
 
 
 /* One plane on the device: interleaved samples of bytes_per_sample bytes
@@ -134,6 +135,16 @@ cudaError_t gb_launch_superposition (const GbDevicePlane & plane,
 cudaError_t gb_launch_superposition_regions (const GbDevicePlane & plane,
     const GbRegionPlan * plan, const GbRegionBox * device_boxes,
     const float *device_tables, float *scratch, cudaStream_t stream);
+/* The superposition of a map constant along rows by its plan
+ * (superposition_rows.h; kernels_superposition_rows.cu): the plan's row
+ * kernels, taps and x sums on the device, and
+ * gb_superposition_rows_scratch_floats() of H. Not for GB_BORDER_ZERO. */
+cudaError_t gb_launch_superposition_rows (const GbDevicePlane & plane,
+    const GbRowPlan * plan, const int *device_row_kernel,
+    const float *device_kernels, const float *device_weight_x,
+    float *scratch, bool normalize, GbBorder border, cudaStream_t stream);
+size_t gb_superposition_rows_scratch_floats (int width, int height,
+    int channels);
 /* Bytes of GbDevicePlane.superposition_scratch for a window of that size. */
 size_t gb_superposition_scratch_bytes (int width, int height);
 /* Tensor-core kernel for 8-bit planes with the same radius 1 ..

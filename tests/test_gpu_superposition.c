@@ -41,6 +41,9 @@
  *              (the GPU's decomposed sum), meeting and at an edge (the
  *              map), every
  *              layout, feathers 0 / 3 / 8, plain and normalised
+ *   rows       maps of one value per row (tilt-shift at 0 degrees, random
+ *              rows): the GPU's separable sum under clamp and mirror, the
+ *              map under zero; every layout, plain and normalised
  *   invalid    NaN, negative and infinite map values and a short stride
  *              refused, keeping the previous map; radius 33 refused
  *
@@ -1237,6 +1240,76 @@ run_roi (int quick)
   group_end ("roi");
 }
 
+/* Maps of one value per row (a horizontal tilt-shift band, and random
+ * values per row): on the GPU the gather takes the separable sum
+ * (superposition_rows.h) under clamp and mirror, the map under zero;
+ * against the CPU reference of the same map, every layout, plain and
+ * normalised, rmax 4 and 13, gather and scatter. The random rows are
+ * uniform in [0, 1.2 rmax / 3] (above rmax / 3 clamped), a fifth 0. */
+static void
+run_rows (int quick)
+{
+  static const Layout layout_gray8 = { "GRAY8", 1, 1, {{1, 1, 1}} };
+  static const Layout layout_rgb = { "RGB", 1, 1, {{3, 1, 1}} };
+  static const Layout layout_rgba = { "RGBA", 1, 1, {{4, 1, 1}} };
+  static const Layout layout_rgba64 = { "RGBA64", 1, 2, {{4, 1, 1}} };
+  const Layout *layouts[] = { &layout_rgba, &layout_nv12, &layout_gray8,
+    &layout_rgb, &layout_rgba64, &layout_i420, &layout_y42b, &layout_p016
+  };
+  const int n_layouts = quick ? 2 : 8;
+  const Size size = { 203, 117 };
+  static const int rmaxes[] = { 4, 13 };
+
+  group_begin ();
+  for (int l = 0; l < n_layouts; l++) {
+    GbGeometry geometry;
+    Frames frames;
+    Map map;
+    GbBlur *gpu;
+    geometry_for (layouts[l], size, &geometry);
+    frames_open (&frames, &geometry);
+    map_alloc (&map, size.width, size.height);
+    gpu = open_handle (&geometry, layouts[l]->name);
+    for (int kind = 0; gpu && kind < 2; kind++)
+      for (int r = 0; r < 2; r++)
+        for (int b = 0; b < 3; b++)
+          for (int m = 0; m < 2; m++)
+            for (int normalize = 0; normalize < 2; normalize++) {
+              GbParams params = superposition_params (rmaxes[r], methods[m],
+                  (GbBorder) b);
+              char what[256];
+              if (m == 1 && (normalize || b != GB_BORDER_MIRROR))
+                continue;       /* scatter: one each */
+              params.normalize = normalize;
+              if (kind == 0)
+                gb_sigma_map_tilt_shift (map.data, map.width, map.height,
+                    map.stride, rmaxes[r] / 3.0, 0.5, 0.45, 0.0, 0.2, 0.3);
+              else
+                for (int y = 0; y < map.height; y++) {
+                  const float sigma = next_random () % 5 == 0 ? 0.0f
+                      : (float) (next_unit () * 1.2 * rmaxes[r] / 3.0);
+                  for (int x = 0; x < map.width; x++)
+                    *map_at (&map, x, y) = sigma;
+                }
+              snprintf (what, sizeof what, "rows %s %s rmax %d border %d "
+                  "%s %s", layouts[l]->name, kind ? "random rows"
+                  : "tilt-shift", rmaxes[r], b,
+                  gb_algorithm_name (params.algorithm),
+                  normalize ? "normalised" : "plain");
+              cases++;
+              if (!cpu_reference (&frames, &map, &params, what)
+                  || !gpu_frame (gpu, &frames, MAP_SET, &map, &params, what))
+                continue;
+              compare (&frames, what);
+            }
+    if (gpu)
+      gb_blur_destroy (gpu);
+    map_free (&map);
+    frames_close (&frames);
+  }
+  group_end ("rows");
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1272,6 +1345,7 @@ main (int argc, char **argv)
     run_rgba_and_nv12 (quick, "caching", "caching", run_caching_layout);
     run_rgba_and_nv12 (quick, "uniform", "uniform", run_uniform_layout);
     run_roi (quick);
+    run_rows (quick);
     run_invalid ();
   }
   printf ("total %.1f s\n", now () - start);
