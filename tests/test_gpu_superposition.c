@@ -1143,6 +1143,13 @@ run_race (void)
   group_end ("race");
 }
 
+/* One-plane layouts of the roi and rows groups (the planar ones are
+ * layout_nv12 and its kin above). */
+static const Layout layout_gray8 = { "GRAY8", 1, 1, {{1, 1, 1}} };
+static const Layout layout_rgb = { "RGB", 1, 1, {{3, 1, 1}} };
+static const Layout layout_rgba = { "RGBA", 1, 1, {{4, 1, 1}} };
+static const Layout layout_rgba64 = { "RGBA64", 1, 2, {{4, 1, 1}} };
+
 /* Regions maps through gb_blur_set_sigma_regions: on the GPU the
  * decomposed sum where the regions lie apart and inside (and the map
  * elsewhere), against the CPU reference of the same map; each layout with
@@ -1152,10 +1159,6 @@ run_race (void)
 static void
 run_roi (int quick)
 {
-  static const Layout layout_gray8 = { "GRAY8", 1, 1, {{1, 1, 1}} };
-  static const Layout layout_rgb = { "RGB", 1, 1, {{3, 1, 1}} };
-  static const Layout layout_rgba = { "RGBA", 1, 1, {{4, 1, 1}} };
-  static const Layout layout_rgba64 = { "RGBA64", 1, 2, {{4, 1, 1}} };
   const Layout *layouts[] = { &layout_rgba, &layout_gray8, &layout_rgb,
     &layout_rgba64, &layout_nv12, &layout_i420, &layout_y42b, &layout_p016
   };
@@ -1249,10 +1252,6 @@ run_roi (int quick)
 static void
 run_rows (int quick)
 {
-  static const Layout layout_gray8 = { "GRAY8", 1, 1, {{1, 1, 1}} };
-  static const Layout layout_rgb = { "RGB", 1, 1, {{3, 1, 1}} };
-  static const Layout layout_rgba = { "RGBA", 1, 1, {{4, 1, 1}} };
-  static const Layout layout_rgba64 = { "RGBA64", 1, 2, {{4, 1, 1}} };
   const Layout *layouts[] = { &layout_rgba, &layout_nv12, &layout_gray8,
     &layout_rgb, &layout_rgba64, &layout_i420, &layout_y42b, &layout_p016
   };
