@@ -1143,6 +1143,31 @@ run_race (void)
   group_end ("race");
 }
 
+/* Each of the first n layouts at that size: frames, a map and a handle
+ * opened, run (), closed. */
+static void
+for_each_layout (const Layout * const *layouts, int n, Size size,
+    void (*run) (const Layout * layout, GbBlur * gpu, Frames * frames,
+        Map * map))
+{
+  for (int l = 0; l < n; l++) {
+    GbGeometry geometry;
+    Frames frames;
+    Map map;
+    GbBlur *gpu;
+    geometry_for (layouts[l], size, &geometry);
+    frames_open (&frames, &geometry);
+    map_alloc (&map, size.width, size.height);
+    gpu = open_handle (&geometry, layouts[l]->name);
+    if (gpu) {
+      run (layouts[l], gpu, &frames, &map);
+      gb_blur_destroy (gpu);
+    }
+    map_free (&map);
+    frames_close (&frames);
+  }
+}
+
 /* One-plane layouts of the roi and rows groups (the planar ones are
  * layout_nv12 and its kin above). */
 static const Layout layout_gray8 = { "GRAY8", 1, 1, {{1, 1, 1}} };
@@ -1157,14 +1182,10 @@ static const Layout layout_rgba64 = { "RGBA64", 1, 2, {{4, 1, 1}} };
  * reaches overlapping), meeting, and at an edge; feathers 0, 3 and 8; plain and normalised; gather, and scatter
  * (which always takes the map). */
 static void
-run_roi (int quick)
+roi_layout (const Layout * layout, GbBlur * gpu, Frames * frames,
+    Map * map)
 {
-  const Layout *layouts[] = { &layout_rgba, &layout_gray8, &layout_rgb,
-    &layout_rgba64, &layout_nv12, &layout_i420, &layout_y42b, &layout_p016
-  };
   static const double feathers[] = { 0.0, 3.0, 8.0 };
-  const int n_layouts = quick ? 2 : 8;
-  const Size size = { 331, 197 };
   /* Apart: face-sized boxes well inside; meeting: two feathers overlap;
    * edge: one box at the frame's left edge. */
   const GbSigmaRegion apart[] = {
@@ -1191,55 +1212,52 @@ run_roi (int quick)
   };
   const int n_sets = sizeof sets / sizeof sets[0];
 
-  group_begin ();
-  for (int l = 0; l < n_layouts; l++) {
-    GbGeometry geometry;
-    Frames frames;
-    Map map;
-    GbBlur *gpu;
-    geometry_for (layouts[l], size, &geometry);
-    frames_open (&frames, &geometry);
-    map_alloc (&map, size.width, size.height);
-    gpu = open_handle (&geometry, layouts[l]->name);
-    for (int r = 0; gpu && r < n_sets; r++)
-      for (int f = 0; f < 3; f++)
-        for (int m = 0; m < 2; m++)
-          for (int normalize = 0; normalize < 2; normalize++) {
-            GbParams params = superposition_params (0, methods[m],
-                GB_BORDER_MIRROR);
-            GbError error;
-            char what[256];
-            if (m == 1 && (f != 2 || normalize))        /* scatter: one each */
-              continue;
-            params.normalize = normalize;
-            gb_sigma_map_regions (map.data, map.width, map.height,
-                map.stride, sets[r].regions, sets[r].n, feathers[f]);
-            snprintf (what, sizeof what, "roi %s %s feather %g %s %s",
-                layouts[l]->name, sets[r].name, feathers[f],
-                gb_algorithm_name (params.algorithm),
-                normalize ? "normalised" : "plain");
-            if (!cpu_reference (&frames, &map, &params, what)) {
-              cases++;
-              continue;
-            }
+  for (int r = 0; r < n_sets; r++)
+    for (int f = 0; f < 3; f++)
+      for (int m = 0; m < 2; m++)
+        for (int normalize = 0; normalize < 2; normalize++) {
+          GbParams params = superposition_params (0, methods[m],
+              GB_BORDER_MIRROR);
+          GbError error;
+          char what[256];
+          if (m == 1 && (f != 2 || normalize))        /* scatter: one each */
+            continue;
+          params.normalize = normalize;
+          gb_sigma_map_regions (map->data, map->width, map->height,
+              map->stride, sets[r].regions, sets[r].n, feathers[f]);
+          snprintf (what, sizeof what, "roi %s %s feather %g %s %s",
+              layout->name, sets[r].name, feathers[f],
+              gb_algorithm_name (params.algorithm),
+              normalize ? "normalised" : "plain");
+          if (!cpu_reference (frames, map, &params, what)) {
             cases++;
-            frame_poison (&frames.gpu, &frames.geometry);
-            if (gb_blur_set_sigma_regions (gpu, sets[r].regions, sets[r].n,
-                    feathers[f], &error) != GB_OK
-                || gb_blur_set_params (gpu, &params, &error) != GB_OK
-                || gb_blur_process (gpu, &frames.src.image,
-                    &frames.gpu.image, &error) != GB_OK) {
-              printf ("FAIL: %s: %s\n", what, error.message);
-              failures++;
-              continue;
-            }
-            compare (&frames, what);
+            continue;
           }
-    if (gpu)
-      gb_blur_destroy (gpu);
-    map_free (&map);
-    frames_close (&frames);
-  }
+          cases++;
+          frame_poison (&frames->gpu, &frames->geometry);
+          if (gb_blur_set_sigma_regions (gpu, sets[r].regions, sets[r].n,
+                  feathers[f], &error) != GB_OK
+              || gb_blur_set_params (gpu, &params, &error) != GB_OK
+              || gb_blur_process (gpu, &frames->src.image,
+                  &frames->gpu.image, &error) != GB_OK) {
+            printf ("FAIL: %s: %s\n", what, error.message);
+            failures++;
+            continue;
+          }
+          compare (frames, what);
+        }
+}
+
+static void
+run_roi (int quick)
+{
+  const Layout *layouts[] = { &layout_rgba, &layout_gray8, &layout_rgb,
+    &layout_rgba64, &layout_nv12, &layout_i420, &layout_y42b, &layout_p016
+  };
+  const Size size = { 331, 197 };
+
+  group_begin ();
+  for_each_layout (layouts, quick ? 2 : 8, size, roi_layout);
   group_end ("roi");
 }
 
@@ -1250,62 +1268,55 @@ run_roi (int quick)
  * normalised, rmax 4 and 13, gather and scatter. The random rows are
  * uniform in [0, 1.2 rmax / 3] (above rmax / 3 clamped), a fifth 0. */
 static void
+rows_layout (const Layout * layout, GbBlur * gpu, Frames * frames,
+    Map * map)
+{
+  static const int rmaxes[] = { 4, 13 };
+
+  for (int kind = 0; kind < 2; kind++)
+    for (int r = 0; r < 2; r++)
+      for (int b = 0; b < 3; b++)
+        for (int m = 0; m < 2; m++)
+          for (int normalize = 0; normalize < 2; normalize++) {
+            GbParams params = superposition_params (rmaxes[r], methods[m],
+                (GbBorder) b);
+            char what[256];
+            if (m == 1 && (normalize || b != GB_BORDER_MIRROR))
+              continue;       /* scatter: one each */
+            params.normalize = normalize;
+            if (kind == 0)
+              gb_sigma_map_tilt_shift (map->data, map->width, map->height,
+                  map->stride, rmaxes[r] / 3.0, 0.5, 0.45, 0.0, 0.2, 0.3);
+            else
+              for (int y = 0; y < map->height; y++) {
+                const float sigma = next_random () % 5 == 0 ? 0.0f
+                    : (float) (next_unit () * 1.2 * rmaxes[r] / 3.0);
+                for (int x = 0; x < map->width; x++)
+                  *map_at (map, x, y) = sigma;
+              }
+            snprintf (what, sizeof what, "rows %s %s rmax %d border %d "
+                "%s %s", layout->name, kind ? "random rows"
+                : "tilt-shift", rmaxes[r], b,
+                gb_algorithm_name (params.algorithm),
+                normalize ? "normalised" : "plain");
+            cases++;
+            if (!cpu_reference (frames, map, &params, what)
+                || !gpu_frame (gpu, frames, MAP_SET, map, &params, what))
+              continue;
+            compare (frames, what);
+          }
+}
+
+static void
 run_rows (int quick)
 {
   const Layout *layouts[] = { &layout_rgba, &layout_nv12, &layout_gray8,
     &layout_rgb, &layout_rgba64, &layout_i420, &layout_y42b, &layout_p016
   };
-  const int n_layouts = quick ? 2 : 8;
   const Size size = { 203, 117 };
-  static const int rmaxes[] = { 4, 13 };
 
   group_begin ();
-  for (int l = 0; l < n_layouts; l++) {
-    GbGeometry geometry;
-    Frames frames;
-    Map map;
-    GbBlur *gpu;
-    geometry_for (layouts[l], size, &geometry);
-    frames_open (&frames, &geometry);
-    map_alloc (&map, size.width, size.height);
-    gpu = open_handle (&geometry, layouts[l]->name);
-    for (int kind = 0; gpu && kind < 2; kind++)
-      for (int r = 0; r < 2; r++)
-        for (int b = 0; b < 3; b++)
-          for (int m = 0; m < 2; m++)
-            for (int normalize = 0; normalize < 2; normalize++) {
-              GbParams params = superposition_params (rmaxes[r], methods[m],
-                  (GbBorder) b);
-              char what[256];
-              if (m == 1 && (normalize || b != GB_BORDER_MIRROR))
-                continue;       /* scatter: one each */
-              params.normalize = normalize;
-              if (kind == 0)
-                gb_sigma_map_tilt_shift (map.data, map.width, map.height,
-                    map.stride, rmaxes[r] / 3.0, 0.5, 0.45, 0.0, 0.2, 0.3);
-              else
-                for (int y = 0; y < map.height; y++) {
-                  const float sigma = next_random () % 5 == 0 ? 0.0f
-                      : (float) (next_unit () * 1.2 * rmaxes[r] / 3.0);
-                  for (int x = 0; x < map.width; x++)
-                    *map_at (&map, x, y) = sigma;
-                }
-              snprintf (what, sizeof what, "rows %s %s rmax %d border %d "
-                  "%s %s", layouts[l]->name, kind ? "random rows"
-                  : "tilt-shift", rmaxes[r], b,
-                  gb_algorithm_name (params.algorithm),
-                  normalize ? "normalised" : "plain");
-              cases++;
-              if (!cpu_reference (&frames, &map, &params, what)
-                  || !gpu_frame (gpu, &frames, MAP_SET, &map, &params, what))
-                continue;
-              compare (&frames, what);
-            }
-    if (gpu)
-      gb_blur_destroy (gpu);
-    map_free (&map);
-    frames_close (&frames);
-  }
+  for_each_layout (layouts, quick ? 2 : 8, size, rows_layout);
   group_end ("rows");
 }
 
