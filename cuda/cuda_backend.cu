@@ -196,6 +196,8 @@ struct GbCuda
   GbSigmaMapFill pending_fill;  /* writes it first; NULL: written */
   void *pending_fill_data;
   bool fused_available;         /* the tensor-core kernel runs on the device */
+  size_t fused_two_pass_max_bytes;      /* its two-pass form's intermediate
+                                         * up to this size (half the L2) */
   unsigned allocations;
 };
 
@@ -251,14 +253,17 @@ select_device (const GbCuda * cuda)
   return cuda->in_current_context ? cudaSuccess : cudaSetDevice (cuda->device);
 }
 
-/* The tensor-core kernel: 8-bit planes, one radius and sigma for both axes. */
+/* The tensor-core kernels: 8-bit planes, radii up to GB_FUSED_MAX_RADIUS
+ * (the two axes may differ: the shared-memory form, which needs them the
+ * same, then gives way to the two-pass one). */
 static bool
 fused_runs (const GbCuda * cuda, const GbPlaneFilter * filter,
     int bytes_per_sample)
 {
-  return cuda->fused_available && bytes_per_sample == 1
-      && gb_plane_filter_isotropic (filter) && filter->x.radius >= 1
-      && filter->x.radius <= GB_FUSED_MAX_RADIUS;
+  const int radius = filter->x.radius > filter->y.radius ? filter->x.radius
+      : filter->y.radius;
+  return cuda->fused_available && bytes_per_sample == 1 && radius >= 1
+      && radius <= GB_FUSED_MAX_RADIUS;
 }
 
 /* Largest radius at which the separable passes (kernels_separable.cu)
@@ -272,9 +277,19 @@ fused_runs (const GbCuda * cuda, const GbPlaneFilter * filter,
 #define SEPARABLE_AUTO_MAX_RADIUS_FEW_CHANNELS 44
 #define SEPARABLE_AUTO_MAX_RADIUS_MANY_CHANNELS 30
 /* Largest radius at which the fused kernel beats the multi-scale path
- * where the latter runs (sigma >= 12.8): at radius 46 (sigma 13) it wins on
- * RGBA and loses on GRAY8 by 8 %, at 49 (sigma 14) it loses on all four. */
+ * where the latter runs (sigma >= 12.8): in its shared-memory form, at
+ * radius 46 (sigma 13) it wins on RGBA and loses on GRAY8 by 8 %, at 49
+ * (sigma 14) it loses on all four; in its two-pass form (planes whose fp16
+ * intermediate stays in half the L2) it wins at radius 53 (sigma 15) on
+ * GRAY8 1080p and 4K and RGBA 1080p, by 8 to 18 %. */
 #define FUSED_AUTO_MAX_RADIUS 48
+#define FUSED_TWO_PASS_AUTO_MAX_RADIUS GB_FUSED_MAX_RADIUS
+
+void
+gb_cuda_set_fused_two_pass_limit (GbCuda * cuda, size_t bytes)
+{
+  cuda->fused_two_pass_max_bytes = bytes;
+}
 
 GbAlgorithm
 gb_cuda_auto_algorithm (const GbCuda * cuda, const GbPlaneFilter * filter,
@@ -289,17 +304,20 @@ gb_cuda_auto_algorithm (const GbCuda * cuda, const GbPlaneFilter * filter,
 
   /* Measured on an H100 (docs/performance.md, "auto"): for GRAY8 and RGBA,
    * 1080p and 4K, the fused kernel is the fastest wherever it runs (radius
-   * up to 56, compute capability 8.0) up to radius 48; where the
-   * multi-scale path runs (sigma >= 12.8 on both axes) it wins beyond that,
-   * and it beats the recursive filter on every format measured (all
-   * formats at 1080p, sigma 30: 1.2x for I420 to 2.8x for RGBA). Without
-   * the fused kernel (16-bit samples, different radii on the two axes,
-   * older GPUs) the separable passes win up to radius 44 on planes of one
+   * up to 56, compute capability 8.0) up to radius 48, and up to 56 in its
+   * two-pass form; where the multi-scale path runs (sigma >= 12.8 on both
+   * axes) it wins beyond that, and it beats the recursive filter on every
+   * format measured (all formats at 1080p, sigma 30: 1.2x for I420 to 2.8x
+   * for RGBA). Without the fused kernel (16-bit samples, older GPUs) the
+   * separable passes win up to radius 44 on planes of one
    * or two channels and 30 on wider ones; past it the multi-scale path, or
    * the recursive filter where no multi-scale plan exists (sigma below
    * 12.8). */
   if (fused_runs (cuda, filter, bytes_per_sample)
-      && (radius <= FUSED_AUTO_MAX_RADIUS || !multiscale))
+      && (radius <= FUSED_AUTO_MAX_RADIUS || !multiscale
+          || (radius <= FUSED_TWO_PASS_AUTO_MAX_RADIUS
+              && gb_fused_two_pass_bytes (plane->width, plane->height,
+                  plane->channels) <= cuda->fused_two_pass_max_bytes)))
     return GB_ALGORITHM_FUSED;
   if (radius <= separable_max_radius)
     return GB_ALGORITHM_SEPARABLE;
@@ -414,6 +432,12 @@ gb_cuda_create (int device_id, GbCuda ** out, GbError * error)
   }
   if (err == cudaSuccess)
     cuda->fused_available = gb_fused_available ();
+  if (err == cudaSuccess) {
+    int l2_bytes = 0;
+    err = cudaDeviceGetAttribute (&l2_bytes, cudaDevAttrL2CacheSize,
+        cuda->device);
+    cuda->fused_two_pass_max_bytes = (size_t) l2_bytes / 2;
+  }
   if (err != cudaSuccess) {
     GbStatus status = cuda_fail (error, err, "cannot initialise CUDA device");
     gb_cuda_destroy (cuda);
@@ -906,6 +930,28 @@ copy_outside_region (const GbImage * src, const GbImage * dst, int p,
 }
 
 /* The blur of one plane's window (filter.h) with the algorithm. */
+
+/* The fused filter's form for a plane (kernels.h): registers for small
+ * radii; past them the two-pass form while its fp16 intermediate stays in
+ * half the L2, the shared-memory kernel beyond (measured on the H100:
+ * docs/performance.md, issue 3). */
+static cudaError_t
+launch_fused (const GbCuda * cuda, const GbPlaneFilter * filter,
+    const GbDevicePlane & plane, const GbTaps & taps, GbBorder border,
+    cudaStream_t stream)
+{
+  const int radius = taps.x.radius > taps.y.radius ? taps.x.radius
+      : taps.y.radius;
+
+  if (radius <= gb_fused_registers_max_radius (plane.channels))
+    return gb_launch_fused_registers (plane, taps, border, stream);
+  if (gb_fused_two_pass_bytes (plane.width, plane.height, plane.channels)
+      <= cuda->fused_two_pass_max_bytes
+      || !gb_plane_filter_isotropic (filter))
+    return gb_launch_fused_two_pass (plane, taps, border, stream);
+  return gb_launch_fused_shared (plane, taps, border, stream);
+}
+
 static cudaError_t
 launch_blur (GbCuda * cuda, const GbDevicePlane & plane, const GbTaps & taps,
     const GbPlaneFilter * filter, GbAlgorithm algorithm, GbBorder border,
@@ -921,9 +967,9 @@ launch_blur (GbCuda * cuda, const GbDevicePlane & plane, const GbTaps & taps,
     case GB_ALGORITHM_FUSED:
       /* The same filter as separable; where the tensor-core kernel does not
        * run (before compute capability 8.0, past its radius, 16-bit
-       * samples, two different axes), separable computes it. */
+       * samples), separable computes it. */
       return fused_runs (cuda, filter, plane.bytes_per_sample)
-          ? gb_launch_fused (plane, taps, border, stream)
+          ? launch_fused (cuda, filter, plane, taps, border, stream)
           : gb_launch_separable (plane, taps, border, stream);
     case GB_ALGORITHM_RECURSIVE:
       return gb_launch_recursive (plane, taps, border, stream);

@@ -92,6 +92,11 @@ GbStatus gb_cuda_host_alloc (size_t bytes, void **memory, GbError * error);
 void gb_cuda_host_free (void *memory);
 void gb_cuda_destroy (GbCuda * cuda);
 
+/* The largest intermediate (bytes) of the fused filter's two-pass form:
+ * planes whose intermediate is larger take the shared-memory kernel.
+ * Half the device's L2 unless a test sets it (0: never two-pass). */
+void gb_cuda_set_fused_two_pass_limit (GbCuda * cuda, size_t bytes);
+
 /* The algorithm GB_ALGORITHM_AUTO means on the GPU for a plane of this
  * filter, channels and sample size (the handle asks for its largest plane;
  * the measured choice does not depend on the plane's size). */

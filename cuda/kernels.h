@@ -147,11 +147,27 @@ size_t gb_superposition_rows_scratch_floats (int width, int height,
     int channels);
 /* Bytes of GbDevicePlane.superposition_scratch for a window of that size. */
 size_t gb_superposition_scratch_bytes (int width, int height);
-/* Tensor-core kernel for 8-bit planes with the same radius 1 ..
- * GB_FUSED_MAX_RADIUS and weights on both axes; runs only where
- * gb_fused_available() (sm_80 or later code for the current device). */
-cudaError_t gb_launch_fused (const GbDevicePlane & plane, const GbTaps & taps,
-    GbBorder border, cudaStream_t stream);
+/* The fused separable filter on tensor cores, for 8-bit planes with radii
+ * 1 .. GB_FUSED_MAX_RADIUS; runs only where gb_fused_available() (sm_80 or
+ * later code for the current device). Three forms, each measured fastest
+ * somewhere (docs/performance.md, issue 3):
+ *   registers: one kernel, no shared memory, radii up to
+ *     gb_fused_registers_max_radius (channels), both axes' taps may differ
+ *     (kernels_fused_registers.cu);
+ *   two-pass: the row pass into the plane's intermediate as fp16, then the
+ *     column pass; any radii (same file);
+ *   shared: one kernel staging tiles in shared memory; the same radius and
+ *     taps on both axes, radius past gb_fused_registers_max_radius()
+ *     (kernels_fused.cu). */
+cudaError_t gb_launch_fused_registers (const GbDevicePlane & plane,
+    const GbTaps & taps, GbBorder border, cudaStream_t stream);
+cudaError_t gb_launch_fused_two_pass (const GbDevicePlane & plane,
+    const GbTaps & taps, GbBorder border, cudaStream_t stream);
+cudaError_t gb_launch_fused_shared (const GbDevicePlane & plane,
+    const GbTaps & taps, GbBorder border, cudaStream_t stream);
+int gb_fused_registers_max_radius (int channels);
+/* Bytes of the two-pass form's intermediate for a plane. */
+size_t gb_fused_two_pass_bytes (int width, int height, int channels);
 
 #define GB_FUSED_MAX_RADIUS 56
 bool gb_fused_available (void);

@@ -1,4 +1,7 @@
-/* Fused separable Gaussian on tensor cores: one kernel, one read, one write.
+/* Fused separable Gaussian on tensor cores: one kernel, one read, one write,
+ * the tile staged in shared memory. The backend takes it for radii past
+ * gb_fused_registers_max_radius() on planes whose fp16 intermediate would
+ * not stay in L2 (kernels_fused_registers.cu has the other two forms).
  *
  * Copyright (C) 2026 The cudagaussblur authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
@@ -384,16 +387,17 @@ fused_kernel (FusedParams p, GbBorder border)
 
 typedef void (*FusedKernel) (FusedParams, GbBorder);
 
+/* k-steps 4 .. 8: smaller radii take the registers kernel
+ * (gb_fused_registers_max_radius(): up to radius 24, k-steps 4, on one and
+ * two channels; up to 16, k-steps 3, on more). */
 template < int C > FusedKernel
 kernel_for (int ksteps)
 {
   switch (ksteps) {
-    case 2:
-      return fused_kernel < C, 2 >;
-    case 3:
-      return fused_kernel < C, 3 >;
     case 4:
-      return fused_kernel < C, 4 >;
+      if constexpr (C > 2)
+        return fused_kernel < C, 4 >;
+      break;
     case 5:
       return fused_kernel < C, 5 >;
     case 6:
@@ -406,7 +410,7 @@ kernel_for (int ksteps)
   return NULL;
 }
 
-static_assert (MAX_KSTEPS == 8, "kernel_for covers k-steps 2 .. 8");
+static_assert (MAX_KSTEPS == 8, "kernel_for covers k-steps up to 8");
 
 FusedKernel
 kernel_for (int channels, int ksteps)
@@ -502,7 +506,7 @@ gb_fused_available (void)
 {
   /* A build without sm_80+ code (or PTX) would JIT the empty body. */
   cudaFuncAttributes attributes;
-  if (cudaFuncGetAttributes (&attributes, fused_kernel < 4, 2 >) != cudaSuccess) {
+  if (cudaFuncGetAttributes (&attributes, fused_kernel < 4, 5 >) != cudaSuccess) {
     cudaGetLastError ();
     return false;
   }
@@ -510,7 +514,7 @@ gb_fused_available (void)
 }
 
 cudaError_t
-gb_launch_fused (const GbDevicePlane & plane, const GbTaps & taps,
+gb_launch_fused_shared (const GbDevicePlane & plane, const GbTaps & taps,
     GbBorder border, cudaStream_t stream)
 {
   const int radius = taps.x.radius;

@@ -1,0 +1,938 @@
+/* Fused separable Gaussian on tensor cores, in registers: one kernel for
+ * small radii, and a two-pass form (row pass, fp16 intermediate, column
+ * pass) for larger ones. No shared memory.
+ *
+ * Copyright (C) 2026 The cudagaussblur authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * A 1D convolution is a matrix product with a banded (Toeplitz) weight
+ * matrix, which the tensor cores evaluate at many times the rate of the FP32
+ * units (mma: fp16 in, fp32 accumulate). Each warp owns a strip of 16
+ * output columns (two for one-channel planes) and a run of its rows, and
+ * walks down it 8 rows (a row block) at a time:
+ *
+ *   rows:    m16n8k16 with M = the strip's 16 columns, N = 8 input rows,
+ *            K = 16 input columns a step over the strip and its apron.
+ *            The weights are A, in registers for the whole kernel; the
+ *            pixels are B, loaded from global memory straight into the
+ *            fragment's layout: a lane's four k-slots are four neighbouring
+ *            pixels of one row, one 4C-byte load (k-slots may be ordered at
+ *            will as long as A is built the same way).
+ *   columns: m16n8k8, one row block per mma: the row pass's accumulator,
+ *            converted to fp16, is the column pass's A fragment as it
+ *            stands (M = columns, K = rows), and the weights are B. The
+ *            last 2 K row blocks stay in a ring of registers, unrolled 2 K
+ *            times so that every index is known at compile time. Its
+ *            accumulator holds two neighbouring pixels of two rows, all
+ *            channels: one 2C-byte store per row.
+ *
+ * The M slots are ordered so that slot g is column 2g and slot g + 8 column
+ * 2g + 1 (hence the neighbouring pixels). Samples enter as the fp16 value
+ * 1024 + s (exact: 0x64XX), and the offset leaves through the accumulators'
+ * start values: the row pass starts at -1152 Sx and yields the fp16
+ * intermediate centred on 0 (s - 128 on average: half the rounding error
+ * of an uncentred one), the column pass starts at 128 Sx Sy + 0.5 (Sx, Sy:
+ * the sums of the fp16 weights). Error against the float separable path
+ * (docs/algorithms.md, section 8): the fp16 weights (relative 2^-11) and
+ * the fp16 intermediate (at most 1/32 of a level) move the result by at
+ * most about 0.16 of a level; the parity tests bound it by 1.
+ *
+ * Neighbouring warps of a block take neighbouring strips of the same rows,
+ * so that each one's apron is mostly in L1; a lane also prefetches into L2
+ * the rows a few steps ahead. A warp's run of rows starts with 2 (K - 1)
+ * row blocks filtered only for the column pass's apron: past
+ * gb_fused_registers_max_radius() that costs more than the two-pass form's
+ * intermediate, which rows_kernel writes and columns_kernel reads back from
+ * L2 (docs/performance.md, issue 3).
+ */
+#include "kernels.h"
+
+#include <cuda_fp16.h>
+
+#include <atomic>
+
+namespace {
+
+constexpr int WARPS = 4;        /* strips per block */
+constexpr int STRIP = 16;       /* output columns per warp: the mma's M */
+[[maybe_unused]] constexpr int PREFETCH_AHEAD = 4;        /* row blocks */
+
+struct FusedParams
+{
+  const uint8_t *src;
+  size_t src_pitch;
+  uint8_t *dst;
+  size_t dst_pitch;
+  const float *weights_x;       /* 2 radius_x + 1 taps, device */
+  const float *weights_y;
+  int radius_x;
+  int radius_y;
+  int width;
+  int height;
+  int strips;                   /* 16-column strips */
+  int groups;                   /* column groups: a block's warps' strips */
+  int row_blocks;               /* 8-row blocks */
+  uint8_t *mid;                 /* two-pass form: the fp16 intermediate */
+  size_t mid_pitch;
+  bool aligned_in;              /* four pixels in one load */
+  bool aligned_out;             /* two pixels in one store */
+};
+
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+#define GB_HAVE_MMA 1
+#endif
+
+#ifdef GB_HAVE_MMA
+__device__ __forceinline__ uint32_t
+pack_half2 (float lo, float hi)
+{
+  __half2 h = __floats2half2_rn (lo, hi);
+  return *reinterpret_cast < uint32_t * >(&h);
+}
+
+/* Not volatile: independent chains may interleave. */
+__device__ __forceinline__ void
+mma_16816 (float (&d)[4], const uint32_t (&a)[4], uint32_t b0, uint32_t b1)
+{
+  asm ("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 "
+      "{%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
+      :"+f" (d[0]), "+f" (d[1]), "+f" (d[2]), "+f" (d[3])
+      :"r" (a[0]), "r" (a[1]), "r" (a[2]), "r" (a[3]), "r" (b0), "r" (b1));
+}
+
+/* The column pass takes one row block (k = 8) at a time: its A, the two
+ * registers a row-pass result packs into, then stays an aligned pair
+ * whatever the step (pairs of blocks would change alignment every step
+ * and cost register moves). */
+__device__ __forceinline__ void
+mma_1688 (float (&d)[4], uint32_t a0, uint32_t a1, uint32_t b)
+{
+  asm ("mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32 "
+      "{%0,%1,%2,%3}, {%4,%5}, {%6}, {%0,%1,%2,%3};\n"
+      :"+f" (d[0]), "+f" (d[1]), "+f" (d[2]), "+f" (d[3])
+      :"r" (a0), "r" (a1), "r" (b));
+}
+
+/* Channel c of pixels a and b of the four a lane loaded (C words, little
+ * endian) as the fp16 pair (1024 + sample a, 1024 + sample b). With c, a
+ * and b known at compile time this is one or two byte permutations. */
+template < int C > __device__ __forceinline__ uint32_t
+offset_half2 (const uint32_t (&w)[C], int c, int a, int b)
+{
+  const int ba = a * C + c;
+  const int bb = b * C + c;
+  if (ba / 4 == bb / 4)
+    return __byte_perm (w[ba / 4], 0x64646464u,
+        (ba % 4) | 4 << 4 | (bb % 4) << 8 | 4 << 12);
+  return __byte_perm (__byte_perm (w[ba / 4], w[bb / 4],
+          (ba % 4) | (4 + bb % 4) << 4), 0x64646464u, 0x4140);
+}
+
+/* The B fragments of one k-step, channel by channel: pixels (0, 1) and
+ * (2, 3) of the four a lane loaded. Four channels pair up through one
+ * shared byte permutation per pixel pair and channel pair (1.5 operations a
+ * register instead of 2). */
+template < int C > __device__ __forceinline__ void
+to_halves (const uint32_t (&w)[C], uint32_t (&h)[C][2])
+{
+  if constexpr (C == 4) {
+#pragma unroll
+    for (int pair = 0; pair < 2; pair++)
+#pragma unroll
+      for (int odd = 0; odd < 2; odd++) {
+        /* bytes: channel odd, odd + 2 of pixel 2 pair, then of 2 pair + 1 */
+        const uint32_t t = __byte_perm (w[2 * pair], w[(2 * pair + 1) % C],
+            odd ? 0x7531 : 0x6420);
+        h[odd][pair] = (t & 0x00FF00FFu) | 0x64006400u;
+        h[(odd + 2) % C][pair] = __byte_perm (t, 0x64646464u, 0x4341);
+      }
+  } else {
+#pragma unroll
+    for (int c = 0; c < C; c++) {
+      h[c][0] = offset_half2 < C > (w, c, 0, 1);
+      h[c][1] = offset_half2 < C > (w, c, 2, 3);
+    }
+  }
+}
+
+/* Four pixels starting at p, aligned to their size (C = 3: to 4 bytes). */
+template < int C > __device__ __forceinline__ void
+load_four (uint32_t (&w)[C], const uint8_t * p)
+{
+  if (C == 4) {
+    const uint4 v = __ldg (reinterpret_cast < const uint4 * >(p));
+    w[0] = v.x;
+    w[1 % C] = v.y;
+    w[2 % C] = v.z;
+    w[3 % C] = v.w;
+  } else if (C == 2) {
+    const uint2 v = __ldg (reinterpret_cast < const uint2 * >(p));
+    w[0] = v.x;
+    w[1 % C] = v.y;
+  } else {
+#pragma unroll
+    for (int i = 0; i < C; i++)
+      w[i] = __ldg (reinterpret_cast < const unsigned int *>(p) + i);
+  }
+}
+
+template < int C > struct Four
+{
+  uint32_t w[C];
+};
+
+/* The same for pixels x .. x + 3 of a row through the border rule, a byte
+ * at a time: the strips at the frame's edges (and unaligned frames). Out of
+ * line: every step of the unrolled ring would otherwise carry a copy. */
+template < int C > __device__ __noinline__ Four < C >
+load_four_bordered (const uint8_t * row, int x, int width, GbBorder border)
+{
+  Four < C > f;
+#pragma unroll
+  for (int i = 0; i < C; i++)
+    f.w[i] = 0;
+#pragma unroll
+  for (int k = 0; k < 4; k++) {
+    const int m = gb_border_index (x + k, width, border);
+    if (m >= 0)
+#pragma unroll
+      for (int c = 0; c < C; c++) {
+        const int byte = k * C + c;
+        f.w[byte / 4] |= (uint32_t) __ldg (row + (size_t) m * C + c)
+            << (8 * (byte % 4));
+      }
+  }
+  return f;
+}
+
+/* A column-pass result (biased by + 0.5 through its start value) as a
+ * sample: truncated and saturated in one conversion, as gb_round_u8. */
+__device__ __forceinline__ uint32_t
+biased_u8 (float v)
+{
+  unsigned short u;
+  asm ("cvt.rzi.u8.f32 %0, %1;":"=h" (u):"f" (v));
+  return u;
+}
+
+/* Row e (0, 1) of a column-pass result: pixels x and x + 1. */
+template < int C > __device__ __forceinline__ void
+store_two (const FusedParams & p, int y, int x, const float (&d)[C][4],
+    int e)
+{
+  uint8_t *out = p.dst + (size_t) y * p.dst_pitch + (size_t) x * C;
+  uint32_t v[2][C];
+#pragma unroll
+  for (int k = 0; k < 2; k++)
+#pragma unroll
+    for (int c = 0; c < C; c++)
+      v[k][c] = biased_u8 (d[c][2 * k + e]);
+
+  if (p.aligned_out && x + 1 < p.width) {
+    if (C == 1) {
+      *reinterpret_cast < uint16_t * >(out) = (uint16_t) (v[0][0]
+          | v[1][0] << 8);
+    } else if (C == 2) {
+      *reinterpret_cast < uint32_t * >(out) = v[0][0] | v[0][1 % C] << 8
+          | v[1][0] << 16 | v[1][1 % C] << 24;
+    } else if (C == 4) {
+      uint2 packed;
+      packed.x = v[0][0] | v[0][1 % C] << 8 | v[0][2 % C] << 16
+          | v[0][3 % C] << 24;
+      packed.y = v[1][0] | v[1][1 % C] << 8 | v[1][2 % C] << 16
+          | v[1][3 % C] << 24;
+      *reinterpret_cast < uint2 * >(out) = packed;
+    } else {
+      uint16_t *o = reinterpret_cast < uint16_t * >(out);
+      o[0] = (uint16_t) (v[0][0] | v[0][1 % C] << 8);
+      o[1] = (uint16_t) (v[0][2 % C] | v[1][0] << 8);
+      o[2] = (uint16_t) (v[1][1 % C] | v[1][2 % C] << 8);
+    }
+    return;
+  }
+#pragma unroll
+  for (int k = 0; k < 2; k++)
+    if (x + k < p.width)
+#pragma unroll
+      for (int c = 0; c < C; c++)
+        out[k * C + c] = (uint8_t) v[k][c];
+}
+#endif
+
+/* Output strips a warp takes side by side: two for one channel, whose
+ * registers allow it (half the apron loads per output, two independent
+ * mma chains); one for more. */
+template < int C > struct Strips
+{
+  static constexpr int per_warp = C == 1 ? 2 : 1;
+};
+
+#ifdef GB_HAVE_MMA
+/* The row pass's A per k-step: element (m, k) is the tap from input column
+ * x_in(k) to output column x_out(m) of the k-step that starts 8 h columns
+ * left of the strip. */
+template < int K > __device__ __forceinline__ void
+row_weights (const FusedParams & p, int g, int q, uint32_t (&row_a)[K][4])
+{
+  auto w = [&](int i) -> float {
+    return i >= 0 && i <= 2 * p.radius_x ? __ldg (&p.weights_x[i]) : 0.0f;
+  };
+#pragma unroll
+  for (int s = 0; s < K; s++)
+#pragma unroll
+    for (int r = 0; r < 4; r++) {
+      const int x_in = 16 * s - 8 * (K - 1) + 4 * q + 2 * (r >> 1);
+      const int x_out = 2 * g + (r & 1);
+      const int i = x_in - x_out + p.radius_x;
+      row_a[s][r] = pack_half2 (w (i), w (i + 1));
+    }
+}
+
+/* The column pass's B per row block o of the 2 h + 1 an output block
+ * reads: element (k, n) is the tap from row k of block o to output row n. */
+template < int TAPS > __device__ __forceinline__ void
+column_weights (const FusedParams & p, int g, int q, uint32_t (&b)[TAPS])
+{
+  auto w = [&](int i) -> float {
+    return i >= 0 && i <= 2 * p.radius_y ? __ldg (&p.weights_y[i]) : 0.0f;
+  };
+#pragma unroll
+  for (int o = 0; o < TAPS; o++) {
+    const int i = 8 * (o - TAPS / 2) + 2 * q - g + p.radius_y;
+    b[o] = pack_half2 (w (i), w (i + 1));
+  }
+}
+
+/* The sum of a kernel's fp16 weights, in every lane. */
+__device__ __forceinline__ float
+half_sum (const float *weights, int radius, int lane)
+{
+  float sum = 0.0f;
+  for (int i = lane; i <= 2 * radius; i += 32)
+    sum += __half2float (__float2half_rn (__ldg (&weights[i])));
+#pragma unroll
+  for (int o = 16; o > 0; o >>= 1)
+    sum += __shfl_xor_sync (0xffffffffu, sum, o);
+  return sum;
+}
+
+/* The lane's LOADS groups of four pixels of row y (any integer: the border
+ * rule maps it), from x_first on, 16 apart. Strips whose apron lies inside
+ * the frame load without looking; at the edges each group checks, and
+ * only those reaching outside take the border rule. */
+template < int C, int LOADS > __device__ __forceinline__ void
+fetch_row (uint32_t (&px)[LOADS][C], const FusedParams & p, int y,
+    int x_first, bool inside, GbBorder border)
+{
+  if ((unsigned) y >= (unsigned) p.height)
+    y = gb_border_index (y, p.height, border);
+  if (y < 0) {
+#pragma unroll
+    for (int s = 0; s < LOADS; s++)
+#pragma unroll
+      for (int i = 0; i < C; i++)
+        px[s][i] = 0;
+    return;
+  }
+  const uint8_t *row = p.src + (size_t) y * p.src_pitch
+      + (ptrdiff_t) x_first * C;
+  if (inside) {
+#pragma unroll
+    for (int s = 0; s < LOADS; s++)
+      load_four < C > (px[s], row + 16 * s * C);
+    return;
+  }
+#pragma unroll
+  for (int s = 0; s < LOADS; s++) {
+    const int x = x_first + 16 * s;
+    if (p.aligned_in && x >= 0 && x + 4 <= p.width) {
+      load_four < C > (px[s], row + 16 * s * C);
+    } else {
+      const Four < C > f = load_four_bordered < C > (row
+          - (ptrdiff_t) x_first * C, x, p.width, border);
+#pragma unroll
+      for (int i = 0; i < C; i++)
+        px[s][i] = f.w[i];
+    }
+  }
+}
+
+/* The warp's own columns of row y, into L2 ahead of their loads: its
+ * neighbours' aprons are other warps' own columns. */
+template < int C, int MB > __device__ __forceinline__ void
+prefetch_row (const FusedParams & p, int y, int x0, int q)
+{
+  if (32 * q < MB * STRIP * C && y >= 0 && y < p.height)
+    asm volatile ("prefetch.global.L2 [%0];"::"l" (p.src
+            + (size_t) y * p.src_pitch + (size_t) x0 * C + 32 * q));
+}
+
+/* The row pass of one row block: strip m's accumulator (element (m, n):
+ * column x_out(m), row n) from the k-steps m .. m + K - 1 loaded. */
+template < int C, int K, int MB > __device__ __forceinline__ void
+row_pass (const uint32_t (&px)[K + MB - 1][C], const uint32_t (&row_a)[K][4],
+    float start, float (&acc)[MB][C][4])
+{
+#pragma unroll
+  for (int m = 0; m < MB; m++)
+#pragma unroll
+    for (int c = 0; c < C; c++)
+      acc[m][c][0] = acc[m][c][1] = acc[m][c][2] = acc[m][c][3] = start;
+#pragma unroll
+  for (int s = 0; s < K + MB - 1; s++) {
+    uint32_t h[C][2];
+    to_halves < C > (px[s], h);
+#pragma unroll
+    for (int m = 0; m < MB; m++)
+      if (s - m >= 0 && s - m < K)
+#pragma unroll
+        for (int c = 0; c < C; c++)
+          mma_16816 (acc[m][c], row_a[s - m], h[c][0], h[c][1]);
+  }
+}
+
+/* The column pass of the output block whose last row block is in ring
+ * slot u (known at compile time: the ring is unrolled), from the 2 h + 1
+ * row blocks before it, rounded and stored: rows y and y + 1, pixels 2g
+ * and 2g + 1 of each strip. Two chains (even and odd blocks) for the mma
+ * latency. */
+template < int C, int MB, int RING, int TAPS > __device__ __forceinline__
+    void
+column_pass (const FusedParams & p, const uint32_t (&ring)[MB][C][RING][2],
+    int u, const uint32_t (&column_b)[TAPS], float start, int x0, int y,
+    int y_end, int g)
+{
+#pragma unroll
+  for (int m = 0; m < MB; m++) {
+    float d[C][4], e[C][4];
+#pragma unroll
+    for (int c = 0; c < C; c++) {
+      d[c][0] = d[c][1] = d[c][2] = d[c][3] = start;
+      e[c][0] = e[c][1] = e[c][2] = e[c][3] = 0.0f;
+#pragma unroll
+      for (int o = 0; o < TAPS; o++) {
+        const int b = ((u - (TAPS - 1) + o) % RING + RING) % RING;
+        mma_1688 (o & 1 ? e[c] : d[c], ring[m][c][b][0], ring[m][c][b][1],
+            column_b[o]);
+      }
+#pragma unroll
+      for (int i = 0; i < 4; i++)
+        d[c][i] += e[c][i];
+    }
+    const int x = x0 + m * STRIP + 2 * g;
+    if (x < p.width) {
+      if (y < y_end)
+        store_two < C > (p, y, x, d, 0);
+      if (y + 1 < y_end)
+        store_two < C > (p, y + 1, x, d, 1);
+    }
+  }
+}
+
+/* A block's share of the plane: a run of (column group, row block) units
+ * in column-group order, the same length for every block, visited in
+ * segments that end at column-group boundaries. */
+template < typename Segment > __device__ __forceinline__ void
+for_each_segment (const FusedParams & p, Segment && segment)
+{
+  const long long total = (long long) p.groups * p.row_blocks;
+  long long start = total * blockIdx.x / gridDim.x;
+  const long long end = total * (blockIdx.x + 1) / gridDim.x;
+  while (start < end) {
+    const int group = (int) (start / p.row_blocks);
+    const int first_block = (int) (start - (long long) group * p.row_blocks);
+    const long long segment_end = min (end,
+        (long long) (group + 1) * p.row_blocks);
+    segment (group, first_block, (int) (segment_end - start));
+    start = segment_end;
+  }
+}
+#endif
+
+template < int C, int K > __global__ void
+__launch_bounds__ (WARPS * 32)
+fused_kernel (FusedParams p, GbBorder border)
+{
+#ifdef GB_HAVE_MMA
+  constexpr int MB = Strips < C >::per_warp;
+  constexpr int H = K - 1;      /* row blocks of apron above and below */
+  constexpr int TAPS_Y = 2 * H + 1;     /* row blocks an output block reads */
+  constexpr int RING = 2 * K;   /* even: the pixel buffers alternate */
+  constexpr int LOADS = K + MB - 1;     /* k-steps loaded per row block */
+  const int lane = threadIdx.x & 31;
+  const int warp = threadIdx.x >> 5;
+  const int g = lane >> 2;      /* fragment group: M slots g, g + 8 */
+  const int q = lane & 3;       /* fragment pair: k-slots 2q, 2q + 1 (+ 8) */
+  uint32_t row_a[K][4];
+  uint32_t column_b[TAPS_Y];
+  row_weights < K > (p, g, q, row_a);
+  column_weights < TAPS_Y > (p, g, q, column_b);
+  const float sum_x = half_sum (p.weights_x, p.radius_x, lane);
+  const float sum_y = half_sum (p.weights_y, p.radius_y, lane);
+  const float row_start = -1152.0f * sum_x;
+  const float column_start = 128.0f * sum_x * sum_y + 0.5f;
+
+  /* Each segment filters 2 H row blocks of apron more than it writes. */
+  for_each_segment (p,[&](int group, int first_block, int blocks) {
+    const int warp_strip = (group * WARPS + warp) * MB;
+    if (warp_strip >= p.strips)
+      return;
+    const int x0 = warp_strip * STRIP;
+    const int y0 = 8 * first_block;
+    const int y_end = min (y0 + 8 * blocks, p.height);
+    const int steps = blocks + 2 * H;
+    const int x_first = x0 - 8 * H + 4 * q;
+    const bool inside = p.aligned_in && x0 - 8 * H >= 0
+        && x0 + MB * STRIP + 8 * H <= p.width;
+
+    uint32_t ring[MB][C][RING][2];
+    uint32_t pixels[2][LOADS][C];
+#pragma unroll
+    for (int t = 1; t <= PREFETCH_AHEAD; t++)
+      prefetch_row < C, MB > (p, y0 + 8 * (t - H) + g, x0, q);
+    fetch_row < C, LOADS > (pixels[0], p, y0 - 8 * H + g, x_first, inside,
+        border);
+
+    /* Step t: row block t - H into ring slot t % RING, then output block
+     * t - 2 H from the blocks t - 3 H .. t - H. */
+    for (int t0 = 0; t0 < steps; t0 += RING) {
+#pragma unroll
+      for (int u = 0; u < RING; u++) {
+        const int t = t0 + u;
+        if (t >= steps)
+          break;
+        if (t + 1 < steps)
+          fetch_row < C, LOADS > (pixels[(u + 1) & 1], p,
+              y0 + 8 * (t + 1 - H) + g, x_first, inside, border);
+        if (t + 1 + PREFETCH_AHEAD < steps)
+          prefetch_row < C, MB > (p, y0 + 8 * (t + 1 + PREFETCH_AHEAD - H)
+              + g, x0, q);
+        {
+          float acc[MB][C][4];
+          row_pass < C, K, MB > (pixels[u & 1], row_a, row_start, acc);
+#pragma unroll
+          for (int m = 0; m < MB; m++)
+#pragma unroll
+            for (int c = 0; c < C; c++) {
+              ring[m][c][u][0] = pack_half2 (acc[m][c][0], acc[m][c][1]);
+              ring[m][c][u][1] = pack_half2 (acc[m][c][2], acc[m][c][3]);
+            }
+        }
+        if (t >= 2 * H)
+          column_pass < C, MB, RING, TAPS_Y > (p, ring, u, column_b,
+              column_start, x0, y0 + 8 * (t - 2 * H) + 2 * q, y_end, g);
+      }
+    }
+  });
+#endif
+}
+
+/* The two-pass form for larger radii, where a warp's apron rows would cost
+ * more than they save: the row pass writes the fp16 intermediate (centred,
+ * interleaved like the frame: row y, pixel x, channel c at
+ * p.mid + y mid_pitch + (x C + c) * 2 bytes, for x up to 16 strips), the
+ * column pass reads it back (mostly from L2) a row block at a time. */
+template < int C, int K > __global__ void
+__launch_bounds__ (WARPS * 32)
+rows_kernel (FusedParams p, GbBorder border)
+{
+#ifdef GB_HAVE_MMA
+  constexpr int MB = Strips < C >::per_warp;
+  constexpr int H = K - 1;
+  constexpr int LOADS = K + MB - 1;
+  const int lane = threadIdx.x & 31;
+  const int warp = threadIdx.x >> 5;
+  const int g = lane >> 2;
+  const int q = lane & 3;
+  uint32_t row_a[K][4];
+  row_weights < K > (p, g, q, row_a);
+  const float row_start = -1152.0f * half_sum (p.weights_x, p.radius_x,
+      lane);
+
+  for_each_segment (p,[&](int group, int first_block, int blocks) {
+    const int warp_strip = (group * WARPS + warp) * MB;
+    if (warp_strip >= p.strips)
+      return;
+    const int x0 = warp_strip * STRIP;
+    const int y0 = 8 * first_block;
+    const int x_first = x0 - 8 * H + 4 * q;
+    const bool inside = p.aligned_in && x0 - 8 * H >= 0
+        && x0 + MB * STRIP + 8 * H <= p.width;
+    uint32_t pixels[2][LOADS][C];
+
+#pragma unroll
+    for (int t = 1; t <= PREFETCH_AHEAD; t++)
+      prefetch_row < C, MB > (p, y0 + 8 * t + g, x0, q);
+    fetch_row < C, LOADS > (pixels[0], p, y0 + g, x_first, inside, border);
+    for (int t0 = 0; t0 < blocks; t0 += 2) {
+#pragma unroll
+      for (int u = 0; u < 2; u++) {
+        const int t = t0 + u;
+        if (t >= blocks)
+          break;
+        if (t + 1 < blocks)
+          fetch_row < C, LOADS > (pixels[u ^ 1], p, y0 + 8 * (t + 1) + g,
+              x_first, inside, border);
+        if (t + 1 + PREFETCH_AHEAD < blocks)
+          prefetch_row < C, MB > (p, y0 + 8 * (t + 1 + PREFETCH_AHEAD) + g,
+              x0, q);
+        float acc[MB][C][4];
+        row_pass < C, K, MB > (pixels[u], row_a, row_start, acc);
+        /* Rows 2q and 2q + 1, pixels 2g and 2g + 1: 2 C halves each. */
+#pragma unroll
+        for (int e = 0; e < 2; e++) {
+          const int y = y0 + 8 * t + 2 * q + e;
+          if (y < p.height)
+#pragma unroll
+            for (int m = 0; m < MB; m++) {
+              uint32_t v[C];
+#pragma unroll
+              for (int i = 0; i < C; i++) {
+                /* halves 2i, 2i + 1 of pixel-major (pixel, channel) */
+                const int a = 2 * i, b = 2 * i + 1;
+                v[i] = pack_half2 (acc[m][a % C][2 * (a / C) + e],
+                    acc[m][b % C][2 * (b / C) + e]);
+              }
+              uint8_t *out = p.mid + (size_t) y * p.mid_pitch
+                  + (size_t) (x0 + m * STRIP + 2 * g) * C * 2;
+              if (C == 4)
+                *reinterpret_cast < uint4 * >(out) = make_uint4 (v[0],
+                    v[1 % C], v[2 % C], v[3 % C]);
+              else if (C == 2)
+                *reinterpret_cast < uint2 * >(out) = make_uint2 (v[0],
+                    v[1 % C]);
+              else
+#pragma unroll
+                for (int i = 0; i < C; i++)
+                  reinterpret_cast < uint32_t * >(out)[i] = v[i];
+            }
+        }
+      }
+    }
+  });
+#endif
+}
+
+template < int C, int H > __global__ void
+__launch_bounds__ (WARPS * 32)
+columns_kernel (FusedParams p, GbBorder border)
+{
+#ifdef GB_HAVE_MMA
+  constexpr int MB = Strips < C >::per_warp;
+  constexpr int TAPS_Y = 2 * H + 1;
+  constexpr int RING = 2 * H + 2;       /* even: the raw buffers alternate */
+  const int lane = threadIdx.x & 31;
+  const int warp = threadIdx.x >> 5;
+  const int g = lane >> 2;
+  const int q = lane & 3;
+  uint32_t column_b[TAPS_Y];
+  column_weights < TAPS_Y > (p, g, q, column_b);
+  const float sum_x = half_sum (p.weights_x, p.radius_x, lane);
+  const float sum_y = half_sum (p.weights_y, p.radius_y, lane);
+  const float column_start = 128.0f * sum_x * sum_y + 0.5f;
+  /* A row outside the frame under the zero border: the row pass of zeros,
+   * centred. */
+  const uint32_t zero_row = pack_half2 (-128.0f * sum_x, -128.0f * sum_x);
+
+  for_each_segment (p,[&](int group, int first_block, int blocks) {
+    const int warp_strip = (group * WARPS + warp) * MB;
+    if (warp_strip >= p.strips)
+      return;
+    const int x0 = warp_strip * STRIP;
+    const int y0 = 8 * first_block;
+    const int y_end = min (y0 + 8 * blocks, p.height);
+    const int steps = blocks + 2 * H;
+
+    /* Rows 2q and 2q + 1 of row block t - H, pixels 2g and 2g + 1 of each
+     * strip: C words (2 C halves) per row. */
+    auto fetch = [&](uint32_t (&raw)[MB][2][C], int t) {
+#pragma unroll
+      for (int e = 0; e < 2; e++) {
+        int y = y0 + 8 * (t - H) + 2 * q + e;
+        if ((unsigned) y >= (unsigned) p.height)
+          y = gb_border_index (y, p.height, border);
+#pragma unroll
+        for (int m = 0; m < MB; m++) {
+          if (y < 0) {
+#pragma unroll
+            for (int i = 0; i < C; i++)
+              raw[m][e][i] = zero_row;
+            continue;
+          }
+          const uint8_t *in = p.mid + (size_t) y * p.mid_pitch
+              + (size_t) (x0 + m * STRIP + 2 * g) * C * 2;
+          if (C == 4) {
+            const uint4 v = __ldg (reinterpret_cast < const uint4 * >(in));
+            raw[m][e][0] = v.x;
+            raw[m][e][1 % C] = v.y;
+            raw[m][e][2 % C] = v.z;
+            raw[m][e][3 % C] = v.w;
+          } else if (C == 2) {
+            const uint2 v = __ldg (reinterpret_cast < const uint2 * >(in));
+            raw[m][e][0] = v.x;
+            raw[m][e][1 % C] = v.y;
+          } else {
+#pragma unroll
+            for (int i = 0; i < C; i++)
+              raw[m][e][i] = __ldg (reinterpret_cast < const unsigned int *>(in)
+                  + i);
+          }
+        }
+      }
+    };
+
+    uint32_t ring[MB][C][RING][2];
+    uint32_t raw[2][MB][2][C];
+    fetch (raw[0], 0);
+    for (int t0 = 0; t0 < steps; t0 += RING) {
+#pragma unroll
+      for (int u = 0; u < RING; u++) {
+        const int t = t0 + u;
+        if (t >= steps)
+          break;
+        if (t + 1 < steps)
+          fetch (raw[(u + 1) & 1], t + 1);
+        /* The A registers of channel c: (row 2q, row 2q + 1) of pixel 2g,
+         * then of pixel 2g + 1. */
+#pragma unroll
+        for (int m = 0; m < MB; m++)
+#pragma unroll
+          for (int c = 0; c < C; c++)
+#pragma unroll
+            for (int k = 0; k < 2; k++) {
+              const int half = k * C + c;
+              const uint32_t selector = half & 1 ? 0x7632 : 0x5410;
+              ring[m][c][u][k] = __byte_perm (raw[u & 1][m][0][half / 2],
+                  raw[u & 1][m][1][half / 2], selector);
+            }
+        if (t >= 2 * H)
+          column_pass < C, MB, RING, TAPS_Y > (p, ring, u, column_b,
+              column_start, x0, y0 + 8 * (t - 2 * H) + 2 * q, y_end, g);
+      }
+    }
+  });
+#endif
+}
+
+typedef void (*FusedKernel) (FusedParams, GbBorder);
+
+/* The kernels by channels and k-steps (rows: of the x apron, columns: 1 +
+ * the row blocks of the y apron; fused: both), fused up to 4 k-steps
+ * (radius 24) for one and two channels and 3 (radius 16) for more:
+ * gb_fused_registers_max_radius(). */
+enum Kind
+{ FUSED, ROWS, COLUMNS, KINDS };
+
+constexpr int MAX_K = 1 + (GB_FUSED_MAX_RADIUS + 7) / 8;
+
+template < int C, int K > FusedKernel
+kernel_of (Kind kind)
+{
+  switch (kind) {
+    case FUSED:
+      if constexpr (K <= (C <= 2 ? 4 : 3))
+        return fused_kernel < C, K >;
+      return NULL;
+    case ROWS:
+      return rows_kernel < C, K >;
+    case COLUMNS:
+      return columns_kernel < C, K - 1 >;
+    default:
+      return NULL;
+  }
+}
+
+template < int C > FusedKernel
+kernel_for (Kind kind, int k)
+{
+  switch (k) {
+    case 2:
+      return kernel_of < C, 2 > (kind);
+    case 3:
+      return kernel_of < C, 3 > (kind);
+    case 4:
+      return kernel_of < C, 4 > (kind);
+    case 5:
+      return kernel_of < C, 5 > (kind);
+    case 6:
+      return kernel_of < C, 6 > (kind);
+    case 7:
+      return kernel_of < C, 7 > (kind);
+    case 8:
+      return kernel_of < C, 8 > (kind);
+  }
+  return NULL;
+}
+
+static_assert (MAX_K == 8, "kernel_for covers k-steps 2 .. 8");
+
+FusedKernel
+kernel_for (Kind kind, int channels, int k)
+{
+  switch (channels) {
+    case 1:
+      return kernel_for < 1 > (kind, k);
+    case 2:
+      return kernel_for < 2 > (kind, k);
+    case 3:
+      return kernel_for < 3 > (kind, k);
+    case 4:
+      return kernel_for < 4 > (kind, k);
+  }
+  return NULL;
+}
+
+/* Per device and kernel, once: the SMs and how many blocks of the kernel
+ * each holds (host calls kept off the per-frame path). */
+constexpr int CACHED_DEVICES = 16;
+std::atomic < int > cached_sms[CACHED_DEVICES];
+std::atomic < int > cached_resident[CACHED_DEVICES][KINDS][5][MAX_K + 1];
+
+cudaError_t
+residency (FusedKernel kernel, Kind kind, int channels, int k, int *sms,
+    int *resident)
+{
+  int device;
+  cudaError_t err = cudaGetDevice (&device);
+  const bool cached = device >= 0 && device < CACHED_DEVICES;
+
+  if (err != cudaSuccess)
+    return err;
+  if (cached) {
+    *sms = cached_sms[device].load (std::memory_order_relaxed);
+    *resident = cached_resident[device][kind][channels][k].load
+        (std::memory_order_relaxed);
+    if (*sms > 0 && *resident > 0)
+      return cudaSuccess;
+  }
+  err = cudaDeviceGetAttribute (sms, cudaDevAttrMultiProcessorCount, device);
+  if (err == cudaSuccess)
+    err = cudaOccupancyMaxActiveBlocksPerMultiprocessor (resident, kernel,
+        WARPS * 32, 0);
+  if (err == cudaSuccess && cached && *resident > 0) {
+    cached_sms[device].store (*sms, std::memory_order_relaxed);
+    cached_resident[device][kind][channels][k].store (*resident,
+        std::memory_order_relaxed);
+  }
+  return err;
+}
+
+FusedParams
+params_of (const GbDevicePlane & plane, const GbTaps & taps)
+{
+  const int channels = plane.channels;
+  const size_t in_unit = channels == 3 ? 4 : 4 * channels;
+  const size_t out_unit = channels == 3 ? 2 : 2 * channels;
+  const int per_block = WARPS * (channels == 1 ? Strips < 1 >::per_warp : 1);
+  FusedParams p;
+
+  p.src = (const uint8_t *) plane.src;
+  p.src_pitch = plane.src_pitch;
+  p.dst = (uint8_t *) plane.dst;
+  p.dst_pitch = plane.dst_pitch;
+  p.weights_x = taps.x.device;
+  p.weights_y = taps.y.device;
+  p.radius_x = taps.x.radius;
+  p.radius_y = taps.y.radius;
+  p.width = plane.width;
+  p.height = plane.height;
+  p.strips = (plane.width + STRIP - 1) / STRIP;
+  p.groups = (p.strips + per_block - 1) / per_block;
+  p.row_blocks = (plane.height + 7) / 8;
+  p.mid = (uint8_t *) plane.intermediate;
+  p.mid_pitch = plane.intermediate_pitch;
+  p.aligned_in = (uintptr_t) plane.src % in_unit == 0
+      && plane.src_pitch % in_unit == 0;
+  p.aligned_out = (uintptr_t) plane.dst % out_unit == 0
+      && plane.dst_pitch % out_unit == 0;
+  return p;
+}
+
+/* Every block takes the same share of the plane's row blocks, and every
+ * SM the same number of blocks: equal work everywhere, in one round. A
+ * share with apron rows (apron: its row blocks above and below) stays at
+ * least apron row blocks long, so that on small planes (the chroma of
+ * 4:2:0 frames) the apron does not outweigh the output; more blocks than
+ * that measured faster on 1080p and 4K planes, where the GPU needs every
+ * resident warp to hide the latency. */
+cudaError_t
+launch (Kind kind, int k, int apron, const FusedParams & p, int channels,
+    GbBorder border, cudaStream_t stream)
+{
+  FusedKernel kernel = kernel_for (kind, channels, k);
+  const int units = p.groups * p.row_blocks;
+  int sms = 0, resident = 0, blocks;
+  cudaError_t err;
+
+  if (!kernel)
+    return cudaErrorInvalidValue;
+  err = residency (kernel, kind, channels, k, &sms, &resident);
+  if (err != cudaSuccess)
+    return err;
+  blocks = (resident > 0 ? resident : 1) * sms;
+  if (apron > 0 && blocks > units / apron)
+    blocks = units / apron;
+  if (blocks > units)
+    blocks = units;
+  if (blocks < 1)
+    blocks = 1;
+  kernel <<<blocks, WARPS * 32, 0, stream>>> (p, border);
+  return cudaGetLastError ();
+}
+
+}                               /* namespace */
+
+int
+gb_fused_registers_max_radius (int channels)
+{
+  /* Measured on the H100 against the shared-memory kernel (1080p and 4K,
+   * docs/performance.md): faster up to radius 24 (sigma 6.6) on planes of
+   * one and two channels, and up to 16 (sigma 4.5) on wider ones, slower
+   * beyond. */
+  return channels <= 2 ? 24 : 16;
+}
+
+cudaError_t
+gb_launch_fused_registers (const GbDevicePlane & plane, const GbTaps & taps,
+    GbBorder border, cudaStream_t stream)
+{
+  const int radius = taps.x.radius > taps.y.radius ? taps.x.radius
+      : taps.y.radius;
+  const int k = 1 + (radius + 7) / 8;
+
+  /* 8-bit samples only (exact as fp16), both radii within reach. */
+  if (radius < 1 || radius > gb_fused_registers_max_radius (plane.channels)
+      || plane.bytes_per_sample != 1)
+    return cudaErrorInvalidValue;
+  return launch (FUSED, k, k - 1, params_of (plane, taps), plane.channels,
+      border, stream);
+}
+
+size_t
+gb_fused_two_pass_bytes (int width, int height, int channels)
+{
+  return (size_t) (width + STRIP - 1) / STRIP * STRIP * channels * 2
+      * height;
+}
+
+cudaError_t
+gb_launch_fused_two_pass (const GbDevicePlane & plane, const GbTaps & taps,
+    GbBorder border, cudaStream_t stream)
+{
+  /* An axis of radius 0 (sigma 0) takes the smallest kernels, its one tap
+   * among zeros. */
+  const int kx = taps.x.radius > 8 ? 1 + (taps.x.radius + 7) / 8 : 2;
+  const int ky = taps.y.radius > 8 ? 1 + (taps.y.radius + 7) / 8 : 2;
+  const FusedParams p = params_of (plane, taps);
+  cudaError_t err;
+
+  if (kx > MAX_K || ky > MAX_K
+      || plane.bytes_per_sample != 1 || !plane.intermediate
+      || plane.intermediate_pitch < (size_t) p.strips * STRIP
+      * plane.channels * 2)
+    return cudaErrorInvalidValue;
+  err = launch (ROWS, kx, 0, p, plane.channels, border, stream);
+  if (err == cudaSuccess)
+    err = launch (COLUMNS, ky, ky - 1, p, plane.channels, border, stream);
+  return err;
+}
