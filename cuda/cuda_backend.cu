@@ -658,18 +658,18 @@ prepare_regions (GbCuda * cuda, GbError * error)
       : GB_OK;
 }
 
-/* Grows a device buffer of floats to hold `floats`. */
-static cudaError_t
-grow_floats (GbCuda * cuda, float **buffer, size_t *have, size_t floats)
+/* Grows a device buffer of T to hold `count` of them (*have: its count). */
+template < typename T > static cudaError_t
+grow_device (GbCuda * cuda, T ** buffer, size_t *have, size_t count)
 {
-  if (*have >= floats)
+  if (*have >= count)
     return cudaSuccess;
   cudaFree (*buffer);
   *buffer = NULL;
   *have = 0;
-  cudaError_t err = cudaMalloc ((void **) buffer, floats * sizeof (float));
+  cudaError_t err = cudaMalloc ((void **) buffer, count * sizeof (T));
   if (err == cudaSuccess) {
-    *have = floats;
+    *have = count;
     cuda->allocations++;
   }
   return err;
@@ -697,13 +697,13 @@ enqueue_regions (GbCuda * cuda, int p, const GbDevicePlane & plane,
   }
   {
     const float *held = buffers->device_tables;
-    err = grow_floats (cuda, &buffers->device_tables,
+    err = grow_device (cuda, &buffers->device_tables,
         &buffers->device_tables_floats, sigmas + kernels + 1);
     if (buffers->device_tables != held)
       buffers->tables_uploaded = 0;
   }
   if (err == cudaSuccess)
-    err = grow_floats (cuda, &buffers->regions_scratch,
+    err = grow_device (cuda, &buffers->regions_scratch,
         &buffers->regions_scratch_floats, plan->scratch_floats + 1);
   if (err != cudaSuccess)
     return cuda_fail (error, err,
@@ -1057,20 +1057,11 @@ enqueue_rows (GbCuda * cuda, int p, const GbDevicePlane & plane,
       return status;
     if (applies) {
       const size_t tables = (size_t) plan->n_kernels * (plan->stride + 1);
-      if (buffers->device_row_kernel_ints < (size_t) plan->rows) {
-        cudaFree (buffers->device_row_kernel);
-        buffers->device_row_kernel = NULL;
-        buffers->device_row_kernel_ints = 0;
-        err = cudaMalloc ((void **) &buffers->device_row_kernel,
-            sizeof (int) * plan->rows);
-        if (err != cudaSuccess)
-          return cuda_fail (error, err,
-              "cannot allocate the rows' kernels on the GPU");
-        buffers->device_row_kernel_ints = plan->rows;
-        cuda->allocations++;
-      }
-      err = grow_floats (cuda, &buffers->device_row_tables,
-          &buffers->device_row_tables_floats, tables);
+      err = grow_device (cuda, &buffers->device_row_kernel,
+          &buffers->device_row_kernel_ints, plan->rows);
+      if (err == cudaSuccess)
+        err = grow_device (cuda, &buffers->device_row_tables,
+            &buffers->device_row_tables_floats, tables);
       if (err == cudaSuccess)
         err = cudaMemcpyAsync (buffers->device_row_kernel, plan->row_kernel,
             sizeof (int) * plan->rows, cudaMemcpyHostToDevice, stream);
@@ -1083,7 +1074,8 @@ enqueue_rows (GbCuda * cuda, int p, const GbDevicePlane & plane,
             + (size_t) plan->n_kernels * plan->stride, plan->weight_x,
             sizeof (float) * plan->n_kernels, cudaMemcpyHostToDevice, stream);
       if (err != cudaSuccess)
-        return cuda_fail (error, err, "cannot upload the rows' kernels");
+        return cuda_fail (error, err,
+            "cannot allocate or upload the rows' kernels on the GPU");
     }
     buffers->row_plan_applies = applies;
     buffers->row_plan_generation = cuda->sigma_map_generation;
@@ -1091,7 +1083,7 @@ enqueue_rows (GbCuda * cuda, int p, const GbDevicePlane & plane,
   }
   if (!buffers->row_plan_applies)
     return GB_OK;
-  err = grow_floats (cuda, &buffers->rows_scratch,
+  err = grow_device (cuda, &buffers->rows_scratch,
       &buffers->rows_scratch_floats, gb_superposition_rows_scratch_floats
       (plane.width, plane.height, plane.channels));
   if (err != cudaSuccess)
