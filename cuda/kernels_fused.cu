@@ -30,6 +30,7 @@
  * few hundredths; the parity tests bound it by 1.
  */
 #include "kernels.h"
+#include "tensor_cores.h"
 
 #include <cuda_fp16.h>
 
@@ -66,27 +67,7 @@ struct FusedParams
   bool aligned_out;             /* 8-byte (4 channels) / 2-byte (1) stores */
 };
 
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-#define GB_HAVE_MMA 1
-#endif
-
 #ifdef GB_HAVE_MMA
-__device__ __forceinline__ uint32_t
-pack_half2 (float lo, float hi)
-{
-  __half2 h = __floats2half2_rn (lo, hi);
-  return *reinterpret_cast < uint32_t * >(&h);
-}
-
-__device__ __forceinline__ void
-mma_16816 (float (&d)[4], const uint32_t (&a)[4], uint32_t b0, uint32_t b1)
-{
-  asm volatile ("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 "
-      "{%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
-      :"+f" (d[0]), "+f" (d[1]), "+f" (d[2]), "+f" (d[3])
-      :"r" (a[0]), "r" (a[1]), "r" (a[2]), "r" (a[3]), "r" (b0), "r" (b1));
-}
-
 __device__ __forceinline__ void
 load_matrix_x4 (uint32_t (&r)[4], const __half * p)
 {
@@ -235,9 +216,9 @@ fused_kernel (FusedParams p, GbBorder border)
 #pragma unroll
     for (int j = 0; j < KS; j++) {
       const int k = 16 * j + 2 * t;
-      band[j][0] = pack_half2 (w (k - g), w (k + 1 - g));
-      band[j][1] = pack_half2 (w (k - g - 8), w (k + 1 - g - 8));
-      band[j][2] = pack_half2 (w (k + 8 - g), w (k + 9 - g));
+      band[j][0] = gb_pack_half2 (w (k - g), w (k + 1 - g));
+      band[j][1] = gb_pack_half2 (w (k - g - 8), w (k + 1 - g - 8));
+      band[j][2] = gb_pack_half2 (w (k + 8 - g), w (k + 9 - g));
     }
   }
 
@@ -322,7 +303,7 @@ fused_kernel (FusedParams p, GbBorder border)
           load_matrix_x4 (a, input + (c * 16 + (lane & 7)
                   + ((lane >> 3) & 1) * 8) * S::stride + group * 8
               + (lane >> 4) * 8 + 16 * j);
-          mma_16816 (d[q], a, band[j][0], band[j][2]);
+          gb_mma_16816 (d[q], a, band[j][0], band[j][2]);
         }
 #pragma unroll
       for (int q = 0; q < ROW_TILES; q++) {
@@ -331,9 +312,9 @@ fused_kernel (FusedParams p, GbBorder border)
         const int group = tile - c * GROUPS;
         __half *out = ring + c * RING * RING_STRIDE + group * 8 + 2 * t;
         *reinterpret_cast < uint32_t * >(out + ((16 * step + g) % RING)
-            * RING_STRIDE) = pack_half2 (d[q][0], d[q][1]);
+            * RING_STRIDE) = gb_pack_half2 (d[q][0], d[q][1]);
         *reinterpret_cast < uint32_t * >(out + ((16 * step + g + 8) % RING)
-            * RING_STRIDE) = pack_half2 (d[q][2], d[q][3]);
+            * RING_STRIDE) = gb_pack_half2 (d[q][2], d[q][3]);
       }
     }
     __syncthreads ();
@@ -359,7 +340,7 @@ fused_kernel (FusedParams p, GbBorder border)
             uint32_t b0, b1;
             load_matrix_x2_trans (b0, b1, ring + (c * RING + ring_row)
                 * RING_STRIDE + group * 8);
-            mma_16816 (d[c], a, b0, b1);
+            gb_mma_16816 (d[c], a, b0, b1);
           }
         }
         const int x = x0 + group * 8 + 2 * t;

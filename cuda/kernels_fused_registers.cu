@@ -46,6 +46,7 @@
  * L2 (docs/performance.md, issue 3).
  */
 #include "kernels.h"
+#include "tensor_cores.h"
 
 #include <cuda_fp16.h>
 
@@ -78,41 +79,7 @@ struct FusedParams
   bool aligned_out;             /* two pixels in one store */
 };
 
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-#define GB_HAVE_MMA 1
-#endif
-
 #ifdef GB_HAVE_MMA
-__device__ __forceinline__ uint32_t
-pack_half2 (float lo, float hi)
-{
-  __half2 h = __floats2half2_rn (lo, hi);
-  return *reinterpret_cast < uint32_t * >(&h);
-}
-
-/* Not volatile: independent chains may interleave. */
-__device__ __forceinline__ void
-mma_16816 (float (&d)[4], const uint32_t (&a)[4], uint32_t b0, uint32_t b1)
-{
-  asm ("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 "
-      "{%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
-      :"+f" (d[0]), "+f" (d[1]), "+f" (d[2]), "+f" (d[3])
-      :"r" (a[0]), "r" (a[1]), "r" (a[2]), "r" (a[3]), "r" (b0), "r" (b1));
-}
-
-/* The column pass takes one row block (k = 8) at a time: its A, the two
- * registers a row-pass result packs into, then stays an aligned pair
- * whatever the step (pairs of blocks would change alignment every step
- * and cost register moves). */
-__device__ __forceinline__ void
-mma_1688 (float (&d)[4], uint32_t a0, uint32_t a1, uint32_t b)
-{
-  asm ("mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32 "
-      "{%0,%1,%2,%3}, {%4,%5}, {%6}, {%0,%1,%2,%3};\n"
-      :"+f" (d[0]), "+f" (d[1]), "+f" (d[2]), "+f" (d[3])
-      :"r" (a0), "r" (a1), "r" (b));
-}
-
 /* Channel c of pixels a and b of the four a lane loaded (C words, little
  * endian) as the fp16 pair (1024 + sample a, 1024 + sample b). With c, a
  * and b known at compile time this is one or two byte permutations. */
@@ -284,7 +251,7 @@ row_weights (const FusedParams & p, int g, int q, uint32_t (&row_a)[K][4])
       const int x_in = 16 * s - 8 * (K - 1) + 4 * q + 2 * (r >> 1);
       const int x_out = 2 * g + (r & 1);
       const int i = x_in - x_out + p.radius_x;
-      row_a[s][r] = pack_half2 (w (i), w (i + 1));
+      row_a[s][r] = gb_pack_half2 (w (i), w (i + 1));
     }
 }
 
@@ -299,7 +266,7 @@ column_weights (const FusedParams & p, int g, int q, uint32_t (&b)[TAPS])
 #pragma unroll
   for (int o = 0; o < TAPS; o++) {
     const int i = 8 * (o - TAPS / 2) + 2 * q - g + p.radius_y;
-    b[o] = pack_half2 (w (i), w (i + 1));
+    b[o] = gb_pack_half2 (w (i), w (i + 1));
   }
 }
 
@@ -387,7 +354,7 @@ row_pass (const uint32_t (&px)[K + MB - 1][C], const uint32_t (&row_a)[K][4],
       if (s - m >= 0 && s - m < K)
 #pragma unroll
         for (int c = 0; c < C; c++)
-          mma_16816 (acc[m][c], row_a[s - m], h[c][0], h[c][1]);
+          gb_mma_16816 (acc[m][c], row_a[s - m], h[c][0], h[c][1]);
   }
 }
 
@@ -412,7 +379,7 @@ column_pass (const FusedParams & p, const uint32_t (&ring)[MB][C][RING][2],
 #pragma unroll
       for (int o = 0; o < TAPS; o++) {
         const int b = ((u - (TAPS - 1) + o) % RING + RING) % RING;
-        mma_1688 (o & 1 ? e[c] : d[c], ring[m][c][b][0], ring[m][c][b][1],
+        gb_mma_1688 (o & 1 ? e[c] : d[c], ring[m][c][b][0], ring[m][c][b][1],
             column_b[o]);
       }
 #pragma unroll
@@ -514,8 +481,8 @@ fused_kernel (FusedParams p, GbBorder border)
           for (int m = 0; m < MB; m++)
 #pragma unroll
             for (int c = 0; c < C; c++) {
-              ring[m][c][u][0] = pack_half2 (acc[m][c][0], acc[m][c][1]);
-              ring[m][c][u][1] = pack_half2 (acc[m][c][2], acc[m][c][3]);
+              ring[m][c][u][0] = gb_pack_half2 (acc[m][c][0], acc[m][c][1]);
+              ring[m][c][u][1] = gb_pack_half2 (acc[m][c][2], acc[m][c][3]);
             }
         }
         if (t >= 2 * H)
@@ -590,7 +557,7 @@ rows_kernel (FusedParams p, GbBorder border)
               for (int i = 0; i < C; i++) {
                 /* halves 2i, 2i + 1 of pixel-major (pixel, channel) */
                 const int a = 2 * i, b = 2 * i + 1;
-                v[i] = pack_half2 (acc[m][a % C][2 * (a / C) + e],
+                v[i] = gb_pack_half2 (acc[m][a % C][2 * (a / C) + e],
                     acc[m][b % C][2 * (b / C) + e]);
               }
               uint8_t *out = p.mid + (size_t) y * p.mid_pitch
@@ -632,7 +599,7 @@ columns_kernel (FusedParams p, GbBorder border)
   const float column_start = 128.0f * sum_x * sum_y + 0.5f;
   /* A row outside the frame under the zero border: the row pass of zeros,
    * centred. */
-  const uint32_t zero_row = pack_half2 (-128.0f * sum_x, -128.0f * sum_x);
+  const uint32_t zero_row = gb_pack_half2 (-128.0f * sum_x, -128.0f * sum_x);
 
   for_each_segment (p,[&](int group, int first_block, int blocks) {
     const int warp_strip = (group * WARPS + warp) * MB;
