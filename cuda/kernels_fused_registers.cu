@@ -229,10 +229,11 @@ store_two (const FusedParams & p, int y, int x, const float (&d)[C][4],
 /* Output strips a warp takes side by side: two for one channel, whose
  * registers allow it (half the apron loads per output, two independent
  * mma chains); one for more. */
-template < int C > struct Strips
+__host__ __device__ constexpr int
+strips_per_warp (int channels)
 {
-  static constexpr int per_warp = C == 1 ? 2 : 1;
-};
+  return channels == 1 ? 2 : 1;
+}
 
 #ifdef GB_HAVE_MMA
 /* The row pass's A per k-step: element (m, k) is the tap from input column
@@ -398,10 +399,13 @@ column_pass (const FusedParams & p, const uint32_t (&ring)[MB][C][RING][2],
 
 /* A block's share of the plane: a run of (column group, row block) units
  * in column-group order, the same length for every block, visited in
- * segments that end at column-group boundaries. */
-template < typename Segment > __device__ __forceinline__ void
+ * segments that end at column-group boundaries. For each, the warp's
+ * strips' first column x0, the first row y0 and the row blocks; warps past
+ * the plane's last strip skip it. */
+template < int MB, typename Segment > __device__ __forceinline__ void
 for_each_segment (const FusedParams & p, Segment && segment)
 {
+  const int warp = threadIdx.x >> 5;
   const long long total = (long long) p.groups * p.row_blocks;
   long long start = total * blockIdx.x / gridDim.x;
   const long long end = total * (blockIdx.x + 1) / gridDim.x;
@@ -410,7 +414,10 @@ for_each_segment (const FusedParams & p, Segment && segment)
     const int first_block = (int) (start - (long long) group * p.row_blocks);
     const long long segment_end = min (end,
         (long long) (group + 1) * p.row_blocks);
-    segment (group, first_block, (int) (segment_end - start));
+    const int warp_strip = (group * WARPS + warp) * MB;
+    if (warp_strip < p.strips)
+      segment (warp_strip * STRIP, 8 * first_block,
+          (int) (segment_end - start));
     start = segment_end;
   }
 }
@@ -421,13 +428,12 @@ __launch_bounds__ (WARPS * 32)
 fused_kernel (FusedParams p, GbBorder border)
 {
 #ifdef GB_HAVE_MMA
-  constexpr int MB = Strips < C >::per_warp;
+  constexpr int MB = strips_per_warp (C);
   constexpr int H = K - 1;      /* row blocks of apron above and below */
   constexpr int TAPS_Y = 2 * H + 1;     /* row blocks an output block reads */
   constexpr int RING = 2 * K;   /* even: the pixel buffers alternate */
   constexpr int LOADS = K + MB - 1;     /* k-steps loaded per row block */
   const int lane = threadIdx.x & 31;
-  const int warp = threadIdx.x >> 5;
   const int g = lane >> 2;      /* fragment group: M slots g, g + 8 */
   const int q = lane & 3;       /* fragment pair: k-slots 2q, 2q + 1 (+ 8) */
   uint32_t row_a[K][4];
@@ -440,12 +446,7 @@ fused_kernel (FusedParams p, GbBorder border)
   const float column_start = 128.0f * sum_x * sum_y + 0.5f;
 
   /* Each segment filters 2 H row blocks of apron more than it writes. */
-  for_each_segment (p,[&](int group, int first_block, int blocks) {
-    const int warp_strip = (group * WARPS + warp) * MB;
-    if (warp_strip >= p.strips)
-      return;
-    const int x0 = warp_strip * STRIP;
-    const int y0 = 8 * first_block;
+  for_each_segment < MB > (p,[&](int x0, int y0, int blocks) {
     const int y_end = min (y0 + 8 * blocks, p.height);
     const int steps = blocks + 2 * H;
     const int x_first = x0 - 8 * H + 4 * q;
@@ -504,11 +505,10 @@ __launch_bounds__ (WARPS * 32)
 rows_kernel (FusedParams p, GbBorder border)
 {
 #ifdef GB_HAVE_MMA
-  constexpr int MB = Strips < C >::per_warp;
+  constexpr int MB = strips_per_warp (C);
   constexpr int H = K - 1;
   constexpr int LOADS = K + MB - 1;
   const int lane = threadIdx.x & 31;
-  const int warp = threadIdx.x >> 5;
   const int g = lane >> 2;
   const int q = lane & 3;
   uint32_t row_a[K][4];
@@ -516,12 +516,7 @@ rows_kernel (FusedParams p, GbBorder border)
   const float row_start = -1152.0f * half_sum (p.weights_x, p.radius_x,
       lane);
 
-  for_each_segment (p,[&](int group, int first_block, int blocks) {
-    const int warp_strip = (group * WARPS + warp) * MB;
-    if (warp_strip >= p.strips)
-      return;
-    const int x0 = warp_strip * STRIP;
-    const int y0 = 8 * first_block;
+  for_each_segment < MB > (p,[&](int x0, int y0, int blocks) {
     const int x_first = x0 - 8 * H + 4 * q;
     const bool inside = p.aligned_in && x0 - 8 * H >= 0
         && x0 + MB * STRIP + 8 * H <= p.width;
@@ -585,11 +580,10 @@ __launch_bounds__ (WARPS * 32)
 columns_kernel (FusedParams p, GbBorder border)
 {
 #ifdef GB_HAVE_MMA
-  constexpr int MB = Strips < C >::per_warp;
+  constexpr int MB = strips_per_warp (C);
   constexpr int TAPS_Y = 2 * H + 1;
   constexpr int RING = 2 * H + 2;       /* even: the raw buffers alternate */
   const int lane = threadIdx.x & 31;
-  const int warp = threadIdx.x >> 5;
   const int g = lane >> 2;
   const int q = lane & 3;
   uint32_t column_b[TAPS_Y];
@@ -601,12 +595,7 @@ columns_kernel (FusedParams p, GbBorder border)
    * centred. */
   const uint32_t zero_row = gb_pack_half2 (-128.0f * sum_x, -128.0f * sum_x);
 
-  for_each_segment (p,[&](int group, int first_block, int blocks) {
-    const int warp_strip = (group * WARPS + warp) * MB;
-    if (warp_strip >= p.strips)
-      return;
-    const int x0 = warp_strip * STRIP;
-    const int y0 = 8 * first_block;
+  for_each_segment < MB > (p,[&](int x0, int y0, int blocks) {
     const int y_end = min (y0 + 8 * blocks, p.height);
     const int steps = blocks + 2 * H;
 
@@ -790,7 +779,7 @@ params_of (const GbDevicePlane & plane, const GbTaps & taps)
   const int channels = plane.channels;
   const size_t in_unit = channels == 3 ? 4 : 4 * channels;
   const size_t out_unit = channels == 3 ? 2 : 2 * channels;
-  const int per_block = WARPS * (channels == 1 ? Strips < 1 >::per_warp : 1);
+  const int per_block = WARPS * strips_per_warp (channels);
   FusedParams p;
 
   p.src = (const uint8_t *) plane.src;
