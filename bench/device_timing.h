@@ -13,6 +13,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <stdint.h>
 #include <stdio.h>
@@ -145,6 +146,21 @@ elapsed_ms (cudaStream_t stream, cudaEvent_t start, cudaEvent_t stop,
   return ms;
 }
 
+/* How time_launches times a batch. EAGER: the launches are enqueued one by
+ * one on the stream between two events, as an application would; where
+ * the host takes longer to enqueue a launch than the GPU to run it, the GPU
+ * waits and the figure is the host's (time_launches then counts the batch
+ * as host-bound). GRAPH: the batch is first captured into a CUDA graph and
+ * the graph's launch is timed, so the host's cost is outside the figure:
+ * the GPU's own time, launch gaps included (--graph). */
+enum class Timing
+{ EAGER, GRAPH };
+inline Timing timing = Timing::EAGER;
+
+/* Of the last time_launches: the host's wall time to enqueue one launch of
+ * the median batch (EAGER only, else -1), in microseconds. */
+inline double last_enqueue_us = -1;
+
 /* Median over REPETITIONS of the mean time of one launch, in microseconds.
  * enqueue(i) must enqueue the i-th launch on `stream`. Slow launches get
  * fewer iterations per batch (down to one); a launch over SLOW_LAUNCH_MS is
@@ -156,10 +172,11 @@ time_launches (cudaStream_t stream, Enqueue enqueue, bool warmed = false)
   cudaEvent_t start, stop;
   float ms;
   int iterations;
-  std::vector < double >samples;
+  std::vector < std::pair < double, double > >samples;  /* GPU, host us */
 
   CHECK_CUDA (cudaEventCreate (&start));
   CHECK_CUDA (cudaEventCreate (&stop));
+  last_enqueue_us = -1;
   /* Warm-up, and a first estimate to size the timed batches. */
   if (!warmed)
     enqueue (0);
@@ -176,17 +193,48 @@ time_launches (cudaStream_t stream, Enqueue enqueue, bool warmed = false)
           (int) (batch_seconds * 1e3 / std::max (ms, 1e-3f))));
 
   for (int r = 0; r < REPETITIONS; r++) {
-    ms = elapsed_ms (stream, start, stop,[&] () {
-          for (int i = 0; i < iterations; i++)
-            enqueue (i);
-        });
-    samples.push_back (1e3 * ms / iterations);
+    double host_us = -1;
+    if (timing == Timing::GRAPH) {
+      cudaGraph_t graph;
+      cudaGraphExec_t exec;
+      CHECK_CUDA (cudaStreamBeginCapture (stream,
+              cudaStreamCaptureModeThreadLocal));
+      for (int i = 0; i < iterations; i++)
+        enqueue (i);
+      CHECK_CUDA (cudaStreamEndCapture (stream, &graph));
+      CHECK_CUDA (cudaGraphInstantiate (&exec, graph, 0));
+      CHECK_CUDA (cudaGraphUpload (exec, stream));
+      ms = elapsed_ms (stream, start, stop,[&] () {
+            CHECK_CUDA (cudaGraphLaunch (exec, stream));
+          });
+      CHECK_CUDA (cudaGraphExecDestroy (exec));
+      CHECK_CUDA (cudaGraphDestroy (graph));
+    } else {
+      ms = elapsed_ms (stream, start, stop,[&] () {
+            auto t0 = std::chrono::steady_clock::now ();
+            for (int i = 0; i < iterations; i++)
+              enqueue (i);
+            host_us = std::chrono::duration < double, std::micro >
+                (std::chrono::steady_clock::now () - t0).count ();
+          });
+    }
+    samples.push_back ({1e3 * ms / iterations, host_us / iterations});
   }
   CHECK_CUDA (cudaGetLastError ());
   cudaEventDestroy (start);
   cudaEventDestroy (stop);
   std::sort (samples.begin (), samples.end ());
-  return samples[REPETITIONS / 2];
+  if (timing == Timing::EAGER)
+    last_enqueue_us = samples[REPETITIONS / 2].second;
+  return samples[REPETITIONS / 2].first;
+}
+
+/* Whether the last EAGER time_launches was set by the host: its enqueue
+ * took at least 90 % of the GPU time, so the GPU may have waited. */
+inline bool
+last_host_bound (double gpu_us)
+{
+  return last_enqueue_us >= 0 && last_enqueue_us >= 0.9 * gpu_us;
 }
 
 /* --- CSV output --- */

@@ -178,6 +178,11 @@ struct GbCuda
   float *device_weights;        /* per plane, x then y: WEIGHTS_STRIDE taps
                                  * each, allocated once */
   float *device_multiscale;     /* GB_MAX_PLANES tables, allocated once */
+  /* The fused kernels' taps (gb_half_pairs_fill), per plane, x then y:
+   * GB_HALF_PAIRS_SIZE each, on the host and on the device. */
+  uint32_t half_pairs[GB_MAX_PLANES][2][GB_HALF_PAIRS_SIZE];
+  float half_sum[GB_MAX_PLANES][2];
+  uint32_t *device_half_pairs;
   float *device_sigma_map;      /* gb_cuda_set_sigma_map, plane 0's size */
   size_t sigma_map_pitch;       /* bytes */
   unsigned sigma_map_generation;        /* counts uploads, from 1 */
@@ -264,6 +269,23 @@ fused_runs (const GbCuda * cuda, const GbPlaneFilter * filter,
       : filter->y.radius;
   return cuda->fused_available && bytes_per_sample == 1 && radius >= 1
       && radius <= GB_FUSED_MAX_RADIUS;
+}
+
+/* Whether a filter's taps have tables for the tensor-core kernels
+ * (gb_half_pairs_fill), filled when the filter is set. */
+static bool
+fused_taps (const GbPlaneFilter * filter)
+{
+  return filter->x.radius <= GB_FUSED_MAX_RADIUS
+      && filter->y.radius <= GB_FUSED_MAX_RADIUS;
+}
+
+/* The device copy of plane p's table for axis 0 (x) or 1 (y). */
+static uint32_t *
+device_half_pairs (const GbCuda * cuda, int p, int axis)
+{
+  return cuda->device_half_pairs + (size_t) (2 * p + axis)
+      * GB_HALF_PAIRS_SIZE;
 }
 
 /* Largest radius at which the separable passes (kernels_separable.cu)
@@ -428,6 +450,10 @@ gb_cuda_create (int device_id, GbCuda ** out, GbError * error)
   if (err == cudaSuccess) {
     err = cudaMalloc (&cuda->device_multiscale,
         sizeof (float) * GB_MAX_PLANES * GB_MULTISCALE_TABLE);
+    cuda->allocations += err == cudaSuccess;
+  }
+  if (err == cudaSuccess) {
+    err = cudaMalloc (&cuda->device_half_pairs, sizeof cuda->half_pairs);
     cuda->allocations += err == cudaSuccess;
   }
   if (err == cudaSuccess)
@@ -877,6 +903,16 @@ gb_cuda_set_filters (GbCuda * cuda, const GbPlaneFilter * filters,
             sizeof (float) * (2 * filter->y.radius + 1),
             cudaMemcpyHostToDevice, cuda->stream),
         "cannot upload the weights");
+    if (fused_taps (filter))
+      for (int axis = 0; axis < 2; axis++) {
+        const GbAxisFilter *taps = axis ? &filter->y : &filter->x;
+        gb_half_pairs_fill (taps->weights, taps->radius,
+            cuda->half_pairs[p][axis], &cuda->half_sum[p][axis]);
+        CUDA_TRY (cudaMemcpyAsync (device_half_pairs (cuda, p, axis),
+                cuda->half_pairs[p][axis], sizeof cuda->half_pairs[p][axis],
+                cudaMemcpyHostToDevice, cuda->stream),
+            "cannot upload the weights");
+      }
     if (filter->multiscale.factor_x)
       CUDA_TRY (cudaMemcpyAsync (cuda->device_multiscale
               + (size_t) p * GB_MULTISCALE_TABLE, filter->multiscale.table,
@@ -1022,10 +1058,14 @@ plane_taps (const GbCuda * cuda, int p)
   const GbPlaneFilter *filter = &cuda->filters[p];
   const float *weights = cuda->device_weights
       + (size_t) 2 * p * WEIGHTS_STRIDE;
+  const bool fused = fused_taps (filter);
   const GbTaps taps = {
-    {weights, filter->x.weights, filter->x.radius, &filter->x.recursive},
+    {weights, filter->x.weights, filter->x.radius, &filter->x.recursive,
+        fused ? device_half_pairs (cuda, p, 0) : NULL,
+        cuda->half_sum[p][0]},
     {weights + WEIGHTS_STRIDE, filter->y.weights, filter->y.radius,
-        &filter->y.recursive},
+          &filter->y.recursive, fused ? device_half_pairs (cuda, p, 1) : NULL,
+        cuda->half_sum[p][1]},
     &filter->multiscale,
     cuda->device_multiscale + (size_t) p * GB_MULTISCALE_TABLE
   };
@@ -1799,6 +1839,7 @@ gb_cuda_destroy (GbCuda * cuda)
   free_planes (cuda);
   cudaFree (cuda->device_weights);
   cudaFree (cuda->device_multiscale);
+  cudaFree (cuda->device_half_pairs);
   for (int p = 1; p < GB_MAX_PLANES; p++) {
     if (cuda->plane_streams[p])
       cudaStreamDestroy (cuda->plane_streams[p]);

@@ -76,6 +76,11 @@ struct GbAxisTaps
   const float *host;
   int radius;
   const GbRecursiveFilter *recursive;   /* host copy, for GB_ALGORITHM_RECURSIVE */
+  /* For the tensor-core kernels (radius up to GB_FUSED_MAX_RADIUS): the
+   * taps as gb_half_pairs_fill() lays them out, on the device, and the sum
+   * of the taps rounded to fp16. */
+  const uint32_t *half_pairs;
+  float half_sum;
 };
 
 /* Everything a plane's launch needs besides the plane: the x taps filter
@@ -171,6 +176,18 @@ size_t gb_fused_two_pass_bytes (int width, int height, int channels);
 
 #define GB_FUSED_MAX_RADIUS 56
 bool gb_fused_available (void);
+
+/* The taps of one axis as the tensor-core kernels read them: entry
+ * GB_HALF_PAIRS_PAD + i holds taps i and i + 1 (of 0 .. 2 radius, zero
+ * elsewhere) as an fp16 pair, so that a lane loads each register of its
+ * weight fragments whole, without a bounds check or a conversion; the
+ * padding covers the widest apron (8 (K - 1) + 16 columns, K up to 8).
+ * Filled on the host when the filter is set; *half_sum is the sum of the
+ * taps rounded to fp16. Radius up to GB_FUSED_MAX_RADIUS. */
+#define GB_HALF_PAIRS_PAD 72
+#define GB_HALF_PAIRS_SIZE (2 * GB_FUSED_MAX_RADIUS + 1 + 2 * GB_HALF_PAIRS_PAD)
+void gb_half_pairs_fill (const float *weights, int radius, uint32_t *pairs,
+    float *half_sum);
 
 /* Segments per line of the recursive passes, and the state buffer a plane
  * of that size needs. */

@@ -64,8 +64,10 @@ struct FusedParams
   size_t src_pitch;
   uint8_t *dst;
   size_t dst_pitch;
-  const float *weights_x;       /* 2 radius_x + 1 taps, device */
-  const float *weights_y;
+  const uint32_t *pairs_x;      /* gb_half_pairs_fill's tables, device, */
+  const uint32_t *pairs_y;      /* from tap pair 0 (GB_HALF_PAIRS_PAD in) */
+  float sum_x;                  /* the taps' sums in fp16 */
+  float sum_y;
   int radius_x;
   int radius_y;
   int width;
@@ -73,6 +75,8 @@ struct FusedParams
   int strips;                   /* 16-column strips */
   int groups;                   /* column groups: a block's warps' strips */
   int row_blocks;               /* 8-row blocks */
+  int units_per_block;          /* (group, row block) units a block takes, */
+  int blocks_with_one_more;     /* and one more for the first few blocks */
   uint8_t *mid;                 /* two-pass form: the fp16 intermediate */
   size_t mid_pitch;
   bool aligned_in;              /* four pixels in one load */
@@ -238,22 +242,19 @@ strips_per_warp (int channels)
 #ifdef GB_HAVE_MMA
 /* The row pass's A per k-step: element (m, k) is the tap from input column
  * x_in(k) to output column x_out(m) of the k-step that starts 8 h columns
- * left of the strip. */
+ * left of the strip, (tap i, tap i + 1) for i = x_in - x_out + radius: one
+ * load from the pairs table each, at a constant offset from the lane's
+ * base. */
 template < int K > __device__ __forceinline__ void
 row_weights (const FusedParams & p, int g, int q, uint32_t (&row_a)[K][4])
 {
-  auto w = [&](int i) -> float {
-    return i >= 0 && i <= 2 * p.radius_x ? __ldg (&p.weights_x[i]) : 0.0f;
-  };
+  const uint32_t *base = p.pairs_x + p.radius_x - 8 * (K - 1) + 4 * q
+      - 2 * g;
 #pragma unroll
   for (int s = 0; s < K; s++)
 #pragma unroll
-    for (int r = 0; r < 4; r++) {
-      const int x_in = 16 * s - 8 * (K - 1) + 4 * q + 2 * (r >> 1);
-      const int x_out = 2 * g + (r & 1);
-      const int i = x_in - x_out + p.radius_x;
-      row_a[s][r] = gb_pack_half2 (w (i), w (i + 1));
-    }
+    for (int r = 0; r < 4; r++)
+      row_a[s][r] = __ldg (&base[16 * s + 2 * (r >> 1) - (r & 1)]);
 }
 
 /* The column pass's B per row block o of the 2 h + 1 an output block
@@ -261,27 +262,11 @@ row_weights (const FusedParams & p, int g, int q, uint32_t (&row_a)[K][4])
 template < int TAPS > __device__ __forceinline__ void
 column_weights (const FusedParams & p, int g, int q, uint32_t (&b)[TAPS])
 {
-  auto w = [&](int i) -> float {
-    return i >= 0 && i <= 2 * p.radius_y ? __ldg (&p.weights_y[i]) : 0.0f;
-  };
+  const uint32_t *base = p.pairs_y + p.radius_y - 8 * (TAPS / 2) + 2 * q
+      - g;
 #pragma unroll
-  for (int o = 0; o < TAPS; o++) {
-    const int i = 8 * (o - TAPS / 2) + 2 * q - g + p.radius_y;
-    b[o] = gb_pack_half2 (w (i), w (i + 1));
-  }
-}
-
-/* The sum of a kernel's fp16 weights, in every lane. */
-__device__ __forceinline__ float
-half_sum (const float *weights, int radius, int lane)
-{
-  float sum = 0.0f;
-  for (int i = lane; i <= 2 * radius; i += 32)
-    sum += __half2float (__float2half_rn (__ldg (&weights[i])));
-#pragma unroll
-  for (int o = 16; o > 0; o >>= 1)
-    sum += __shfl_xor_sync (0xffffffffu, sum, o);
-  return sum;
+  for (int o = 0; o < TAPS; o++)
+    b[o] = __ldg (&base[8 * o]);
 }
 
 /* The lane's LOADS groups of four pixels of row y (any integer: the border
@@ -406,18 +391,16 @@ template < int MB, typename Segment > __device__ __forceinline__ void
 for_each_segment (const FusedParams & p, Segment && segment)
 {
   const int warp = threadIdx.x >> 5;
-  const long long total = (long long) p.groups * p.row_blocks;
-  long long start = total * blockIdx.x / gridDim.x;
-  const long long end = total * (blockIdx.x + 1) / gridDim.x;
+  const int b = blockIdx.x;
+  int start = b * p.units_per_block + min (b, p.blocks_with_one_more);
+  const int end = start + p.units_per_block + (b < p.blocks_with_one_more);
   while (start < end) {
-    const int group = (int) (start / p.row_blocks);
-    const int first_block = (int) (start - (long long) group * p.row_blocks);
-    const long long segment_end = min (end,
-        (long long) (group + 1) * p.row_blocks);
+    const int group = start / p.row_blocks;
+    const int first_block = start - group * p.row_blocks;
+    const int segment_end = min (end, (group + 1) * p.row_blocks);
     const int warp_strip = (group * WARPS + warp) * MB;
     if (warp_strip < p.strips)
-      segment (warp_strip * STRIP, 8 * first_block,
-          (int) (segment_end - start));
+      segment (warp_strip * STRIP, 8 * first_block, segment_end - start);
     start = segment_end;
   }
 }
@@ -440,10 +423,8 @@ fused_kernel (FusedParams p, GbBorder border)
   uint32_t column_b[TAPS_Y];
   row_weights < K > (p, g, q, row_a);
   column_weights < TAPS_Y > (p, g, q, column_b);
-  const float sum_x = half_sum (p.weights_x, p.radius_x, lane);
-  const float sum_y = half_sum (p.weights_y, p.radius_y, lane);
-  const float row_start = -1152.0f * sum_x;
-  const float column_start = 128.0f * sum_x * sum_y + 0.5f;
+  const float row_start = -1152.0f * p.sum_x;
+  const float column_start = 128.0f * p.sum_x * p.sum_y + 0.5f;
 
   /* Each segment filters 2 H row blocks of apron more than it writes. */
   for_each_segment < MB > (p,[&](int x0, int y0, int blocks) {
@@ -513,8 +494,7 @@ rows_kernel (FusedParams p, GbBorder border)
   const int q = lane & 3;
   uint32_t row_a[K][4];
   row_weights < K > (p, g, q, row_a);
-  const float row_start = -1152.0f * half_sum (p.weights_x, p.radius_x,
-      lane);
+  const float row_start = -1152.0f * p.sum_x;
 
   for_each_segment < MB > (p,[&](int x0, int y0, int blocks) {
     const int x_first = x0 - 8 * H + 4 * q;
@@ -588,12 +568,11 @@ columns_kernel (FusedParams p, GbBorder border)
   const int q = lane & 3;
   uint32_t column_b[TAPS_Y];
   column_weights < TAPS_Y > (p, g, q, column_b);
-  const float sum_x = half_sum (p.weights_x, p.radius_x, lane);
-  const float sum_y = half_sum (p.weights_y, p.radius_y, lane);
-  const float column_start = 128.0f * sum_x * sum_y + 0.5f;
+  const float column_start = 128.0f * p.sum_x * p.sum_y + 0.5f;
   /* A row outside the frame under the zero border: the row pass of zeros,
    * centred. */
-  const uint32_t zero_row = gb_pack_half2 (-128.0f * sum_x, -128.0f * sum_x);
+  const uint32_t zero_row = gb_pack_half2 (-128.0f * p.sum_x,
+      -128.0f * p.sum_x);
 
   for_each_segment < MB > (p,[&](int x0, int y0, int blocks) {
     const int y_end = min (y0 + 8 * blocks, p.height);
@@ -721,6 +700,10 @@ kernel_for (Kind kind, int k)
 }
 
 static_assert (MAX_K == 8, "kernel_for covers k-steps 2 .. 8");
+/* row_weights reads pairs from radius - 8 (K - 1) - 15 to radius +
+ * 8 (K - 1) + 14 of the table, column_weights less. */
+static_assert (8 * (MAX_K - 1) + 15 <= GB_HALF_PAIRS_PAD,
+    "the pairs table's padding covers the widest apron");
 
 FusedKernel
 kernel_for (Kind kind, int channels, int k)
@@ -786,8 +769,12 @@ params_of (const GbDevicePlane & plane, const GbTaps & taps)
   p.src_pitch = plane.src_pitch;
   p.dst = (uint8_t *) plane.dst;
   p.dst_pitch = plane.dst_pitch;
-  p.weights_x = taps.x.device;
-  p.weights_y = taps.y.device;
+  p.pairs_x = taps.x.half_pairs ? taps.x.half_pairs + GB_HALF_PAIRS_PAD
+      : NULL;
+  p.pairs_y = taps.y.half_pairs ? taps.y.half_pairs + GB_HALF_PAIRS_PAD
+      : NULL;
+  p.sum_x = taps.x.half_sum;
+  p.sum_y = taps.y.half_sum;
   p.radius_x = taps.x.radius;
   p.radius_y = taps.y.radius;
   p.width = plane.width;
@@ -832,7 +819,10 @@ launch (Kind kind, int k, int apron, const FusedParams & p, int channels,
     blocks = units;
   if (blocks < 1)
     blocks = 1;
-  kernel <<<blocks, WARPS * 32, 0, stream>>> (p, border);
+  FusedParams shares = p;
+  shares.units_per_block = units / blocks;
+  shares.blocks_with_one_more = units % blocks;
+  kernel <<<blocks, WARPS * 32, 0, stream>>> (shares, border);
   return cudaGetLastError ();
 }
 
@@ -858,10 +848,33 @@ gb_launch_fused_registers (const GbDevicePlane & plane, const GbTaps & taps,
 
   /* 8-bit samples only (exact as fp16), both radii within reach. */
   if (radius < 1 || radius > gb_fused_registers_max_radius (plane.channels)
-      || plane.bytes_per_sample != 1)
+      || plane.bytes_per_sample != 1 || !taps.x.half_pairs
+      || !taps.y.half_pairs)
     return cudaErrorInvalidValue;
   return launch (FUSED, k, k - 1, params_of (plane, taps), plane.channels,
       border, stream);
+}
+
+void
+gb_half_pairs_fill (const float *weights, int radius, uint32_t *pairs,
+    float *half_sum)
+{
+  /* fp16 bits of tap i, 0 outside the kernel. */
+  auto tap = [&](int i) -> uint32_t {
+    if (i < 0 || i > 2 * radius)
+      return 0;
+    const __half_raw raw = __float2half_rn (weights[i]);
+    return raw.x;
+  };
+  float sum = 0.0f;
+
+  for (int i = 0; i <= 2 * radius; i++)
+    sum += __half2float (__float2half_rn (weights[i]));
+  *half_sum = sum;
+  for (int e = 0; e < GB_HALF_PAIRS_SIZE; e++) {
+    const int i = e - GB_HALF_PAIRS_PAD;
+    pairs[e] = tap (i) | tap (i + 1) << 16;
+  }
 }
 
 size_t
@@ -882,7 +895,7 @@ gb_launch_fused_two_pass (const GbDevicePlane & plane, const GbTaps & taps,
   const FusedParams p = params_of (plane, taps);
   cudaError_t err;
 
-  if (kx > MAX_K || ky > MAX_K
+  if (kx > MAX_K || ky > MAX_K || !taps.x.half_pairs || !taps.y.half_pairs
       || plane.bytes_per_sample != 1 || !plane.intermediate
       || plane.intermediate_pitch < (size_t) p.strips * STRIP
       * plane.channels * 2)
