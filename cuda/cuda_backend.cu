@@ -1048,6 +1048,15 @@ device_plane (const GbCuda * cuda, int p, const GbImage * src,
   plane.height = rect.height;
   plane.channels = geometry->channels;
   plane.bytes_per_sample = cuda->geometry.bytes_per_sample;
+  {
+    double samples = 0;
+    for (int i = 0; i < cuda->geometry.n_planes; i++) {
+      const GbPlaneGeometry *g = &cuda->geometry.planes[i];
+      samples += (double) g->width * g->height * g->channels;
+    }
+    plane.gpu_share = samples > 0 ? (float) ((double) geometry->width
+        * geometry->height * geometry->channels / samples) : 1.0f;
+  }
   return plane;
 }
 

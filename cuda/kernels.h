@@ -49,6 +49,11 @@ struct GbDevicePlane
   int height;
   int channels;
   int bytes_per_sample;         /* 1 or 2 */
+  /* The part of the GPU its kernels may fill: 1 for a frame of one plane;
+   * where a frame's planes run side by side on their own streams, the
+   * plane's share of the frame's samples, so that a kernel sized to the
+   * GPU's resident blocks leaves room for the others. */
+  float gpu_share;
 };
 
 /* Row y of the plane's source or destination, as samples. */
