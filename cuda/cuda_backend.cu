@@ -305,6 +305,17 @@ device_half_pairs (const GbCuda * cuda, int p, int axis)
  * intermediate stays in half the L2) it wins at radius 53 (sigma 15) on
  * GRAY8 1080p and 4K and RGBA 1080p, by 8 to 18 %. */
 #define FUSED_AUTO_MAX_RADIUS 48
+/* Largest radius at which one-channel planes take the registers form of
+ * the fused kernel rather than its two-pass form, where the latter's
+ * intermediate fits: on GRAY8 1080p, us, registers against two-pass,
+ * radius 14 (sigma 4) 11.2-11.6 against 13.8-14.0, radius 18 (sigma 5)
+ * 18.2-18.6 against 16.8-16.9, radius 21 (sigma 6) 17.8-18.1 against
+ * 16.9; GRAY8 4K 23.4 against 29.5-29.9, 37.8-38.4 against 35.5-35.9,
+ * 37.9-38.5 against 36.0-36.2 (the same session). Planes of two channels
+ * keep the registers form to its end: past radius 16 the two forms were
+ * not compared on them; below, the registers form wins (NV12 4K at sigma 5
+ * and 6, its chroma at radius 9 and 11: 41 against 46.5-46.8 us). */
+#define FUSED_REGISTERS_ONE_CHANNEL_MAX_RADIUS 16
 #define FUSED_TWO_PASS_AUTO_MAX_RADIUS GB_FUSED_MAX_RADIUS
 
 void
@@ -978,12 +989,15 @@ launch_fused (const GbCuda * cuda, const GbPlaneFilter * filter,
 {
   const int radius = taps.x.radius > taps.y.radius ? taps.x.radius
       : taps.y.radius;
+  const bool two_pass = gb_fused_two_pass_bytes (plane.width, plane.height,
+      plane.channels) <= cuda->fused_two_pass_max_bytes
+      || !gb_plane_filter_isotropic (filter);
 
-  if (radius <= gb_fused_registers_max_radius (plane.channels))
+  if (radius <= gb_fused_registers_max_radius (plane.channels)
+      && !(two_pass && plane.channels == 1
+          && radius > FUSED_REGISTERS_ONE_CHANNEL_MAX_RADIUS))
     return gb_launch_fused_registers (plane, taps, border, stream);
-  if (gb_fused_two_pass_bytes (plane.width, plane.height, plane.channels)
-      <= cuda->fused_two_pass_max_bytes
-      || !gb_plane_filter_isotropic (filter))
+  if (two_pass)
     return gb_launch_fused_two_pass (plane, taps, border, stream);
   return gb_launch_fused_shared (plane, taps, border, stream);
 }
