@@ -81,6 +81,7 @@ struct FusedParams
   size_t mid_pitch;
   bool aligned_in;              /* four pixels in one load */
   bool aligned_out;             /* two pixels in one store */
+  bool aligned_out4;            /* one channel: four pixels in one store */
   float gpu_share;              /* GbDevicePlane.gpu_share, in (0, 1] */
 };
 
@@ -345,17 +346,37 @@ row_pass (const uint32_t (&px)[K + MB - 1][C], const uint32_t (&row_a)[K][4],
   }
 }
 
+/* Pixels x .. x + 3 of row y, packed little endian (one channel). */
+__device__ __forceinline__ void
+store_four (const FusedParams & p, int y, int x, uint32_t packed)
+{
+  uint8_t *out = p.dst + (size_t) y * p.dst_pitch + x;
+
+  if (p.aligned_out4 && x + 3 < p.width) {
+    *reinterpret_cast < uint32_t * >(out) = packed;
+    return;
+  }
+#pragma unroll
+  for (int k = 0; k < 4; k++)
+    if (x + k < p.width)
+      out[k] = (uint8_t) (packed >> 8 * k);
+}
+
 /* The column pass of the output block whose last row block is in ring
  * slot u (known at compile time: the ring is unrolled), from the 2 h + 1
  * row blocks before it, rounded and stored: rows y and y + 1, pixels 2g
- * and 2g + 1 of each strip. Two chains (even and odd blocks) for the mma
- * latency. */
-template < int C, int MB, int RING, int TAPS > __device__ __forceinline__
-    void
+ * and 2g + 1 of each strip, or, INTERLEAVED (one channel, two strips),
+ * pixels 4g + 2m and 4g + 2m + 1 of strip m, stored four at a time. Two
+ * chains (even and odd blocks) for the mma latency. */
+template < int C, int MB, int RING, int TAPS, bool INTERLEAVED = false >
+    __device__ __forceinline__ void
 column_pass (const FusedParams & p, const uint32_t (&ring)[MB][C][RING][2],
     int u, const uint32_t (&column_b)[TAPS], float start, int x0, int y,
     int y_end, int g)
 {
+  static_assert (!INTERLEAVED || (C == 1 && MB == 2),
+      "interleaved strips: two of one channel");
+  uint32_t packed[2] = { 0, 0 };        /* INTERLEAVED: rows y, y + 1 */
 #pragma unroll
   for (int m = 0; m < MB; m++) {
     float d[C][4], e[C][4];
@@ -373,12 +394,29 @@ column_pass (const FusedParams & p, const uint32_t (&ring)[MB][C][RING][2],
       for (int i = 0; i < 4; i++)
         d[c][i] += e[c][i];
     }
-    const int x = x0 + m * STRIP + 2 * g;
+    if constexpr (INTERLEAVED) {
+      /* Pixels 4g + 2m and 4g + 2m + 1: bytes 2m and 2m + 1. */
+#pragma unroll
+      for (int r = 0; r < 2; r++)
+        packed[r] |= (biased_u8 (d[0][r]) | biased_u8 (d[0][2 + r]) << 8)
+            << 16 * m;
+    } else {
+      const int x = x0 + m * STRIP + 2 * g;
+      if (x < p.width) {
+        if (y < y_end)
+          store_two < C > (p, y, x, d, 0);
+        if (y + 1 < y_end)
+          store_two < C > (p, y + 1, x, d, 1);
+      }
+    }
+  }
+  if constexpr (INTERLEAVED) {
+    const int x = x0 + 4 * g;
     if (x < p.width) {
       if (y < y_end)
-        store_two < C > (p, y, x, d, 0);
+        store_four (p, y, x, packed[0]);
       if (y + 1 < y_end)
-        store_two < C > (p, y + 1, x, d, 1);
+        store_four (p, y + 1, x, packed[1]);
     }
   }
 }
@@ -564,6 +602,7 @@ columns_kernel (FusedParams p, GbBorder border)
   constexpr int MB = strips_per_warp (C);
   constexpr int TAPS_Y = 2 * H + 1;
   constexpr int RING = 2 * H + 2;       /* even: the raw buffers alternate */
+  constexpr bool INTERLEAVED = C == 1;
   const int lane = threadIdx.x & 31;
   const int g = lane >> 2;
   const int q = lane & 3;
@@ -580,38 +619,52 @@ columns_kernel (FusedParams p, GbBorder border)
     const int steps = blocks + 2 * H;
 
     /* Rows 2q and 2q + 1 of row block t - H, pixels 2g and 2g + 1 of each
-     * strip: C words (2 C halves) per row. */
+     * strip: C words (2 C halves) per row. One channel: the two strips
+     * interleave, strip m's pixels are 4g + 2m and 4g + 2m + 1 (the column
+     * pass keeps columns apart: any order will do), one 8-byte load a
+     * row. */
     auto fetch = [&](uint32_t (&raw)[MB][2][C], int t) {
 #pragma unroll
       for (int e = 0; e < 2; e++) {
         int y = y0 + 8 * (t - H) + 2 * q + e;
         if ((unsigned) y >= (unsigned) p.height)
           y = gb_border_index (y, p.height, border);
-#pragma unroll
-        for (int m = 0; m < MB; m++) {
+        if constexpr (INTERLEAVED) {
           if (y < 0) {
-#pragma unroll
-            for (int i = 0; i < C; i++)
-              raw[m][e][i] = zero_row;
-            continue;
-          }
-          const uint8_t *in = p.mid + (size_t) y * p.mid_pitch
-              + (size_t) (x0 + m * STRIP + 2 * g) * C * 2;
-          if (C == 4) {
-            const uint4 v = __ldg (reinterpret_cast < const uint4 * >(in));
-            raw[m][e][0] = v.x;
-            raw[m][e][1 % C] = v.y;
-            raw[m][e][2 % C] = v.z;
-            raw[m][e][3 % C] = v.w;
-          } else if (C == 2) {
-            const uint2 v = __ldg (reinterpret_cast < const uint2 * >(in));
-            raw[m][e][0] = v.x;
-            raw[m][e][1 % C] = v.y;
+            raw[0][e][0] = raw[1 % MB][e][0] = zero_row;
           } else {
+            const uint2 v = __ldg (reinterpret_cast < const uint2 * >(p.mid
+                    + (size_t) y * p.mid_pitch + (size_t) (x0 + 4 * g) * 2));
+            raw[0][e][0] = v.x;
+            raw[1 % MB][e][0] = v.y;
+          }
+        } else {
 #pragma unroll
-            for (int i = 0; i < C; i++)
-              raw[m][e][i] = __ldg (reinterpret_cast < const unsigned int *>(in)
-                  + i);
+          for (int m = 0; m < MB; m++) {
+            if (y < 0) {
+#pragma unroll
+              for (int i = 0; i < C; i++)
+                raw[m][e][i] = zero_row;
+              continue;
+            }
+            const uint8_t *in = p.mid + (size_t) y * p.mid_pitch
+                + (size_t) (x0 + m * STRIP + 2 * g) * C * 2;
+            if (C == 4) {
+              const uint4 v = __ldg (reinterpret_cast < const uint4 * >(in));
+              raw[m][e][0] = v.x;
+              raw[m][e][1 % C] = v.y;
+              raw[m][e][2 % C] = v.z;
+              raw[m][e][3 % C] = v.w;
+            } else if (C == 2) {
+              const uint2 v = __ldg (reinterpret_cast < const uint2 * >(in));
+              raw[m][e][0] = v.x;
+              raw[m][e][1 % C] = v.y;
+            } else {
+#pragma unroll
+              for (int i = 0; i < C; i++)
+                raw[m][e][i] = __ldg (reinterpret_cast < const unsigned int
+                    *>(in) + i);
+            }
           }
         }
       }
@@ -642,8 +695,9 @@ columns_kernel (FusedParams p, GbBorder border)
                   raw[u & 1][m][1][half / 2], selector);
             }
         if (t >= 2 * H)
-          column_pass < C, MB, RING, TAPS_Y > (p, ring, u, column_b,
-              column_start, x0, y0 + 8 * (t - 2 * H) + 2 * q, y_end, g);
+          column_pass < C, MB, RING, TAPS_Y, INTERLEAVED > (p, ring, u,
+              column_b, column_start, x0, y0 + 8 * (t - 2 * H) + 2 * q,
+              y_end, g);
       }
     }
   });
@@ -791,6 +845,7 @@ params_of (const GbDevicePlane & plane, const GbTaps & taps)
       && plane.src_pitch % in_unit == 0;
   p.aligned_out = (uintptr_t) plane.dst % out_unit == 0
       && plane.dst_pitch % out_unit == 0;
+  p.aligned_out4 = (uintptr_t) plane.dst % 4 == 0 && plane.dst_pitch % 4 == 0;
   return p;
 }
 
