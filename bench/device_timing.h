@@ -152,7 +152,8 @@ elapsed_ms (cudaStream_t stream, cudaEvent_t start, cudaEvent_t stop,
  * waits and the figure is the host's (time_launches then counts the batch
  * as host-bound). GRAPH: the batch is first captured into a CUDA graph and
  * the graph's launch is timed, so the host's cost is outside the figure:
- * the GPU's own time, launch gaps included (--graph). */
+ * the GPU's own time, launch gaps included (cudagaussblur-bench's default;
+ * the other benchmarks time eagerly). */
 enum class Timing
 { EAGER, GRAPH };
 inline Timing timing = Timing::EAGER;

@@ -258,19 +258,6 @@ select_device (const GbCuda * cuda)
   return cuda->in_current_context ? cudaSuccess : cudaSetDevice (cuda->device);
 }
 
-/* The tensor-core kernels: 8-bit planes, radii up to GB_FUSED_MAX_RADIUS
- * (the two axes may differ: the shared-memory form, which needs them the
- * same, then gives way to the two-pass one). */
-static bool
-fused_runs (const GbCuda * cuda, const GbPlaneFilter * filter,
-    int bytes_per_sample)
-{
-  const int radius = filter->x.radius > filter->y.radius ? filter->x.radius
-      : filter->y.radius;
-  return cuda->fused_available && bytes_per_sample == 1 && radius >= 1
-      && radius <= GB_FUSED_MAX_RADIUS;
-}
-
 /* Whether a filter's taps have tables for the tensor-core kernels
  * (gb_half_pairs_fill), filled when the filter is set. */
 static bool
@@ -278,6 +265,18 @@ fused_taps (const GbPlaneFilter * filter)
 {
   return filter->x.radius <= GB_FUSED_MAX_RADIUS
       && filter->y.radius <= GB_FUSED_MAX_RADIUS;
+}
+
+/* The tensor-core kernels: 8-bit planes, radii 1 .. GB_FUSED_MAX_RADIUS
+ * (the two axes may differ: the shared-memory form, which needs them the
+ * same, then gives way to the two-pass one). */
+static bool
+fused_runs (const GbCuda * cuda, const GbPlaneFilter * filter,
+    int bytes_per_sample)
+{
+  return cuda->fused_available && bytes_per_sample == 1
+      && (filter->x.radius >= 1 || filter->y.radius >= 1)
+      && fused_taps (filter);
 }
 
 /* The device copy of plane p's table for axis 0 (x) or 1 (y). */
