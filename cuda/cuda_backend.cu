@@ -315,6 +315,12 @@ device_half_pairs (const GbCuda * cuda, int p, int axis)
  * not compared on them; below, the registers form wins (NV12 4K at sigma 5
  * and 6, its chroma at radius 9 and 11: 41 against 46.5-46.8 us). */
 #define FUSED_REGISTERS_ONE_CHANNEL_MAX_RADIUS 16
+/* ...on planes of at least this many pixels: a smaller plane (the chroma
+ * of 1080p I420, 960 x 540, at radius 18) lost more to the second launch
+ * than it gained (I420 1080p sigma 10, two runs each: 23.0 us with the
+ * registers form for its chroma, 26.1 with the two-pass form; at sigma 13,
+ * chroma radius 23, 29.3-29.4 against 28.9). */
+#define FUSED_TWO_PASS_ONE_CHANNEL_MIN_PIXELS (1 << 20)
 #define FUSED_TWO_PASS_AUTO_MAX_RADIUS GB_FUSED_MAX_RADIUS
 
 void
@@ -994,7 +1000,9 @@ launch_fused (const GbCuda * cuda, const GbPlaneFilter * filter,
 
   if (radius <= gb_fused_registers_max_radius (plane.channels)
       && !(two_pass && plane.channels == 1
-          && radius > FUSED_REGISTERS_ONE_CHANNEL_MAX_RADIUS))
+          && radius > FUSED_REGISTERS_ONE_CHANNEL_MAX_RADIUS
+          && (size_t) plane.width * plane.height
+          >= FUSED_TWO_PASS_ONE_CHANNEL_MIN_PIXELS))
     return gb_launch_fused_registers (plane, taps, border, stream);
   if (two_pass)
     return gb_launch_fused_two_pass (plane, taps, border, stream);
