@@ -5,7 +5,8 @@ Usage: docs/plot_performance.py BENCH.csv OUT.png
 
 BENCH.csv is what `cudagaussblur-bench --csv BENCH.csv` writes (columns
 algorithm,format,width,height,sigma,radius,us,copy_us,ratio,npp_us,
-npp_speedup; an empty field was not measured). Each panel, one per (format,
+npp_speedup,bytes,timing; an empty field was not measured; CSVs from before
+the last two columns plot the same, their title without the timing). Each panel, one per (format,
 size), shows the time in microseconds (log scale) against sigma (log scale)
 of our `auto`, `separable`, `fused`, `recursive` and `multiscale`, of NPP's
 FilterGaussAdvancedBorder where the run measured it, and of the
@@ -70,6 +71,20 @@ def read_panels(path):
     return panels
 
 
+TIMING = {
+    "graph": "launches timed in CUDA graphs",
+    "eager": "launches enqueued one by one",
+}
+
+
+def read_timing(path):
+    """How the CSV's rows were timed (its `timing` column), as words for the
+    title; "" for a CSV from before the column, or of mixed timings."""
+    with open(path, newline="") as f:
+        values = {row.get("timing") or "" for row in csv.DictReader(f)}
+    return TIMING.get(values.pop(), "") if len(values) == 1 else ""
+
+
 def print_text(panels):
     names = OURS + ["NPP", "copy floor"]
     for (fmt, width, height), series in panels.items():
@@ -84,7 +99,7 @@ def print_text(panels):
             print("  %6g" % s + "".join(cells))
 
 
-def plot(panels, out_path):
+def plot(panels, out_path, timing=""):
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -116,7 +131,8 @@ def plot(panels, out_path):
         ax.legend(fontsize="small")
     for ax in list(axes.flat)[n:]:
         ax.set_visible(False)
-    fig.suptitle("cudagaussblur: time against sigma (clamp border)")
+    fig.suptitle("cudagaussblur: time against sigma (clamp border%s)"
+                 % ("; " + timing if timing else ""))
     fig.tight_layout()
     fig.savefig(out_path, dpi=110)
     plt.close(fig)
@@ -136,7 +152,7 @@ def main(argv):
         print("matplotlib is not installed: no PNG written; the series:")
         print_text(panels)
         return 0
-    plot(panels, argv[2])
+    plot(panels, argv[2], read_timing(argv[1]))
     print("wrote %s (%d panels)" % (argv[2], len(panels)))
     return 0
 
