@@ -34,7 +34,8 @@ struct GbDevicePlane
   size_t src_pitch;
   void *dst;
   size_t dst_pitch;
-  float *intermediate;          /* separable only: row-pass output */
+  float *intermediate;          /* separable only: row-pass output (its
+                                 * own type: kernels_separable.cu) */
   size_t intermediate_pitch;
   float *transposed;            /* recursive only: the column pass's output, */
   size_t transposed_pitch;      /* one row per frame column (same memory) */

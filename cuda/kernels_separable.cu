@@ -1,14 +1,15 @@
-/* Separable Gaussian: a row pass into the persistent float intermediate, then
- * a column pass into the output (seeds 000 and 002, after NVIDIA's
+/* Separable Gaussian: a row pass into the persistent intermediate, then a
+ * column pass into the output (seeds 000 and 002, after NVIDIA's
  * convolutionSeparable).
  *
  * Copyright (C) 2026 The cudagaussblur authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
  * The row pass filters with the x taps and reads 8- or 16-bit samples, the
- * column pass with the y taps and writes them; the intermediate is float
- * either way, and the kernels that touch samples are templates on their
- * type. Each pass stages its tile and apron in shared memory; loads and
+ * column pass with the y taps and writes them; both compute in float. The
+ * intermediate is 16-bit fixed point for 8-bit samples and float for
+ * 16-bit ones (Mid below), and the kernels that touch samples are templates
+ * on their type. Each pass stages its tile and apron in shared memory; loads and
  * stores of global memory are coalesced (threads of a warp touch consecutive
  * samples of one row). For radii up to FIXED_RADIUS_MAX the radius is a
  * template parameter: the tap loops unroll, the weights travel by value as a
@@ -30,6 +31,73 @@
 namespace {
 
 constexpr int FIXED_RADIUS_MAX = 16;
+
+/* The intermediate's samples. For 8-bit samples, 8.8 fixed point: 256
+ * times the row pass's result, rounded (at most 1/512 of a level off, which
+ * the column pass's taps, summing to 1, carry to the output unchanged) and
+ * saturated; half the bytes of float, which bound both passes at small
+ * radii (a 1080p RGBA frame's intermediate: 16.6 MB instead of 33, within
+ * the L2). For 16-bit samples float, whose 24-bit significand keeps their
+ * levels. Four neighbouring samples travel as one 8- or 16-byte access. */
+template < typename Sample > struct Mid;
+
+template <> struct Mid < uint8_t >
+{
+  typedef uint16_t Type;
+  static __device__ __forceinline__ uint32_t pack (float v)
+  {
+    unsigned short u;           /* float to integer conversions saturate */
+    asm ("cvt.rni.u16.f32 %0, %1;":"=h" (u):"f" (v * 256.0f));
+    return u;
+  }
+  static __device__ __forceinline__ float unpack (uint32_t u)
+  {
+    /* The float 2^23 + u, times 2^-8, less 2^15: u / 256, exactly. */
+    return fmaf (__uint_as_float (0x4B000000u | u), 1.0f / 256.0f,
+        -32768.0f);
+  }
+  static __device__ __forceinline__ void store4 (Type * p, float4 v)
+  {
+    *reinterpret_cast < uint2 * >(p) = make_uint2 (pack (v.x)
+        | pack (v.y) << 16, pack (v.z) | pack (v.w) << 16);
+  }
+  static __device__ __forceinline__ float4 load4 (const Type * p)
+  {
+    const uint2 w = *reinterpret_cast < const uint2 * >(p);
+    return make_float4 (unpack (w.x & 0xFFFFu), unpack (w.x >> 16),
+        unpack (w.y & 0xFFFFu), unpack (w.y >> 16));
+  }
+};
+
+template <> struct Mid < uint16_t >
+{
+  typedef float Type;
+  static __device__ __forceinline__ float pack (float v)
+  {
+    return v;
+  }
+  static __device__ __forceinline__ float unpack (float v)
+  {
+    return v;
+  }
+  static __device__ __forceinline__ void store4 (Type * p, float4 v)
+  {
+    *reinterpret_cast < float4 * >(p) = v;
+  }
+  static __device__ __forceinline__ float4 load4 (const Type * p)
+  {
+    return *reinterpret_cast < const float4 * >(p);
+  }
+};
+
+/* Row y of the intermediate, whose pitch (bytes) is a multiple of 16. */
+template < typename Sample > __device__ __forceinline__
+    typename Mid < Sample >::Type * mid_row (const GbDevicePlane & plane,
+    int y)
+{
+  return reinterpret_cast < typename Mid < Sample >::Type * >(reinterpret_cast
+      < char *>(plane.intermediate) + (size_t) y * plane.intermediate_pitch);
+}
 
 /* Weights known at compile time: passed by value, read from the constant bank. */
 template < int R > struct FixedTaps
@@ -81,8 +149,7 @@ row_pass_kernel (GbDevicePlane plane, GbBorder border, RuntimeTaps taps)
   if (y >= plane.height)
     return;
 
-  float *out_row = (float *) ((char *) plane.intermediate
-      + (size_t) y * plane.intermediate_pitch);
+  typename Mid < Sample >::Type * out_row = mid_row < Sample > (plane, y);
   for (int j = 0; j < ROW_OUTPUTS; j++) {
     const int local = threadIdx.x + j * ROW_THREADS;
     if (s0 + local >= row_samples)
@@ -91,19 +158,74 @@ row_pass_kernel (GbDevicePlane plane, GbBorder border, RuntimeTaps taps)
     float acc = 0.0f;
     for (int k = -radius; k <= radius; k++)
       acc += taps[k + radius] * centre[k * plane.channels];
-    out_row[s0 + local] = acc;
+    out_row[s0 + local] = Mid < Sample >::pack (acc);
   }
 }
 
+/* Four samples as one load (4 or 8 bytes, aligned to its size). */
+__device__ __forceinline__ float4
+load_four_samples (const uint8_t * p)
+{
+  const uchar4 v = __ldg (reinterpret_cast < const uchar4 * >(p));
+  return make_float4 (v.x, v.y, v.z, v.w);
+}
+
+__device__ __forceinline__ float4
+load_four_samples (const uint16_t * p)
+{
+  const ushort4 v = __ldg (reinterpret_cast < const ushort4 * >(p));
+  return make_float4 (v.x, v.y, v.z, v.w);
+}
+
+/* Floats a staged span may need beyond its own (stage_row_span): up to 3
+ * in front of it and up to 3 after it, the last load's tail. */
+constexpr int STAGE_SLACK = 6;
+
 /* Stages the samples [span_start, span_start + span) of one row into
- * shared memory. Most blocks lie inside the row: they skip the border rule
- * (a branch and an integer division per sample), which otherwise costs more
- * than the taps. The test is uniform across the block. */
-template < typename Sample > __device__ __forceinline__ void
+ * shared memory and returns where the first one went: tile + lead, lead <
+ * 4. Where the row starts at a four-sample boundary, the span goes in
+ * four-sample pieces from the boundary at or before span_start (lead
+ * samples before it): every thread issues all its loads before it stores
+ * any, one trip to memory per block where a sample a load took four, and
+ * each piece is one 16-byte shared store. Pieces inside the row load
+ * without the border rule (a branch and an integer division per sample,
+ * which otherwise cost more than the taps); only those reaching past the
+ * row's ends take it, a sample at a time. */
+template < typename Sample > __device__ __forceinline__ float *
 stage_row_span (float *tile, const Sample * src_row, int span_start,
     int span, const GbDevicePlane & plane, GbBorder border, int threads)
 {
   const int row_samples = plane.width * plane.channels;
+  if ((uintptr_t) src_row % (4 * sizeof (Sample)) == 0) {
+    const int first_piece = span_start >= 0 ? span_start / 4
+        : -((-span_start + 3) / 4);
+    const int lead = span_start - 4 * first_piece;
+    const int pieces = (lead + span + 3) / 4;
+    constexpr int UNROLL = 4;
+    for (int p0 = threadIdx.x; p0 < pieces; p0 += UNROLL * threads) {
+      float4 v[UNROLL];
+#pragma unroll
+      for (int u = 0; u < UNROLL; u++) {
+        const int s = 4 * (first_piece + p0 + u * threads);
+        if (p0 + u * threads >= pieces)
+          break;
+        if (s >= 0 && s + 4 <= row_samples)
+          v[u] = load_four_samples (src_row + s);
+        else
+          v[u] = make_float4 (gb_load_sample (src_row, s, plane.width,
+                  plane.channels, border), gb_load_sample (src_row, s + 1,
+                  plane.width, plane.channels, border),
+              gb_load_sample (src_row, s + 2, plane.width, plane.channels,
+                  border), gb_load_sample (src_row, s + 3, plane.width,
+                  plane.channels, border));
+      }
+#pragma unroll
+      for (int u = 0; u < UNROLL; u++)
+        if (p0 + u * threads < pieces)
+          reinterpret_cast < float4 * >(tile)[p0 + u * threads] = v[u];
+    }
+    return tile + lead;
+  }
   if (span_start >= 0 && span_start + span <= row_samples) {
     const Sample *span_src = src_row + span_start;
     for (int i = threadIdx.x; i < span; i += threads)
@@ -113,6 +235,7 @@ stage_row_span (float *tile, const Sample * src_row, int span_start,
       tile[i] = gb_load_sample (src_row, span_start + i, plane.width,
           plane.channels, border);
   }
+  return tile;
 }
 
 /* The pixel (group of `channels` consecutive threads) this thread works
@@ -133,19 +256,19 @@ channel_group (int channels)
   }
 }
 
-/* Writes a block's outputs, staged in `tile`, to intermediate row y as
- * float4s. The intermediate's pitch and s0 are multiples of 4 floats; a
- * row's last float4 may run into its pitch padding, which nothing reads. */
-__device__ __forceinline__ void
+/* Writes a block's outputs, staged in `tile`, to intermediate row y four
+ * at a time. The intermediate's pitch is a multiple of 16 bytes and s0 of
+ * 4 samples; a row's last four may run into its pitch padding, which
+ * nothing reads. */
+template < typename Sample > __device__ __forceinline__ void
 store_row_outputs (const GbDevicePlane & plane, int y, int s0, int outputs,
     const float *tile, int threads)
 {
   const int row_samples = plane.width * plane.channels;
-  float *out_row = (float *) ((char *) plane.intermediate
-      + (size_t) y * plane.intermediate_pitch);
+  typename Mid < Sample >::Type * out_row = mid_row < Sample > (plane, y);
   for (int i = 4 * threadIdx.x; i < outputs && s0 + i < row_samples;
       i += 4 * threads)
-    *(float4 *) (out_row + s0 + i) = *(const float4 *) (tile + i);
+    Mid < Sample >::store4 (out_row + s0 + i, *(const float4 *) (tile + i));
 }
 
 /* Blocked row pass (fixed radius): a block covers one row. Thread t owns a
@@ -177,7 +300,8 @@ __launch_bounds__ (ROW_BLOCKED_THREADS)
 row_pass_blocked_kernel (GbDevicePlane plane, GbBorder border,
     FixedTaps < R > taps)
 {
-  extern __shared__ float tile[];       /* [outputs + 2 apron] */
+  extern __shared__ float4 row_tile[];  /* [outputs + 2 apron + slack] */
+  float *tile = reinterpret_cast < float *>(row_tile);
   const int channels = plane.channels;
   const int outputs = row_blocked_outputs (channels);
   const int apron = R * channels;
@@ -185,11 +309,11 @@ row_pass_blocked_kernel (GbDevicePlane plane, GbBorder border,
   const int y = blockIdx.y;
   const Sample *src_row = gb_src_row < Sample > (plane, y);
 
-  stage_row_span (tile, src_row, s0 - apron, outputs + 2 * apron, plane,
-      border, ROW_BLOCKED_THREADS);
+  const float *span = stage_row_span (tile, src_row, s0 - apron,
+      outputs + 2 * apron, plane, border, ROW_BLOCKED_THREADS);
   __syncthreads ();
 
-  /* The window of output `first` starts at tile[first]: its apron. */
+  /* The window of output `first` starts at span[first]: its apron. */
   const int group = channel_group (channels);
   const int first = group * ROW_RUN * channels + (threadIdx.x - group * channels);
   const bool active = group < row_blocked_runs (channels);
@@ -200,7 +324,7 @@ row_pass_blocked_kernel (GbDevicePlane plane, GbBorder border,
   if (active) {
 #pragma unroll
     for (int j = 0; j < ROW_RUN + 2 * R; j++) {
-      const float sample = tile[first + j * channels];
+      const float sample = span[first + j * channels];
 #pragma unroll
       for (int m = 0; m < ROW_RUN; m++)
         if (j - m >= 0 && j - m <= 2 * R)
@@ -215,7 +339,8 @@ row_pass_blocked_kernel (GbDevicePlane plane, GbBorder border,
   }
   __syncthreads ();
 
-  store_row_outputs (plane, y, s0, outputs, tile, ROW_BLOCKED_THREADS);
+  store_row_outputs < Sample > (plane, y, s0, outputs, tile,
+      ROW_BLOCKED_THREADS);
 }
 
 /* Generic column pass: a block covers COL_THREADS_X samples of COL_ROWS
@@ -225,14 +350,13 @@ constexpr int COL_THREADS_Y = 8;
 constexpr int COL_OUTPUTS = 8;
 constexpr int COL_ROWS = COL_THREADS_Y * COL_OUTPUTS;
 
-__device__ __forceinline__ float
+template < typename Sample > __device__ __forceinline__ float
 load_intermediate (const GbDevicePlane & plane, int s, int y, GbBorder border)
 {
   const int sy = gb_border_index (y, plane.height, border);
   if (sy < 0 || s >= plane.width * plane.channels)
     return 0.0f;
-  return ((const float *) ((const char *) plane.intermediate
-          + (size_t) sy * plane.intermediate_pitch))[s];
+  return Mid < Sample >::unpack (mid_row < Sample > (plane, sy)[s]);
 }
 
 template < typename Sample > __device__ __forceinline__ void
@@ -256,10 +380,10 @@ constexpr int BLOCKED_COL_ROWS = BLOCKED_COL_THREADS_Y * BLOCKED_COL_RUN;
 
 /* Samples s .. s + 3 of intermediate row y (border rule applied; zero past
  * the end of the row). The intermediate's pitch is a multiple of 16 bytes
- * and s of 4, so a float4 read stays inside the row's pitch; its lanes past
- * the row's end (padding the generic row pass leaves unwritten) only feed
- * outputs that store_output4 drops. */
-__device__ __forceinline__ float4
+ * and s of 4, so a four-sample read stays inside the row's pitch; its
+ * lanes past the row's end (padding the generic row pass leaves unwritten)
+ * only feed outputs that store_output4 drops. */
+template < typename Sample > __device__ __forceinline__ float4
 load_intermediate4 (const GbDevicePlane & plane, int s, int y,
     GbBorder border)
 {
@@ -267,8 +391,7 @@ load_intermediate4 (const GbDevicePlane & plane, int s, int y,
   const int row_samples = plane.width * plane.channels;
   if (sy < 0 || s >= row_samples)
     return make_float4 (0.0f, 0.0f, 0.0f, 0.0f);
-  return *(const float4 *) ((const char *) plane.intermediate
-      + (size_t) sy * plane.intermediate_pitch + s * sizeof (float));
+  return Mid < Sample >::load4 (mid_row < Sample > (plane, sy) + s);
 }
 
 /* 4 samples as one store: 4 bytes for 8-bit, 8 for 16-bit samples. */
@@ -334,20 +457,20 @@ column_pass_blocked_kernel (GbDevicePlane plane, GbBorder border,
   if (y0 - R >= 0 && y0 + BLOCKED_COL_ROWS + R <= plane.height
       && (blockIdx.x + 1) * BLOCKED_COL_SAMPLES
       <= plane.width * plane.channels) {
-    const char *column = (const char *) plane.intermediate
-        + (size_t) (y0 - R + threadIdx.y) * plane.intermediate_pitch
-        + s * sizeof (float);
+    const char *column = reinterpret_cast < const char *>(mid_row < Sample >
+        (plane, y0 - R + threadIdx.y) + s);
     const size_t step = BLOCKED_COL_THREADS_Y * plane.intermediate_pitch;
     for (int r = threadIdx.y; r < BLOCKED_COL_ROWS + 2 * R;
         r += BLOCKED_COL_THREADS_Y) {
-      tile[r][threadIdx.x] = *(const float4 *) column;
+      tile[r][threadIdx.x] = Mid < Sample >::load4 (reinterpret_cast <
+          const typename Mid < Sample >::Type * >(column));
       column += step;
     }
   } else {
     for (int r = threadIdx.y; r < BLOCKED_COL_ROWS + 2 * R;
         r += BLOCKED_COL_THREADS_Y)
-      tile[r][threadIdx.x] = load_intermediate4 (plane, s, y0 - R + r,
-          border);
+      tile[r][threadIdx.x] = load_intermediate4 < Sample > (plane, s,
+          y0 - R + r, border);
   }
   __syncthreads ();
 
@@ -391,7 +514,7 @@ column_pass_strips_kernel (GbDevicePlane plane, GbBorder border,
   for (int first = 0; first < window_rows; first += COL_STRIP_ROWS) {
     const int rows = min (COL_STRIP_ROWS, window_rows - first);
     for (int r = threadIdx.y; r < rows; r += COL_THREADS_Y)
-      strip[r][threadIdx.x] = load_intermediate (plane, s,
+      strip[r][threadIdx.x] = load_intermediate < Sample > (plane, s,
           y0 - radius + first + r, border);
     __syncthreads ();
 #pragma unroll
@@ -444,18 +567,22 @@ launch_column_runtime (const GbDevicePlane & plane, const GbAxisTaps & taps,
 
 /* Run-time radii up to BLOCKED_RUNTIME_MAX_RADIUS: the blocked passes'
  * register blocking without compile-time taps. Each thread slides a window
- * of 2 RUNTIME_RUN samples over its RUNTIME_RUN outputs, RUNTIME_RUN taps a
- * step; the taps, zero-padded to a multiple of RUNTIME_RUN, sit in shared
- * memory (every thread of a step reads the same one). Every output still
- * sums its taps in the order -r..r (the padding adds zeros after them). */
-constexpr int RUNTIME_RUN = 8;
+ * of 2 RUN samples over its RUN outputs, RUN taps a step; the taps,
+ * zero-padded to a multiple of RUN, sit in shared memory (every thread of
+ * a step reads the same one). Every output still sums its taps in the order
+ * -r..r (the padding adds zeros after them). The row pass's run is odd, as
+ * ROW_RUN is, so that lanes RUN x channels samples apart read distinct
+ * banks (1, 2 and 4 channels); with 8, 8 lanes read one bank and the row
+ * pass took 2.7 times the column pass's time (RGBA, radius 35). */
+constexpr int RUNTIME_RUN = 8;  /* column pass */
+constexpr int RUNTIME_ROW_RUN = 9;
 constexpr int BLOCKED_RUNTIME_MAX_RADIUS = 64;
 constexpr int RUNTIME_ROW_THREADS = 128;
 
 __host__ __device__ __forceinline__ int
-padded_taps (int radius)
+padded_taps (int radius, int run = RUNTIME_RUN)
 {
-  return (2 * radius + 1 + RUNTIME_RUN - 1) / RUNTIME_RUN * RUNTIME_RUN;
+  return (2 * radius + 1 + run - 1) / run * run;
 }
 
 __device__ __forceinline__ void
@@ -466,13 +593,29 @@ stage_weights (float *w, const float *weights, int radius, int taps,
     w[t] = t <= 2 * radius ? __ldg (&weights[t]) : 0.0f;
 }
 
-/* Row pass: a block covers a run of RUNTIME_RUN pixels for each of its
- * groups (RUNTIME_ROW_THREADS / channels of them, a thread a channel) of
- * one row; the results go back through the tile for coalesced stores. */
+/* Row pass: a block covers a run of RUNTIME_ROW_RUN pixels for each of
+ * its groups (a thread a channel) of one row, as many as the threads allow
+ * with a multiple of 4 outputs (whole four-sample stores; 3 channels: 40
+ * groups, 8 threads idle); the results go back through the tile for
+ * coalesced stores. The tile follows the taps at a 16-byte boundary. */
+__host__ __device__ constexpr int
+row_runtime_groups (int channels)
+{
+  return (RUNTIME_ROW_THREADS / channels) * RUNTIME_ROW_RUN * channels % 4
+      == 0 ? RUNTIME_ROW_THREADS / channels
+      : (RUNTIME_ROW_THREADS / channels) / 4 * 4;
+}
+
 __host__ __device__ __forceinline__ int
 row_runtime_pixels (int channels)
 {
-  return RUNTIME_ROW_THREADS / channels * RUNTIME_RUN;
+  return row_runtime_groups (channels) * RUNTIME_ROW_RUN;
+}
+
+__host__ __device__ __forceinline__ int
+row_runtime_tile_offset (int radius)
+{
+  return (padded_taps (radius, RUNTIME_ROW_RUN) + 3) / 4 * 4;
 }
 
 template < typename Sample > __global__ void
@@ -480,12 +623,12 @@ __launch_bounds__ (RUNTIME_ROW_THREADS)
 row_pass_runtime_blocked_kernel (GbDevicePlane plane, GbBorder border,
     RuntimeTaps weights)
 {
-  extern __shared__ float row_shared[];
+  extern __shared__ float4 row_shared[];
   const int radius = weights.radius ();
-  const int taps = padded_taps (radius);
+  const int taps = padded_taps (radius, RUNTIME_ROW_RUN);
   const int channels = plane.channels;
-  float *w = row_shared;
-  float *tile = row_shared + taps;      /* taps is a multiple of 8 floats */
+  float *w = reinterpret_cast < float *>(row_shared);
+  float *tile = w + row_runtime_tile_offset (radius);
   const int pixels = row_runtime_pixels (channels);
   const int outputs = pixels * channels;
   const int s0 = blockIdx.x * outputs;
@@ -495,48 +638,48 @@ row_pass_runtime_blocked_kernel (GbDevicePlane plane, GbBorder border,
 
   stage_weights (w, weights.w, radius, taps, threadIdx.x,
       RUNTIME_ROW_THREADS);
-  stage_row_span (tile, src_row, span_start, span, plane, border,
-      RUNTIME_ROW_THREADS);
+  const float *staged = stage_row_span (tile, src_row, span_start, span,
+      plane, border, RUNTIME_ROW_THREADS);
   __syncthreads ();
 
   const int group = channel_group (channels);
-  const int first = group * RUNTIME_RUN * channels
+  const int first = group * RUNTIME_ROW_RUN * channels
       + (threadIdx.x - group * channels);
-  const bool active = group < RUNTIME_ROW_THREADS / channels;
-  float acc[RUNTIME_RUN], win[2 * RUNTIME_RUN];
+  const bool active = group < row_runtime_groups (channels);
+  float acc[RUNTIME_ROW_RUN], win[2 * RUNTIME_ROW_RUN];
 #pragma unroll
-  for (int j = 0; j < RUNTIME_RUN; j++)
+  for (int j = 0; j < RUNTIME_ROW_RUN; j++)
     acc[j] = 0.0f;
   if (active) {
-    const float *in = tile + first;
+    const float *in = staged + first;
 #pragma unroll
-    for (int j = 0; j < RUNTIME_RUN; j++)
+    for (int j = 0; j < RUNTIME_ROW_RUN; j++)
       win[j] = in[j * channels];
-    for (int t = 0; t < taps; t += RUNTIME_RUN) {
+    for (int t = 0; t < taps; t += RUNTIME_ROW_RUN) {
 #pragma unroll
-      for (int j = 0; j < RUNTIME_RUN; j++)
-        win[RUNTIME_RUN + j] = in[(t + RUNTIME_RUN + j) * channels];
+      for (int j = 0; j < RUNTIME_ROW_RUN; j++)
+        win[RUNTIME_ROW_RUN + j] = in[(t + RUNTIME_ROW_RUN + j) * channels];
 #pragma unroll
-      for (int k = 0; k < RUNTIME_RUN; k++) {
+      for (int k = 0; k < RUNTIME_ROW_RUN; k++) {
         const float wk = w[t + k];
 #pragma unroll
-        for (int j = 0; j < RUNTIME_RUN; j++)
+        for (int j = 0; j < RUNTIME_ROW_RUN; j++)
           acc[j] += wk * win[j + k];
       }
 #pragma unroll
-      for (int j = 0; j < RUNTIME_RUN; j++)
-        win[j] = win[RUNTIME_RUN + j];
+      for (int j = 0; j < RUNTIME_ROW_RUN; j++)
+        win[j] = win[RUNTIME_ROW_RUN + j];
     }
   }
   __syncthreads ();
   if (active) {
 #pragma unroll
-    for (int j = 0; j < RUNTIME_RUN; j++)
+    for (int j = 0; j < RUNTIME_ROW_RUN; j++)
       tile[first + j * channels] = acc[j];
   }
   __syncthreads ();
 
-  store_row_outputs (plane, blockIdx.y, s0, outputs, tile,
+  store_row_outputs < Sample > (plane, blockIdx.y, s0, outputs, tile,
       RUNTIME_ROW_THREADS);
 }
 
@@ -563,19 +706,18 @@ column_pass_runtime_blocked_kernel (GbDevicePlane plane, GbBorder border,
   if (y0 - radius >= 0 && y0 - radius + tile_rows <= plane.height
       && (blockIdx.x + 1) * BLOCKED_COL_SAMPLES
       <= plane.width * plane.channels) {
-    const char *column = (const char *) plane.intermediate
-        + (size_t) (y0 - radius + threadIdx.y) * plane.intermediate_pitch
-        + s * sizeof (float);
+    const char *column = reinterpret_cast < const char *>(mid_row < Sample >
+        (plane, y0 - radius + threadIdx.y) + s);
     const size_t step = BLOCKED_COL_THREADS_Y * plane.intermediate_pitch;
     for (int r = threadIdx.y; r < tile_rows; r += BLOCKED_COL_THREADS_Y) {
-      tile[r * BLOCKED_COL_THREADS_X + threadIdx.x] =
-          *(const float4 *) column;
+      tile[r * BLOCKED_COL_THREADS_X + threadIdx.x] = Mid < Sample >::load4
+          (reinterpret_cast < const typename Mid < Sample >::Type * >(column));
       column += step;
     }
   } else {
     for (int r = threadIdx.y; r < tile_rows; r += BLOCKED_COL_THREADS_Y)
       tile[r * BLOCKED_COL_THREADS_X + threadIdx.x] =
-          load_intermediate4 (plane, s, y0 - radius + r, border);
+          load_intermediate4 < Sample > (plane, s, y0 - radius + r, border);
   }
   __syncthreads ();
 
@@ -618,9 +760,9 @@ launch_row_runtime_blocked (const GbDevicePlane & plane,
   const RuntimeTaps runtime = { taps.device, taps.radius };
   const int pixels = row_runtime_pixels (plane.channels);
   const int outputs = pixels * plane.channels;
-  const size_t shared = (padded_taps (taps.radius)
-      + (size_t) (pixels + padded_taps (taps.radius)) * plane.channels)
-      * sizeof (float);
+  const size_t shared = (row_runtime_tile_offset (taps.radius)
+      + STAGE_SLACK + (size_t) (pixels + padded_taps (taps.radius,
+              RUNTIME_ROW_RUN)) * plane.channels) * sizeof (float);
 
   row_pass_runtime_blocked_kernel < Sample > <<< dim3 ((plane.width
               * plane.channels + outputs - 1) / outputs, plane.height),
@@ -665,7 +807,8 @@ launch_row_fixed (const GbDevicePlane & plane, const GbAxisTaps & taps,
     GbBorder border, cudaStream_t stream)
 {
   const int outputs = row_blocked_outputs (plane.channels);
-  const size_t row_bytes = (outputs + 2 * R * plane.channels) * sizeof (float);
+  const size_t row_bytes = (STAGE_SLACK + outputs + 2 * R
+      * plane.channels) * sizeof (float);
 
   row_pass_blocked_kernel < R, Sample > <<< dim3 ((plane.width
               * plane.channels + outputs - 1) / outputs, plane.height),
