@@ -288,15 +288,19 @@ device_half_pairs (const GbCuda * cuda, int p, int axis)
 }
 
 /* Largest radius at which the separable passes (kernels_separable.cu)
- * beat the recursive filter where the fused kernel cannot run, by the
- * plane's channels. Measured on the H100 at 1080p (docs/performance.md),
- * separable against recursive, us, radius 25 / 30 / 35 / 39 / 44:
- * GRAY16 42 / 46 / 49 / 53 / 60 against 75; P016 48 / 51 / 60 / 64 / 72
- * against 90; RGBA64 134 / 146 / 159 / 171 / 196 against 161; RGBA (8-bit,
- * where the fused kernel does not run) 135 / 147 / 162 / 173 / 198 against
- * 155. Three channels are taken as four (not measured). */
-#define SEPARABLE_AUTO_MAX_RADIUS_FEW_CHANNELS 44
-#define SEPARABLE_AUTO_MAX_RADIUS_MANY_CHANNELS 30
+ * beat the recursive filter where the fused kernel cannot run. Measured on
+ * the H100 at 1080p (docs/performance.md, "The separable passes"),
+ * separable against recursive, us, radius 35 / 42 / 46 / 53 / 60: GRAY16
+ * 31.3 / 35.7 / 37.9 / 41.2 / 45.2 against 67.4; P016 39.2 / 43.2 / 44.9 /
+ * 47.3 / 51.1 against 86.4; RGBA64 92.5 / 106.6 / 113.7 / 123.8 / 137.4
+ * against 150.2. Past radius 64 (the generic passes) they take 3 to 5
+ * times as long as the recursive filter (radius 70). */
+#define SEPARABLE_AUTO_MAX_RADIUS 60
+/* ...and where a multi-scale plan exists (sigma >= 12.8 on both axes), up
+ * to this radius: at radius 46 (sigma 13) the multi-scale path won on all
+ * three (GRAY16 30.5 against 37.9 us, P016 39.3 against 44.9, RGBA64 67.7
+ * against 113.7). */
+#define SEPARABLE_AUTO_MAX_RADIUS_BESIDE_MULTISCALE 44
 /* Largest radius at which the fused kernel beats the multi-scale path
  * where the latter runs (sigma >= 12.8): in its shared-memory form, at
  * radius 46 (sigma 13) it wins on RGBA and loses on GRAY8 by 8 %, at 49
@@ -333,9 +337,6 @@ GbAlgorithm
 gb_cuda_auto_algorithm (const GbCuda * cuda, const GbPlaneFilter * filter,
     const GbPlaneGeometry * plane, int bytes_per_sample)
 {
-  const int separable_max_radius = plane->channels <= 2
-      ? SEPARABLE_AUTO_MAX_RADIUS_FEW_CHANNELS
-      : SEPARABLE_AUTO_MAX_RADIUS_MANY_CHANNELS;
   const int radius = filter->x.radius > filter->y.radius ? filter->x.radius
       : filter->y.radius;
   const bool multiscale = filter->multiscale.factor_x != 0;
@@ -347,17 +348,17 @@ gb_cuda_auto_algorithm (const GbCuda * cuda, const GbPlaneFilter * filter,
    * axes) it wins beyond that, and it beats the recursive filter on every
    * format measured (all formats at 1080p, sigma 30: 1.2x for I420 to 2.8x
    * for RGBA). Without the fused kernel (16-bit samples, older GPUs) the
-   * separable passes win up to radius 44 on planes of one
-   * or two channels and 30 on wider ones; past it the multi-scale path, or
-   * the recursive filter where no multi-scale plan exists (sigma below
-   * 12.8). */
+   * separable passes win up to radius 44 where the multi-scale path runs
+   * and up to 60 against the recursive filter, which takes over past it
+   * where no multi-scale plan exists (sigma below 12.8 on an axis). */
   if (fused_runs (cuda, filter, bytes_per_sample)
       && (radius <= FUSED_AUTO_MAX_RADIUS || !multiscale
           || (radius <= FUSED_TWO_PASS_AUTO_MAX_RADIUS
               && gb_fused_two_pass_bytes (plane->width, plane->height,
                   plane->channels) <= cuda->fused_two_pass_max_bytes)))
     return GB_ALGORITHM_FUSED;
-  if (radius <= separable_max_radius)
+  if (radius <= (multiscale ? SEPARABLE_AUTO_MAX_RADIUS_BESIDE_MULTISCALE
+          : SEPARABLE_AUTO_MAX_RADIUS))
     return GB_ALGORITHM_SEPARABLE;
   return multiscale ? GB_ALGORITHM_MULTISCALE : GB_ALGORITHM_RECURSIVE;
 }
