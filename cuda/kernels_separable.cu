@@ -801,11 +801,16 @@ launch_column_runtime_blocked (const GbDevicePlane & plane,
   const size_t shared = taps_padded * sizeof (float)
       + (size_t) (BLOCKED_COL_ROWS + taps_padded) * BLOCKED_COL_THREADS_X
       * sizeof (float4);
-  cudaError_t err =
-      cudaFuncSetAttribute (column_pass_runtime_blocked_kernel < Sample >,
-      cudaFuncAttributeMaxDynamicSharedMemorySize, (int) shared);
-  if (err != cudaSuccess)
-    return err;
+  /* The window takes 128 + padded_taps rows of 256 bytes: past radius 59
+   * more than the 64 KB a block may have on compute capability 7.5 (the
+   * H100 allows 227 KB). Where the device refuses it, the strips kernel, which
+   * streams the window, does the pass; the refusal is not sticky. */
+  if (cudaFuncSetAttribute (column_pass_runtime_blocked_kernel < Sample >,
+          cudaFuncAttributeMaxDynamicSharedMemorySize, (int) shared)
+      != cudaSuccess) {
+    (void) cudaGetLastError ();
+    return launch_column_runtime < Sample > (plane, taps, border, stream);
+  }
   column_pass_runtime_blocked_kernel < Sample > <<< dim3 ((plane.width
               * plane.channels + BLOCKED_COL_SAMPLES - 1) / BLOCKED_COL_SAMPLES,
           (plane.height + BLOCKED_COL_ROWS - 1) / BLOCKED_COL_ROWS),
