@@ -17,13 +17,13 @@
  * neighbouring outputs from one sliding window of the tile (register
  * blocking), so a shared-memory read serves several outputs instead of one:
  * shared-memory reads and instruction issue, not DRAM, bound a tap-per-read
- * pass (docs/performance.md has the ncu figures). Radii up to
- * BLOCKED_RUNTIME_MAX_RADIUS take the same register blocking with the taps
- * at run time (in shared memory, padded to a multiple of 8); larger radii
- * take the generic kernels, which read the weights from global memory
- * through the read-only cache, and so does radius 0 (an axis with sigma 0,
- * whose single tap 1 makes the pass a copy). Each pass picks its kernel by its own axis'
- * radius. Every output sums its taps in the order k = -r..r, as the CPU
+ * pass (docs/performance.md has the ncu figures). Larger radii take the
+ * same register blocking with the taps at run time (in shared memory,
+ * padded to a multiple of the run), wherever the window fits the block's
+ * shared memory; past that the generic kernels, which read the weights from
+ * global memory through the read-only cache, and so does radius 0 (an axis
+ * with sigma 0, whose single tap 1 makes the pass a copy). Each pass picks
+ * its kernel by its own axis' radius. Every output sums its taps in the order k = -r..r, as the CPU
  * reference does.
  */
 #include "kernels.h"
@@ -367,16 +367,22 @@ store_output (const GbDevicePlane & plane, int s, int y, float value)
 }
 
 /* Blocked column pass (fixed radius): each thread owns 4 neighbouring
- * samples (a float4) of BLOCKED_COL_RUN adjacent rows and slides one window
- * down the tile; the whole window (BLOCKED_COL_ROWS + 2R rows) sits in shared
+ * samples (a float4) of FIXED_COL_RUN adjacent rows and slides one window
+ * down the tile; the whole window (FIXED_COL_ROWS + 2R rows) sits in shared
  * memory at once. Vectors cut the instructions per output (loads, window
  * reads and the 4 output samples stored as one uchar4 or ushort4), which
- * bound this pass. */
+ * bound this pass. Runs of 4 rows (64 a block) give small planes more
+ * blocks than runs of 8 (GRAY8 1080p: 540 instead of 270; at sigma 1 to 4
+ * the separable blur took 7 to 9 % less time on 1080p GRAY8 and NV12, 1 to
+ * 5 % less on RGBA; docs/performance.md). The run-time pass keeps runs of
+ * BLOCKED_COL_RUN, its taps padded to a multiple of it. */
 constexpr int BLOCKED_COL_THREADS_X = 16;
 constexpr int BLOCKED_COL_THREADS_Y = 16;
 constexpr int BLOCKED_COL_RUN = 8;
 constexpr int BLOCKED_COL_SAMPLES = 4 * BLOCKED_COL_THREADS_X;
 constexpr int BLOCKED_COL_ROWS = BLOCKED_COL_THREADS_Y * BLOCKED_COL_RUN;
+constexpr int FIXED_COL_RUN = 4;
+constexpr int FIXED_COL_ROWS = BLOCKED_COL_THREADS_Y * FIXED_COL_RUN;
 
 /* Samples s .. s + 3 of intermediate row y (border rule applied; zero past
  * the end of the row). The intermediate's pitch is a multiple of 16 bytes
@@ -449,46 +455,46 @@ __launch_bounds__ (BLOCKED_COL_THREADS_X * BLOCKED_COL_THREADS_Y)
 column_pass_blocked_kernel (GbDevicePlane plane, GbBorder border,
     FixedTaps < R > taps)
 {
-  __shared__ float4 tile[BLOCKED_COL_ROWS + 2 * R][BLOCKED_COL_THREADS_X];
+  __shared__ float4 tile[FIXED_COL_ROWS + 2 * R][BLOCKED_COL_THREADS_X];
   const int s = blockIdx.x * BLOCKED_COL_SAMPLES + 4 * threadIdx.x;
-  const int y0 = blockIdx.y * BLOCKED_COL_ROWS;
+  const int y0 = blockIdx.y * FIXED_COL_ROWS;
 
   /* Interior blocks (uniform test) load without the border rule. */
-  if (y0 - R >= 0 && y0 + BLOCKED_COL_ROWS + R <= plane.height
+  if (y0 - R >= 0 && y0 + FIXED_COL_ROWS + R <= plane.height
       && (blockIdx.x + 1) * BLOCKED_COL_SAMPLES
       <= plane.width * plane.channels) {
     const char *column = reinterpret_cast < const char *>(mid_row < Sample >
         (plane, y0 - R + threadIdx.y) + s);
     const size_t step = BLOCKED_COL_THREADS_Y * plane.intermediate_pitch;
-    for (int r = threadIdx.y; r < BLOCKED_COL_ROWS + 2 * R;
+    for (int r = threadIdx.y; r < FIXED_COL_ROWS + 2 * R;
         r += BLOCKED_COL_THREADS_Y) {
       tile[r][threadIdx.x] = Mid < Sample >::load4 (reinterpret_cast <
           const typename Mid < Sample >::Type * >(column));
       column += step;
     }
   } else {
-    for (int r = threadIdx.y; r < BLOCKED_COL_ROWS + 2 * R;
+    for (int r = threadIdx.y; r < FIXED_COL_ROWS + 2 * R;
         r += BLOCKED_COL_THREADS_Y)
       tile[r][threadIdx.x] = load_intermediate4 < Sample > (plane, s,
           y0 - R + r, border);
   }
   __syncthreads ();
 
-  const int first = threadIdx.y * BLOCKED_COL_RUN;
-  float4 acc[BLOCKED_COL_RUN];
+  const int first = threadIdx.y * FIXED_COL_RUN;
+  float4 acc[FIXED_COL_RUN];
 #pragma unroll
-  for (int m = 0; m < BLOCKED_COL_RUN; m++)
+  for (int m = 0; m < FIXED_COL_RUN; m++)
     acc[m] = make_float4 (0.0f, 0.0f, 0.0f, 0.0f);
 #pragma unroll
-  for (int j = 0; j < BLOCKED_COL_RUN + 2 * R; j++) {
+  for (int j = 0; j < FIXED_COL_RUN + 2 * R; j++) {
     const float4 sample = tile[first + j][threadIdx.x];
 #pragma unroll
-    for (int m = 0; m < BLOCKED_COL_RUN; m++)
+    for (int m = 0; m < FIXED_COL_RUN; m++)
       if (j - m >= 0 && j - m <= 2 * R)
         fma4 (acc[m], taps[j - m], sample);
   }
 #pragma unroll
-  for (int m = 0; m < BLOCKED_COL_RUN; m++)
+  for (int m = 0; m < FIXED_COL_RUN; m++)
     store_output4 < Sample > (plane, s, y0 + first + m, acc[m]);
 }
 
@@ -565,8 +571,10 @@ launch_column_runtime (const GbDevicePlane & plane, const GbAxisTaps & taps,
   return cudaGetLastError ();
 }
 
-/* Run-time radii up to BLOCKED_RUNTIME_MAX_RADIUS: the blocked passes'
- * register blocking without compile-time taps. Each thread slides a window
+/* Run-time radii: the blocked passes' register blocking without
+ * compile-time taps, at any radius whose window fits the block's shared
+ * memory (the row pass's: under 48 KB up to GB_MAX_RADIUS; the column
+ * pass's grows by 512 bytes a radius, see its launcher). Each thread slides a window
  * of 2 RUN samples over its RUN outputs, RUN taps a step; the taps,
  * zero-padded to a multiple of RUN, sit in shared memory (every thread of
  * a step reads the same one). Every output still sums its taps in the order
@@ -576,7 +584,6 @@ launch_column_runtime (const GbDevicePlane & plane, const GbAxisTaps & taps,
  * pass took 2.7 times the column pass's time (RGBA, radius 35). */
 constexpr int RUNTIME_RUN = 8;  /* column pass */
 constexpr int RUNTIME_ROW_RUN = 9;
-constexpr int BLOCKED_RUNTIME_MAX_RADIUS = 64;
 constexpr int RUNTIME_ROW_THREADS = 128;
 
 __host__ __device__ __forceinline__ int
@@ -765,6 +772,11 @@ launch_row_runtime_blocked (const GbDevicePlane & plane,
       + STAGE_SLACK + (size_t) (pixels + padded_taps (taps.radius,
               RUNTIME_ROW_RUN)) * C) * sizeof (float);
 
+  /* Every radius up to GB_MAX_RADIUS stays within the 48 KB a block has
+   * without asking (4 channels at radius 1024: 45.7 KB); past it, the
+   * generic pass. */
+  if (shared > 48 * 1024)
+    return launch_row_runtime < Sample > (plane, taps, border, stream);
   row_pass_runtime_blocked_kernel < Sample, C > <<< dim3 ((plane.width * C
               + outputs - 1) / outputs, plane.height), RUNTIME_ROW_THREADS,
       shared, stream >>> (plane, border, runtime);
@@ -802,9 +814,10 @@ launch_column_runtime_blocked (const GbDevicePlane & plane,
       + (size_t) (BLOCKED_COL_ROWS + taps_padded) * BLOCKED_COL_THREADS_X
       * sizeof (float4);
   /* The window takes 128 + padded_taps rows of 256 bytes: past radius 59
-   * more than the 64 KB a block may have on compute capability 7.5 (the
-   * H100 allows 227 KB). Where the device refuses it, the strips kernel, which
-   * streams the window, does the pass; the refusal is not sticky. */
+   * more than the 64 KB a block may have on compute capability 7.5, past
+   * radius 383 more than the H100's 227 KB. Where the device refuses it,
+   * the strips kernel, which streams the window, does the pass; the
+   * refusal is not sticky. */
   if (cudaFuncSetAttribute (column_pass_runtime_blocked_kernel < Sample >,
           cudaFuncAttributeMaxDynamicSharedMemorySize, (int) shared)
       != cudaSuccess) {
@@ -850,7 +863,7 @@ launch_column_fixed (const GbDevicePlane & plane, const GbAxisTaps & taps,
 {
   column_pass_blocked_kernel < R, Sample > <<< dim3 ((plane.width
               * plane.channels + BLOCKED_COL_SAMPLES - 1) / BLOCKED_COL_SAMPLES,
-          (plane.height + BLOCKED_COL_ROWS - 1) / BLOCKED_COL_ROWS),
+          (plane.height + FIXED_COL_ROWS - 1) / FIXED_COL_ROWS),
       dim3 (BLOCKED_COL_THREADS_X, BLOCKED_COL_THREADS_Y), 0, stream >>> (plane,
       border, fixed_taps < R > (taps));
   return cudaGetLastError ();
@@ -887,8 +900,9 @@ specialised (int radius)
   return radius >= 1 && radius <= FIXED_RADIUS_MAX;
 }
 
-/* Past the specialisations, the blocked passes with run-time taps up to
- * their radius; beyond it (and at radius 0) the generic ones. */
+/* Past the specialisations, the blocked passes with run-time taps, and the
+ * generic ones where their window does not fit (and at radius 0: an axis
+ * of sigma 0, a copy). */
 template < typename Sample > cudaError_t
 launch_row (const GbDevicePlane & plane, const GbAxisTaps & taps,
     GbBorder border, cudaStream_t stream)
@@ -896,7 +910,7 @@ launch_row (const GbDevicePlane & plane, const GbAxisTaps & taps,
   if (specialised (taps.radius))
     return Specialised < Sample >::row[taps.radius - 1] (plane, taps, border,
         stream);
-  if (taps.radius > 0 && taps.radius <= BLOCKED_RUNTIME_MAX_RADIUS)
+  if (taps.radius > 0)
     return launch_row_runtime_blocked < Sample > (plane, taps, border,
         stream);
   return launch_row_runtime < Sample > (plane, taps, border, stream);
@@ -909,7 +923,7 @@ launch_column (const GbDevicePlane & plane, const GbAxisTaps & taps,
   if (specialised (taps.radius))
     return Specialised < Sample >::column[taps.radius - 1] (plane, taps,
         border, stream);
-  if (taps.radius > 0 && taps.radius <= BLOCKED_RUNTIME_MAX_RADIUS)
+  if (taps.radius > 0)
     return launch_column_runtime_blocked < Sample > (plane, taps, border,
         stream);
   return launch_column_runtime < Sample > (plane, taps, border, stream);
