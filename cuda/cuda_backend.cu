@@ -288,14 +288,15 @@ device_half_pairs (const GbCuda * cuda, int p, int axis)
 }
 
 /* Largest radius at which the separable passes (kernels_separable.cu)
- * beat the recursive filter where the fused kernel cannot run. Measured on
- * the H100 at 1080p (docs/performance.md, "The separable passes"),
- * separable against recursive, us, radius 35 / 42 / 46 / 53 / 60: GRAY16
- * 31.3 / 35.7 / 37.9 / 41.2 / 45.2 against 67.4; P016 39.2 / 43.2 / 44.9 /
- * 47.3 / 51.1 against 86.4; RGBA64 92.5 / 106.6 / 113.7 / 123.8 / 137.4
- * against 150.2. Past radius 64 (the generic passes) they take 3 to 5
- * times as long as the recursive filter (radius 70). */
-#define SEPARABLE_AUTO_MAX_RADIUS 60
+ * beat the recursive filter where the fused kernel cannot run, by the
+ * plane's channels. Measured on the H100 at 1080p (docs/performance.md,
+ * "The separable passes"), separable against recursive, us, radius 35 /
+ * 46 / 60 / 70 / 88 / 105: GRAY16 31.3 / 37.9 / 45.0 / 50.1 / 62.6 / 70.6
+ * against 67.4; P016 39.2 / 44.9 / 51.0 / 56.2 / 72.4 / 82.8 against 86.4;
+ * RGBA64 92.5 / 113.7 / 136.9 / 152.4 / 192.0 / 221.0 against 150.2.
+ * Three channels are taken as four (not measured). */
+#define SEPARABLE_AUTO_MAX_RADIUS_FEW_CHANNELS 88
+#define SEPARABLE_AUTO_MAX_RADIUS_MANY_CHANNELS 60
 /* ...and where a multi-scale plan exists (sigma >= 12.8 on both axes), up
  * to this radius: at radius 46 (sigma 13) the multi-scale path won on all
  * three (GRAY16 30.5 against 37.9 us, P016 39.3 against 44.9, RGBA64 67.7
@@ -348,8 +349,9 @@ gb_cuda_auto_algorithm (const GbCuda * cuda, const GbPlaneFilter * filter,
    * axes) it wins beyond that, and it beats the recursive filter on every
    * format measured (all formats at 1080p, sigma 30: 1.2x for I420 to 2.8x
    * for RGBA). Without the fused kernel (16-bit samples, older GPUs) the
-   * separable passes win up to radius 44 where the multi-scale path runs
-   * and up to 60 against the recursive filter, which takes over past it
+   * separable passes win up to radius 44 where the multi-scale path runs,
+   * and against the recursive filter up to radius 88 on planes of one or
+   * two channels and 60 on wider ones; past those the recursive filter
    * where no multi-scale plan exists (sigma below 12.8 on an axis). */
   if (fused_runs (cuda, filter, bytes_per_sample)
       && (radius <= FUSED_AUTO_MAX_RADIUS || !multiscale
@@ -358,7 +360,8 @@ gb_cuda_auto_algorithm (const GbCuda * cuda, const GbPlaneFilter * filter,
                   plane->channels) <= cuda->fused_two_pass_max_bytes)))
     return GB_ALGORITHM_FUSED;
   if (radius <= (multiscale ? SEPARABLE_AUTO_MAX_RADIUS_BESIDE_MULTISCALE
-          : SEPARABLE_AUTO_MAX_RADIUS))
+          : plane->channels <= 2 ? SEPARABLE_AUTO_MAX_RADIUS_FEW_CHANNELS
+          : SEPARABLE_AUTO_MAX_RADIUS_MANY_CHANNELS))
     return GB_ALGORITHM_SEPARABLE;
   return multiscale ? GB_ALGORITHM_MULTISCALE : GB_ALGORITHM_RECURSIVE;
 }
