@@ -7,24 +7,24 @@
  *
  * The row pass filters with the x taps and reads 8- or 16-bit samples, the
  * column pass with the y taps and writes them; both compute in float. The
- * intermediate is 16-bit fixed point for 8-bit samples and float for
- * 16-bit ones (Mid below), and the kernels that touch samples are templates
- * on their type. Each pass stages its tile and apron in shared memory; loads and
- * stores of global memory are coalesced (threads of a warp touch consecutive
- * samples of one row). For radii up to FIXED_RADIUS_MAX the radius is a
- * template parameter: the tap loops unroll, the weights travel by value as a
- * kernel parameter (constant bank), and each thread computes a run of
- * neighbouring outputs from one sliding window of the tile (register
+ * intermediate is 16-bit fixed point for 8-bit samples and float for 16-bit
+ * ones (Mid below), and the kernels that touch samples are templates on
+ * their type. Each pass stages its tile and apron in shared memory; loads
+ * and stores of global memory are coalesced (threads of a warp touch
+ * consecutive samples of one row). For radii up to FIXED_RADIUS_MAX the
+ * radius is a template parameter: the tap loops unroll, the weights travel
+ * by value as a kernel parameter (constant bank), and each thread computes a
+ * run of neighbouring outputs from one sliding window of the tile (register
  * blocking), so a shared-memory read serves several outputs instead of one:
  * shared-memory reads and instruction issue, not DRAM, bound a tap-per-read
- * pass (docs/performance.md has the ncu figures). Larger radii take the
- * same register blocking with the taps at run time (in shared memory,
- * padded to a multiple of the run), wherever the window fits the block's
- * shared memory; past that the generic kernels, which read the weights from
- * global memory through the read-only cache, and so does radius 0 (an axis
- * with sigma 0, whose single tap 1 makes the pass a copy). Each pass picks
- * its kernel by its own axis' radius. Every output sums its taps in the order k = -r..r, as the CPU
- * reference does.
+ * pass (docs/performance.md has the ncu figures). Larger radii take the same
+ * register blocking with the taps at run time (in shared memory, padded to a
+ * multiple of the run), wherever the window fits the block's shared memory;
+ * past that the generic kernels, which read the weights from global memory
+ * through the read-only cache, and so does radius 0 (an axis with sigma 0,
+ * whose single tap 1 makes the pass a copy). Each pass picks its kernel by
+ * its own axis' radius. Every output sums its taps in the order k = -r..r,
+ * as the CPU reference does.
  */
 #include "kernels.h"
 
@@ -571,17 +571,17 @@ launch_column_runtime (const GbDevicePlane & plane, const GbAxisTaps & taps,
   return cudaGetLastError ();
 }
 
-/* Run-time radii: the blocked passes' register blocking without
- * compile-time taps, at any radius whose window fits the block's shared
- * memory (the row pass's: under 48 KB up to GB_MAX_RADIUS; the column
- * pass's grows by 512 bytes a radius, see its launcher). Each thread slides a window
- * of 2 RUN samples over its RUN outputs, RUN taps a step; the taps,
- * zero-padded to a multiple of RUN, sit in shared memory (every thread of
- * a step reads the same one). Every output still sums its taps in the order
- * -r..r (the padding adds zeros after them). The row pass's run is odd, as
- * ROW_RUN is, so that lanes RUN x channels samples apart read distinct
- * banks (1, 2 and 4 channels); with 8, 8 lanes read one bank and the row
- * pass took 2.7 times the column pass's time (RGBA, radius 35). */
+/* Run-time radii: the blocked passes' register blocking without compile-time
+ * taps, at any radius whose window fits the block's shared memory (the row
+ * pass's: under 48 KB up to GB_MAX_RADIUS; the column pass's grows by 512
+ * bytes a radius, see its launcher). Each thread slides a window of 2 RUN
+ * samples over its RUN outputs, RUN taps a step; the taps, zero-padded to a
+ * multiple of RUN, sit in shared memory (every thread of a step reads the
+ * same one). Every output still sums its taps in the order -r..r (the
+ * padding adds zeros after them). The row pass's run is odd, as ROW_RUN is,
+ * so that lanes RUN x channels samples apart read distinct banks (1, 2 and 4
+ * channels); with 8, 8 lanes read one bank and the row pass took 2.7 times
+ * the column pass's time (RGBA, radius 35). */
 constexpr int RUNTIME_RUN = 8;  /* column pass */
 constexpr int RUNTIME_ROW_RUN = 9;
 constexpr int RUNTIME_ROW_THREADS = 128;
@@ -600,11 +600,11 @@ stage_weights (float *w, const float *weights, int radius, int taps,
     w[t] = t <= 2 * radius ? __ldg (&weights[t]) : 0.0f;
 }
 
-/* Row pass: a thread takes a run of RUNTIME_ROW_RUN pixels of one channel
- * of a row, the channels known at compile time (shared-memory reads at
- * constant offsets: the separable blur of RGBA 1080p at radius 35 took 9 %
- * less time than with them at run time; a float4 a pixel took 7 % more,
- * its registers costing occupancy). A block takes as many runs as its threads allow with a
+/* Row pass: a thread takes a run of RUNTIME_ROW_RUN pixels of one channel of
+ * a row, the channels known at compile time (shared-memory reads at constant
+ * offsets: the separable blur of RGBA 1080p at radius 35 took 9 % less time
+ * than with them at run time; a float4 a pixel took 7 % more, its registers
+ * costing occupancy). A block takes as many runs as its threads allow with a
  * multiple of 4 outputs (whole four-sample stores; 3 channels: 40 runs of
  * each channel, 8 threads idle); the results go back through the tile for
  * coalesced stores. The tile follows the taps at a 16-byte boundary. */
