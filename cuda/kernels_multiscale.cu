@@ -6,22 +6,31 @@
  *
  * Every pass is out[o] = sum_t w[phase][t] in[source(first(o) + t)] along
  * rows or along columns, summed in float like the CPU's (cpu_backend.c),
- * in another order. The kernels:
+ * in another order. The two down passes commute; on large planes (and at
+ * D = 4) the GPU runs down along y first, so that the pass along x works
+ * on an image D times shorter. The kernels:
+ *   down_columns_kernel  down along y at the frame's size (templates on D
+ *                      and the sample type): every thread walks four
+ *                      neighbouring samples down a band of rows, each row
+ *                      feeding the few outputs whose taps it is, with its
+ *                      rows copied ahead into shared memory asynchronously;
  *   row_pass_kernel    along rows, staging a run of each row in shared
- *                      memory: down along x at the frame's size (templates
- *                      on D and the sample type), and the small blur along
- *                      x (D = 1, float);
- *   resample_columns_kernel  along columns on the float images: down along
- *                      y, and the small blur along y;
+ *                      memory: down along x (templates on D and the input:
+ *                      the frame's samples, or the float rows
+ *                      down_columns_kernel left), and the small blur along
+ *                      x (D = 1);
+ *   resample_columns_kernel  down along y after the rows, and the small
+ *                      blur along y;
  *   up_kernel          both up passes: reads a patch of the small image,
  *                      resamples it along x into shared memory, then along
  *                      y, and writes each frame tile once (a template on
  *                      the sample type).
- * The passes at the frame's size touch each frame sample once; the others
- * work in the plane's float intermediate.
+ * The passes at the frame's size read or write each frame sample once; the
+ * others work in the plane's float intermediate.
  */
 #include "kernels.h"
 
+#include <cuda_pipeline.h>
 #include <type_traits>
 
 namespace {
@@ -36,8 +45,9 @@ resample_source (const GbResample & r, int i, GbBorder border)
   return i < 0 ? 0 : i >= r.in_length ? r.in_length - 1 : i;
 }
 
-/* Along columns, on the float images (down along y, the small blur along
- * y): output row o = blockIdx.y. Each thread takes four neighbouring
+/* Along columns, on the float images (down along y after the rows, and the
+ * small blur along y): output row o = blockIdx.y. Each thread takes four
+ * neighbouring
  * elements (one 16-byte load per tap where rows are aligned) and a quarter
  * of the taps, four loads in flight; the quarters are added in shared
  * memory. The source rows and weights are resolved once per block (a zero
@@ -129,9 +139,192 @@ resample_columns_kernel (GbResample r, const float *weights,
     out_row[k] = v[k];
 }
 
-/* Along rows, with a block's input staged in shared memory: the frame's
- * rows decimated by D (down along x), or the small image's rows blurred
- * (D = 1). A block takes a run of up to P::OUTPUTS output positions, one
+/* Down along y at the frame's size. A thread takes four neighbouring
+ * samples of a row (one 4- or 8-byte group) down a band of `band` outputs.
+ * Output o's tap t is input row first + o D + t, so input row j of the
+ * band (from the first output's first tap) is tap m D + j % D of output
+ * j / D - m: it feeds RING outputs, held in a ring of accumulators that
+ * moves on every D rows, when the oldest is complete. With D and the taps
+ * fixed at compile time (zero-padded to RING D), every weight is a kernel
+ * parameter: per row, one shared load and 4 RING multiply-adds. The rows
+ * are copied into shared memory asynchronously, STAGES units of UNIT rows
+ * ahead of the arithmetic; a thread reads back only what it copied, so no
+ * barrier is needed. The input rows the band reaches beyond its own (RING
+ * - 1 of D rows) are read again by the next band, mostly from L2. */
+constexpr int DOWN_THREADS = 128;
+/* Bands per plane: at least this many blocks where a shorter band gives
+ * them, about two per SM on the GPUs we measure. */
+constexpr int DOWN_MIN_BLOCKS = 256;
+/* Planes of this many samples and more take it at every D. */
+constexpr size_t MULTISCALE_COLUMNS_FIRST_SAMPLES = (size_t) 1 << 22;
+
+template < typename InT > struct SampleGroup;
+template <> struct SampleGroup <uint8_t >
+{
+  using type = uint32_t;
+};
+template <> struct SampleGroup <uint16_t >
+{
+  using type = uint2;
+};
+
+template < int D, typename InT > struct DownColumns
+{
+  using Group = typename SampleGroup < InT >::type;
+  static constexpr int TAPS = GB_MULTISCALE_DOWN_TAPS (D);
+  static constexpr int RING = (TAPS + D - 1) / D;
+  static constexpr int UNIT = D < 8 ? D : 8;    /* rows per stage */
+  static constexpr int UNITS = D / UNIT;        /* stages per D rows */
+  /* 24 KB of rows in flight per block */
+  static constexpr int STAGES_FIT =
+      24 * 1024 / (UNIT * DOWN_THREADS * (int) sizeof (Group));
+  static constexpr int STAGES = STAGES_FIT < 2 ? 2 : STAGES_FIT;
+};
+
+template < int D > struct DownWeights
+{
+  float w[DownColumns < D, uint8_t >::RING * D];
+};
+
+/* A sample's exact float: its bits below the exponent of 2^23, less 2^23
+ * (a byte permute and an add; an int-to-float conversion runs at a quarter
+ * of the rate of an add). */
+__device__ __forceinline__ float4
+unpack_group (uint32_t v)
+{
+  const float two23 = 8388608.0f;
+  return make_float4 (__uint_as_float (__byte_perm (v, 0x4B000000u,
+              0x7540)) - two23, __uint_as_float (__byte_perm (v,
+              0x4B000000u, 0x7541)) - two23,
+      __uint_as_float (__byte_perm (v, 0x4B000000u, 0x7542)) - two23,
+      __uint_as_float (__byte_perm (v, 0x4B000000u, 0x7543)) - two23);
+}
+
+__device__ __forceinline__ float4
+unpack_group (uint2 v)
+{
+  const float two23 = 8388608.0f;
+  return make_float4 (__uint_as_float (__byte_perm (v.x, 0x4B000000u,
+              0x7510)) - two23, __uint_as_float (__byte_perm (v.x,
+              0x4B000000u, 0x7532)) - two23,
+      __uint_as_float (__byte_perm (v.y, 0x4B000000u, 0x7510)) - two23,
+      __uint_as_float (__byte_perm (v.y, 0x4B000000u, 0x7532)) - two23);
+}
+
+/* Up to four samples from e on (those before `elements`), packed as one
+ * group; the rest 0. */
+template < typename InT > __device__ __forceinline__ typename
+SampleGroup < InT >::type
+gather_group (const InT * row, int e, int elements)
+{
+  uint32_t s[4];
+#pragma unroll
+  for (int k = 0; k < 4; k++)
+    s[k] = e + k < elements ? (uint32_t) __ldg (&row[e + k]) : 0u;
+  if constexpr (sizeof (InT) == 1) {
+    return s[0] | s[1] << 8 | s[2] << 16 | s[3] << 24;
+  } else {
+    return make_uint2 (s[0] | s[1] << 16, s[2] | s[3] << 16);
+  }
+}
+
+template < int D, typename InT > __global__ void
+__launch_bounds__ (DOWN_THREADS)
+down_columns_kernel (GbResample r, DownWeights < D > weights,
+    GbBorder border, int elements, int band, const InT * in,
+    size_t in_pitch, float *out, size_t out_pitch)
+{
+  using P = DownColumns < D, InT >;
+  using Group = typename P::Group;
+  __shared__ Group stage[P::STAGES][P::UNIT][DOWN_THREADS];
+
+  const int e = (blockIdx.x * DOWN_THREADS + threadIdx.x) * 4;
+  if (e >= elements)
+    return;
+  const int o0 = blockIdx.y * band;
+  const int n = min (band, r.out_length - o0);
+  const int chunks = n + P::RING - 1;   /* D rows each */
+  const int units = chunks * P::UNITS;
+  const int y0 = r.first[0] + o0 * D;
+  const bool inside = y0 >= 0 && y0 + units * P::UNIT <= r.in_length;
+  const bool whole = e + 4 <= elements
+      && ((uintptr_t) in | in_pitch) % sizeof (Group) == 0;
+  const InT *column = in + e;
+
+  /* Unit u's rows into its stage, then one commit, empty or not: the
+   * wait below counts commits. */
+  auto issue =[&](int u) {
+    if (u < units) {
+      Group *slot = &stage[u % P::STAGES][0][threadIdx.x];
+#pragma unroll
+      for (int i = 0; i < P::UNIT; i++) {
+        const int j = y0 + u * P::UNIT + i;
+        const int y = inside ? j : resample_source (r, j, border);
+        const InT *src = (const InT *) ((const char *) column
+            + (size_t) max (y, 0) * in_pitch);
+        if (y < 0)
+          slot[i * DOWN_THREADS] = Group ();
+        else if (whole)
+          __pipeline_memcpy_async (&slot[i * DOWN_THREADS], src,
+              sizeof (Group));
+        else
+          slot[i * DOWN_THREADS] = gather_group (src - e, e, elements);
+      }
+    }
+    __pipeline_commit ();
+  };
+
+  for (int u = 0; u < P::STAGES - 1; u++)
+    issue (u);
+  float4 acc[P::RING];
+#pragma unroll
+  for (int m = 0; m < P::RING; m++)
+    acc[m] = make_float4 (0.0f, 0.0f, 0.0f, 0.0f);
+
+  int u = 0;
+  for (int k = 0; k < chunks; k++) {
+#pragma unroll
+    for (int q = 0; q < P::UNITS; q++, u++) {
+      issue (u + P::STAGES - 1);
+      __pipeline_wait_prior (P::STAGES - 1);
+      const Group *slot = &stage[u % P::STAGES][0][threadIdx.x];
+#pragma unroll
+      for (int i = 0; i < P::UNIT; i++) {
+        const float4 v = unpack_group (slot[i * DOWN_THREADS]);
+#pragma unroll
+        for (int m = 0; m < P::RING; m++) {
+          /* acc[m] is output k - m; this row is its tap m D + phase */
+          const float w = weights.w[m * D + q * P::UNIT + i];
+          acc[m].x += w * v.x;
+          acc[m].y += w * v.y;
+          acc[m].z += w * v.z;
+          acc[m].w += w * v.w;
+        }
+      }
+    }
+    const int o = k - (P::RING - 1);    /* complete now */
+    if (o >= 0) {
+      float *dst = (float *) ((char *) out + (size_t) (o0 + o) * out_pitch)
+          + e;
+      const float4 a = acc[P::RING - 1];
+      if (e + 4 <= elements && ((uintptr_t) dst) % 16 == 0) {
+        gb_store4 (dst, a);
+      } else {
+        const float v[4] = { a.x, a.y, a.z, a.w };
+        for (int c = 0; c < 4 && e + c < elements; c++)
+          dst[c] = v[c];
+      }
+    }
+#pragma unroll
+    for (int m = P::RING - 1; m > 0; m--)
+      acc[m] = acc[m - 1];
+    acc[0] = make_float4 (0.0f, 0.0f, 0.0f, 0.0f);
+  }
+}
+
+/* Along rows, with a block's input staged in shared memory: down along x
+ * (decimating by D) on the frame's rows or on the rows down_columns_kernel
+ * left, or the small image's rows blurred (D = 1). A block takes a run of up to P::OUTPUTS output positions, one
  * per thread, of up to four lanes: the channels of one row (three or four
  * channels), or of two rows (two channels), or four rows (gray), so that
  * every plane keeps the lanes busy. It stages the samples it reads (border
@@ -226,8 +419,8 @@ row_pass_kernel (GbResample r, RowWeights < D > weights, GbBorder border,
       + (n_lines > 3 ? 3 * step : n_lines > 2 ? 2 * step : step));
 
   /* P::SLOTS positions in flight per thread before their stores. */
-  const bool pixel_loads = sizeof (InT) == 1 && channels == 4
-      && (uintptr_t) row0 % 4 == 0;
+  const bool pixel_loads = (sizeof (InT) == 1 || sizeof (InT) == 4)
+      && channels == 4 && (uintptr_t) row0 % (4 * sizeof (InT)) == 0;
   for (int q0 = threadIdx.x; q0 < n_staged; q0 += P::SLOTS * P::THREADS) {
     float4 v[P::SLOTS];
 #pragma unroll
@@ -236,7 +429,11 @@ row_pass_kernel (GbResample r, RowWeights < D > weights, GbBorder border,
       const int x = q >= n_real ? -1 : inside ? x0 + q
           : resample_source (r, x0 + q, border);
       float lane[4] = { 0.0f, 0.0f, 0.0f, 0.0f };
-      if (pixel_loads) {
+      if (pixel_loads && sizeof (InT) == 4) {
+        v[k] = x >= 0 ? __ldg (reinterpret_cast < const float4 * >(row0) + x)
+            : make_float4 (0.0f, 0.0f, 0.0f, 0.0f);
+        continue;
+      } else if (pixel_loads) {
         const uchar4 p = x >= 0 ? __ldg (reinterpret_cast < const uchar4 *
             >(row0) + x) : make_uchar4 (0, 0, 0, 0);
         lane[0] = p.x;
@@ -480,6 +677,29 @@ columns (const GbResample & r, const float *weights, GbBorder border,
 }
 
 template < int D, typename InT > cudaError_t
+down_columns (const GbResample & r, const float *host_table, GbBorder border,
+    int elements, const InT * in, size_t in_pitch, float *out,
+    size_t out_pitch, cudaStream_t stream)
+{
+  using P = DownColumns < D, InT >;
+  DownWeights < D > weights = { };
+  if (r.phases != 1 || r.step != D || r.taps > P::TAPS || !r.frame_border)
+    return cudaErrorInvalidValue;       /* not for any plan (multiscale.c) */
+  for (int t = 0; t < r.taps; t++)
+    weights.w[t] = host_table[r.weights + t];
+  const int groups = (elements + 3) / 4;
+  const int blocks = (groups + DOWN_THREADS - 1) / DOWN_THREADS;
+  int band = 16;
+  while (band > 4 && blocks * ((r.out_length + band - 1) / band)
+      < DOWN_MIN_BLOCKS)
+    band /= 2;
+  const dim3 grid (blocks, (r.out_length + band - 1) / band);
+  down_columns_kernel < D, InT > <<<grid, DOWN_THREADS, 0, stream>>> (r,
+      weights, border, elements, band, in, in_pitch, out, out_pitch);
+  return cudaSuccess;
+}
+
+template < int D, typename InT > cudaError_t
 row_pass (const GbResample & r, const float *host_table, GbBorder border,
     int channels, int n_rows, const InT * in, size_t in_pitch, float *out,
     size_t out_pitch, cudaStream_t stream)
@@ -560,11 +780,19 @@ gb_launch_multiscale (const GbDevicePlane & plane, const GbTaps & taps,
   const size_t frame_row = (size_t) plane.width * c;
   const size_t wide_rows = (size_t) plane.height * small_row;
   const size_t wide_columns = (size_t) plan.small_height * frame_row;
-  /* The same layout as the CPU's (cpu_backend.c, multiscale_scratch). */
-  float *wide = plane.multiscale_scratch;
-  float *small = wide + (wide_rows > wide_columns ? wide_rows : wide_columns);
+  /* The same layout as the CPU's (cpu_backend.c, multiscale_scratch): the
+   * first image is the frame decimated along one axis, the larger of the
+   * two orders' images. */
+  float *first = plane.multiscale_scratch;
+  float *small = first + (wide_rows > wide_columns ? wide_rows : wide_columns);
   float *small2 = small + (size_t) plan.small_height * small_row;
   const size_t small_pitch = small_row * sizeof (float);
+  const size_t tall_pitch = frame_row * sizeof (float);
+  /* Down along y first where it measured faster (H100, docs/performance.md:
+   * D = 4 everywhere, 4K planes at every D); elsewhere the frame's rows,
+   * whose row pass has more threads for a small plane. */
+  const bool columns_first = plan.down_y.step == 4
+      || (size_t) plane.height * frame_row >= MULTISCALE_COLUMNS_FIRST_SAMPLES;
 
   if (plan.down_y.taps > MAX_COLUMN_TAPS || plan.blur_y.taps > MAX_COLUMN_TAPS)
     return cudaErrorInvalidValue;
@@ -577,17 +805,32 @@ gb_launch_multiscale (const GbDevicePlane & plane, const GbTaps & taps,
    * per sample type. */
   cudaError_t err = gb_dispatch_sample (plane,[&] (auto tag) {
         using Sample = decltype (tag);
-        return dispatch_factor (plan.down_x.step,[&] (auto d) {
-              return row_pass < decltype (d)::value > (plan.down_x,
-                  plan.table, border, c, plane.height,
-                  (const Sample *) plane.src, plane.src_pitch, wide,
-                  small_pitch, stream);
+        const Sample *src = (const Sample *) plane.src;
+        if (!columns_first)
+          return dispatch_factor (plan.down_x.step,[&] (auto d) {
+                return row_pass < decltype (d)::value > (plan.down_x,
+                    plan.table, border, c, plane.height, src,
+                    plane.src_pitch, first, small_pitch, stream);
+              });
+        return dispatch_factor (plan.down_y.step,[&] (auto d) {
+              return down_columns < decltype (d)::value > (plan.down_y,
+                  plan.table, border, (int) frame_row, src, plane.src_pitch,
+                  first, tall_pitch, stream);
             });
       });
   if (err != cudaSuccess)
     return err;
-  columns (plan.down_y, w, border, (int) small_row, wide, small_pitch, small,
-      small_pitch, stream);
+  if (columns_first)
+    err = dispatch_factor (plan.down_x.step,[&] (auto d) {
+          return row_pass < decltype (d)::value > (plan.down_x, plan.table,
+              border, c, plan.small_height, (const float *) first,
+              tall_pitch, small, small_pitch, stream);
+        });
+  else
+    columns (plan.down_y, w, border, (int) small_row, first, small_pitch,
+        small, small_pitch, stream);
+  if (err != cudaSuccess)
+    return err;
   err = row_pass < 1 > (plan.blur_x, plan.table, border, c,
       plan.small_height, (const float *) small, small_pitch, small2,
       small_pitch, stream);
