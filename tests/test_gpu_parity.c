@@ -418,6 +418,16 @@ main (int argc, char **argv)
       run_size (sizes[s], channel_counts[c], large_sigmas,
           race ? 1 : 3, GB_ALGORITHM_RECURSIVE, GB_ALGORITHM_MULTISCALE, race,
           quick || race);
+  /* Multi-scale on planes of 2^22 samples and more: their first pass runs
+   * down the columns at every factor (kernels_multiscale.cu); D = 8, 16
+   * and 64, on an odd width with rows that start unaligned. */
+  if (!race) {
+    static const Size large_plane = { 2051, 2047 };
+    static const double factor_sigmas[] = { 30, 100, 250 };
+    for (int c = 0; c < 3; c += 2)
+      run_size (large_plane, channel_counts[c], factor_sigmas, quick ? 1 : 3,
+          GB_ALGORITHM_MULTISCALE, GB_ALGORITHM_MULTISCALE, 0, quick);
+  }
 
   /* Edge-aware: its CPU reference is exact and slower, so smaller frames;
    * for racecheck, one frame (the transposes share tiles, the two runs of
