@@ -508,24 +508,30 @@ constexpr int UP_ROWS = 64;
 /* Taps per phase: the plan's (multiscale.h); a plan with more is refused. */
 constexpr int MAX_UP_TAPS = GB_MULTISCALE_UP_TAPS;
 
-__host__ __device__ inline int
-up_tile_width (int channels)
+/* The tile's width in pixels: 64 samples or more a row. */
+template < int C > struct UpTile
 {
-  return channels <= 2 ? 64 : 32;
-}
+  static constexpr int WIDTH = C <= 2 ? 64 : 32;
+  static constexpr int ROW_ELEMENTS = WIDTH * C;
+};
 
 /* The small samples frame positions [o0, o0 + n) read along one axis:
- * from o0 / D + lowest first to (o0 + n - 1) / D + highest first + taps. */
+ * from o0 / D + lowest first to (o0 + n - 1) / D + highest first + taps.
+ * D is a power of two: the kernel shifts where it would divide, which the
+ * set-up of a block of short runs would otherwise be made of. */
 struct UpReach
 {
   int lowest;                   /* min over phases of first[phase] */
   int highest;                  /* max over phases */
+  int shift;                    /* log2 D */
 };
 
 __host__ inline UpReach
 up_reach (const GbResample & r)
 {
-  UpReach reach = { r.first[0], r.first[0] };
+  UpReach reach = { r.first[0], r.first[0], 0 };
+  while ((1 << reach.shift) < r.phases)
+    reach.shift++;
   for (int ph = 1; ph < r.phases; ph++) {
     if (r.first[ph] < reach.lowest)
       reach.lowest = r.first[ph];
@@ -539,21 +545,25 @@ up_reach (const GbResample & r)
  * + 1 <= (n - 1) / D + 2 D-blocks, each phase's first sample spread over
  * highest - lowest, then the taps. */
 __host__ __device__ inline int
-up_patch_length (const GbResample & r, UpReach reach, int n)
+up_patch_length (UpReach reach, int n)
 {
-  return (n - 1) / r.phases + 2 + reach.highest - reach.lowest + MAX_UP_TAPS;
+  return ((n - 1) >> reach.shift) + 2 + reach.highest - reach.lowest
+      + MAX_UP_TAPS;
 }
 
-template < typename OutT > __global__ void __launch_bounds__ (UP_THREADS)
+template < typename OutT, int C > __global__ void
+__launch_bounds__ (UP_THREADS)
 up_kernel (GbResample rx, GbResample ry, UpReach reach_x, UpReach reach_y,
-    const float *weights, int channels, int tile_width, const float *small,
-    size_t small_pitch, OutT * out, size_t out_pitch)
+    const float *weights, const float *small, size_t small_pitch,
+    OutT * out, size_t out_pitch)
 {
+  constexpr int channels = C;
+  constexpr int tile_width = UpTile < C >::WIDTH;
+  constexpr int row_elements = UpTile < C >::ROW_ELEMENTS;
   extern __shared__ float4 shared_vectors[];
   float *shared = reinterpret_cast < float *>(shared_vectors);
-  const int patch_width = up_patch_length (rx, reach_x, tile_width);
-  const int patch_rows = up_patch_length (ry, reach_y, UP_ROWS);
-  const int row_elements = tile_width * channels;
+  const int patch_width = up_patch_length (reach_x, tile_width);
+  const int patch_rows = up_patch_length (reach_y, UP_ROWS);
   const int patch_elements = patch_width * channels;
   float *across = shared;       /* patch_rows x row_elements */
   float *patch = across + (size_t) patch_rows * row_elements;
@@ -566,10 +576,10 @@ up_kernel (GbResample rx, GbResample ry, UpReach reach_x, UpReach reach_y,
   const int y0 = blockIdx.y * UP_ROWS;
   const int n_x = min (tile_width, rx.out_length - x0);
   const int n_y = min (UP_ROWS, ry.out_length - y0);
-  const int sx0 = x0 / rx.phases + reach_x.lowest;
-  const int sy0 = y0 / ry.phases + reach_y.lowest;
-  const int n_sx = up_patch_length (rx, reach_x, n_x);
-  const int n_sy = up_patch_length (ry, reach_y, n_y);
+  const int sx0 = (x0 >> reach_x.shift) + reach_x.lowest;
+  const int sy0 = (y0 >> reach_y.shift) + reach_y.lowest;
+  const int n_sx = up_patch_length (reach_x, n_x);
+  const int n_sy = up_patch_length (reach_y, n_y);
 
   for (int t = threadIdx.x; t < rx.phases * MAX_UP_TAPS; t += UP_THREADS) {
     const int ph = t / MAX_UP_TAPS, k = t % MAX_UP_TAPS;
@@ -585,13 +595,14 @@ up_kernel (GbResample rx, GbResample ry, UpReach reach_x, UpReach reach_y,
     first_y[t] = ry.first[t] - reach_y.lowest;
   /* The patch: a thread keeps one element of a row over the rows (a patch
    * row is at most (64 / 4 + 8) x 2 elements). */
-  if (threadIdx.x < UP_THREADS / (n_sx * channels) * (n_sx * channels)) {
-    const int e = threadIdx.x % (n_sx * channels);
+  const unsigned patch_row = n_sx * channels;
+  const unsigned rounds = UP_THREADS / patch_row;      /* rows at once */
+  if (threadIdx.x < rounds * patch_row) {
+    const int e = threadIdx.x % patch_row;
     const int sx = e / channels;
     const int x = resample_source (rx, sx0 + sx, GB_BORDER_CLAMP);
     const float *src = small + x * channels + (e - sx * channels);
-    for (int sy = threadIdx.x / (n_sx * channels); sy < n_sy;
-        sy += UP_THREADS / (n_sx * channels)) {
+    for (int sy = threadIdx.x / patch_row; sy < n_sy; sy += rounds) {
       const int y = resample_source (ry, sy0 + sy, GB_BORDER_CLAMP);
       patch[sy * patch_elements + e] = __ldg ((const float *)
           ((const char *) src + (size_t) y * small_pitch));
@@ -602,9 +613,9 @@ up_kernel (GbResample rx, GbResample ry, UpReach reach_x, UpReach reach_y,
   /* Along x: every patch row, the tile's pixels. A thread keeps one
    * element (its phase, weights and patch column) over the rows; D is a
    * power of two. */
-  const int shift_x = __ffs (rx.phases) - 1;
-  const int shift_y = __ffs (ry.phases) - 1;
-  const int rows_at_once = UP_THREADS / row_elements;
+  const int shift_x = reach_x.shift;
+  const int shift_y = reach_y.shift;
+  constexpr int rows_at_once = UP_THREADS / row_elements;
   if (threadIdx.x < rows_at_once * row_elements) {
     const int e = threadIdx.x % row_elements;
     const int x = e / channels;
@@ -629,7 +640,7 @@ up_kernel (GbResample rx, GbResample ry, UpReach reach_x, UpReach reach_y,
 
   /* Along y: four neighbouring samples of a frame row per thread, one run
    * of the row per thread over the rows. */
-  const int runs = row_elements / 4;
+  constexpr int runs = row_elements / 4;
   const int n_elements = n_x * channels;
   const int e = threadIdx.x % runs * 4;
   if (e >= n_elements || threadIdx.x >= UP_THREADS / runs * runs)
@@ -744,16 +755,19 @@ dispatch_factor (int factor, Launch && launch)
   return cudaErrorInvalidValue;
 }
 
-template < typename OutT > cudaError_t
+template < typename OutT, int C > cudaError_t
 up (const GbResample & rx, const GbResample & ry, const float *weights,
-    int channels, const float *small, size_t small_pitch, OutT * out,
-    size_t out_pitch, cudaStream_t stream)
+    const float *small, size_t small_pitch, OutT * out, size_t out_pitch,
+    cudaStream_t stream)
 {
-  const int tile_width = up_tile_width (channels);
+  constexpr int channels = C;
+  constexpr int tile_width = UpTile < C >::WIDTH;
   const UpReach reach_x = up_reach (rx);
   const UpReach reach_y = up_reach (ry);
-  const size_t patch_width = up_patch_length (rx, reach_x, tile_width);
-  const size_t patch_rows = up_patch_length (ry, reach_y, UP_ROWS);
+  if ((1 << reach_x.shift) != rx.phases || (1 << reach_y.shift) != ry.phases)
+    return cudaErrorInvalidValue;       /* not for any plan */
+  const size_t patch_width = up_patch_length (reach_x, tile_width);
+  const size_t patch_rows = up_patch_length (reach_y, UP_ROWS);
   const size_t shared = sizeof (float) * (patch_rows * tile_width * channels
       + patch_rows * patch_width * channels
       + (rx.phases + ry.phases) * MAX_UP_TAPS)
@@ -762,8 +776,8 @@ up (const GbResample & rx, const GbResample & ry, const float *weights,
     return cudaErrorInvalidValue;       /* not for any plan */
   const dim3 grid ((rx.out_length + tile_width - 1) / tile_width,
       (ry.out_length + UP_ROWS - 1) / UP_ROWS);
-  up_kernel <<<grid, UP_THREADS, shared, stream>>> (rx, ry, reach_x, reach_y,
-      weights, channels, tile_width, small, small_pitch, out, out_pitch);
+  up_kernel < OutT, C > <<<grid, UP_THREADS, shared, stream>>> (rx, ry,
+      reach_x, reach_y, weights, small, small_pitch, out, out_pitch);
   return cudaSuccess;
 }
 
@@ -840,8 +854,26 @@ gb_launch_multiscale (const GbDevicePlane & plane, const GbTaps & taps,
       small, small_pitch, stream);
   return gb_dispatch_sample (plane,[&] (auto tag) {
         using Sample = decltype (tag);
-        const cudaError_t launched = up (plan.up_x, plan.up_y, w, c, small,
-            small_pitch, (Sample *) plane.dst, plane.dst_pitch, stream);
+        Sample *dst = (Sample *) plane.dst;
+        cudaError_t launched = cudaErrorInvalidValue;
+        switch (c) {
+          case 1:
+            launched = up < Sample, 1 > (plan.up_x, plan.up_y, w, small,
+                small_pitch, dst, plane.dst_pitch, stream);
+            break;
+          case 2:
+            launched = up < Sample, 2 > (plan.up_x, plan.up_y, w, small,
+                small_pitch, dst, plane.dst_pitch, stream);
+            break;
+          case 3:
+            launched = up < Sample, 3 > (plan.up_x, plan.up_y, w, small,
+                small_pitch, dst, plane.dst_pitch, stream);
+            break;
+          case 4:
+            launched = up < Sample, 4 > (plan.up_x, plan.up_y, w, small,
+                small_pitch, dst, plane.dst_pitch, stream);
+            break;
+        }
         return launched != cudaSuccess ? launched : cudaGetLastError ();
       });
 }
