@@ -5,7 +5,9 @@
  *
  * A Gaussian of sigma is three Gaussians in a row, sigma^2 = sp^2 + (D ss)^2
  * + su^2: a prefilter (sp = 0.75 D) evaluated only every D samples, a blur
- * of that D-times smaller image (ss >= 3.2 - 1.125 small samples), and an
+ * of that D-times smaller image (ss >= sqrt (2.5^2 - 1.125) = 2.26 small
+ * samples: D is the largest with sigma / D >= 3.2, or 2.5 for D = 8, from 4
+ * up), and an
  * interpolating Gaussian (su = 0.75 D) back to every sample. The prefilter
  * leaves at most exp(-2 pi^2 0.75^2) = 1.5e-5 of any frequency that would
  * alias; the interpolation as little of the spectral images. Each stage is
@@ -14,8 +16,9 @@
  * border rule by the prefilter, so the blur of the small image never reaches
  * its own edge for any sample that is interpolated back: the result is the
  * Gaussian of the border-extended frame. Measured against the exact sampled
- * Gaussian (docs/multiscale_error.py, every border): at most 0.12 of a level
- * per axis before rounding, for sigma 8 to 250.
+ * Gaussian (docs/multiscale_error.py, every border): at most 0.15 of a level
+ * per axis before rounding, for sigma 12.8 to 250 (0.12 with sigma / D >=
+ * 3.2 everywhere, which kept D = 4 up to sigma 25.6).
  *
  * Six separable passes, each out[o] = sum_t w[phase][t] in[map(first(o) + t)]
  * with phase = o % phases and first(o) = (o / phases) * step + first[phase]:

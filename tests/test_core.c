@@ -2219,6 +2219,7 @@ test_16bit_exact (void)
     {GB_ALGORITHM_RECURSIVE, 20.0, 40, 31},
     {GB_ALGORITHM_RECURSIVE, 60.0, 40, 31},
     {GB_ALGORITHM_MULTISCALE, 12.8, 100, 71},
+    {GB_ALGORITHM_MULTISCALE, 20.0, 100, 71},   /* sigma / D = 2.5 */
     {GB_ALGORITHM_MULTISCALE, 30.0, 100, 71},
   };
   int i, n, b, pattern, overall = 0;
