@@ -12,6 +12,7 @@
 
 #include <cuda_runtime.h>
 #include <stdint.h>
+#include <type_traits>
 
 #include "filter.h"
 #include "gaussblur.h"
@@ -110,6 +111,25 @@ gb_dispatch_sample (const GbDevicePlane & plane, Launch && launch)
       return launch (uint8_t ());
     case 2:
       return launch (uint16_t ());
+  }
+  return cudaErrorInvalidValue;
+}
+
+/* Calls launch(std::integral_constant<int, C> ()) for the plane's channel
+ * count C (1 to 4), for kernels that know it at compile time; a generic
+ * lambda takes it as [&] (auto c) { ... decltype (c)::value ... }. */
+template < typename Launch > cudaError_t
+gb_dispatch_channels (const GbDevicePlane & plane, Launch && launch)
+{
+  switch (plane.channels) {
+    case 1:
+      return launch (std::integral_constant < int, 1 > ());
+    case 2:
+      return launch (std::integral_constant < int, 2 > ());
+    case 3:
+      return launch (std::integral_constant < int, 3 > ());
+    case 4:
+      return launch (std::integral_constant < int, 4 > ());
   }
   return cudaErrorInvalidValue;
 }

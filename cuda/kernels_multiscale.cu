@@ -854,26 +854,12 @@ gb_launch_multiscale (const GbDevicePlane & plane, const GbTaps & taps,
       small, small_pitch, stream);
   return gb_dispatch_sample (plane,[&] (auto tag) {
         using Sample = decltype (tag);
-        Sample *dst = (Sample *) plane.dst;
-        cudaError_t launched = cudaErrorInvalidValue;
-        switch (c) {
-          case 1:
-            launched = up < Sample, 1 > (plan.up_x, plan.up_y, w, small,
-                small_pitch, dst, plane.dst_pitch, stream);
-            break;
-          case 2:
-            launched = up < Sample, 2 > (plan.up_x, plan.up_y, w, small,
-                small_pitch, dst, plane.dst_pitch, stream);
-            break;
-          case 3:
-            launched = up < Sample, 3 > (plan.up_x, plan.up_y, w, small,
-                small_pitch, dst, plane.dst_pitch, stream);
-            break;
-          case 4:
-            launched = up < Sample, 4 > (plan.up_x, plan.up_y, w, small,
-                small_pitch, dst, plane.dst_pitch, stream);
-            break;
-        }
+        const cudaError_t launched = gb_dispatch_channels (plane,[&] (auto
+                channels) {
+              return up < Sample, decltype (channels)::value > (plan.up_x,
+                  plan.up_y, w, small, small_pitch, (Sample *) plane.dst,
+                  plane.dst_pitch, stream);
+            });
         return launched != cudaSuccess ? launched : cudaGetLastError ();
       });
 }

@@ -787,21 +787,10 @@ template < typename Sample > cudaError_t
 launch_row_runtime_blocked (const GbDevicePlane & plane,
     const GbAxisTaps & taps, GbBorder border, cudaStream_t stream)
 {
-  switch (plane.channels) {
-    case 1:
-      return launch_row_runtime_blocked < Sample, 1 > (plane, taps, border,
-          stream);
-    case 2:
-      return launch_row_runtime_blocked < Sample, 2 > (plane, taps, border,
-          stream);
-    case 3:
-      return launch_row_runtime_blocked < Sample, 3 > (plane, taps, border,
-          stream);
-    case 4:
-      return launch_row_runtime_blocked < Sample, 4 > (plane, taps, border,
-          stream);
-  }
-  return cudaErrorInvalidValue;
+  return gb_dispatch_channels (plane,[&] (auto c) {
+        return launch_row_runtime_blocked < Sample, decltype (c)::value >
+            (plane, taps, border, stream);
+      });
 }
 
 template < typename Sample > cudaError_t
