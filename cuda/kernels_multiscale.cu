@@ -47,10 +47,9 @@ resample_source (const GbResample & r, int i, GbBorder border)
 
 /* Along columns, on the float images (down along y after the rows, and the
  * small blur along y): output row o = blockIdx.y. Each thread takes four
- * neighbouring
- * elements (one 16-byte load per tap where rows are aligned) and a quarter
- * of the taps, four loads in flight; the quarters are added in shared
- * memory. The source rows and weights are resolved once per block (a zero
+ * neighbouring elements (one 16-byte load per tap where rows are aligned)
+ * and a quarter of the taps, four loads in flight; the quarters are added
+ * in shared memory. The source rows and weights are resolved once per block (a zero
  * row of the zero border as row 0 with weight 0). These images are small:
  * the pass is bound by latency, hence the split taps. */
 constexpr int COLUMN_RUN = 4;
