@@ -614,10 +614,12 @@ gb_blur_set_params (GbBlur * blur, const GbParams * params, GbError * error)
   status = gb_params_validate (params, error);
   if (status != GB_OK)
     return status;
-  /* Only the algorithm and the border leave the filters as they are. */
+  /* Every parameter that the filters hold: the border too, which shapes
+   * the multi-scale plan's margins (multiscale.c). */
   filters_change = params->sigma_x != blur->params.sigma_x
       || params->sigma_y != blur->params.sigma_y
       || params->algorithm != blur->params.algorithm
+      || params->border != blur->params.border
       || params->radius != blur->params.radius
       || params->sharpen != blur->params.sharpen
       || params->sigma_range != blur->params.sigma_range

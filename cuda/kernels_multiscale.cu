@@ -1,5 +1,5 @@
 /* Multi-scale Gaussian on the GPU: the plan's six resampling passes
- * (multiscale.h) in five kernels.
+ * (multiscale.h) in four or five kernels.
  *
  * Copyright (C) 2026 The cudagaussblur authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
@@ -8,7 +8,13 @@
  * rows or along columns, summed in float like the CPU's (cpu_backend.c),
  * in another order. The two down passes commute; on large planes (and at
  * D = 4) the GPU runs down along y first, so that the pass along x works
- * on an image D times shorter. The kernels:
+ * on an image D times shorter; where both axes share D and it measured
+ * faster, one kernel takes both. The kernels:
+ *   down_tile_kernel   both down passes (templates on D up to 16 and the
+ *                      sample type): a block walks the frame columns of a
+ *                      tile of the small image down its rows, as
+ *                      down_columns_kernel does, then decimates the rows
+ *                      it finished along x in shared memory;
  *   down_columns_kernel  down along y at the frame's size (templates on D
  *                      and the sample type): every thread walks four
  *                      neighbouring samples down a band of rows, each row
@@ -31,6 +37,7 @@
 #include "kernels.h"
 
 #include <cuda_pipeline.h>
+#include <limits.h>
 #include <type_traits>
 
 namespace {
@@ -210,6 +217,33 @@ unpack_group (uint2 v)
       __uint_as_float (__byte_perm (v.y, 0x4B000000u, 0x7532)) - two23);
 }
 
+/* One row of four samples into the ring: acc[m] is the output m rows of
+ * D back, and the row is its tap m D + phase (phase: a constant once the
+ * callers' loops unroll, so each weight is a kernel parameter). */
+template < int D, int RING > __device__ __forceinline__ void
+ring_add (float4 (&acc)[RING], const DownWeights < D > &weights, int phase,
+    float4 v)
+{
+#pragma unroll
+  for (int m = 0; m < RING; m++) {
+    const float w = weights.w[m * D + phase];
+    acc[m].x += w * v.x;
+    acc[m].y += w * v.y;
+    acc[m].z += w * v.z;
+    acc[m].w += w * v.w;
+  }
+}
+
+/* After D rows: the oldest output is complete and leaves the ring. */
+template < int RING > __device__ __forceinline__ void
+ring_advance (float4 (&acc)[RING])
+{
+#pragma unroll
+  for (int m = RING - 1; m > 0; m--)
+    acc[m] = acc[m - 1];
+  acc[0] = make_float4 (0.0f, 0.0f, 0.0f, 0.0f);
+}
+
 /* Up to four samples from e on (those before `elements`), packed as one
  * group; the rest 0. */
 template < typename InT > __device__ __forceinline__ typename
@@ -275,10 +309,7 @@ down_columns_kernel (GbResample r, DownWeights < D > weights,
 
   for (int u = 0; u < P::STAGES - 1; u++)
     issue (u);
-  float4 acc[P::RING];
-#pragma unroll
-  for (int m = 0; m < P::RING; m++)
-    acc[m] = make_float4 (0.0f, 0.0f, 0.0f, 0.0f);
+  float4 acc[P::RING] = { };     /* the ring: zeros */
 
   int u = 0;
   for (int k = 0; k < chunks; k++) {
@@ -290,15 +321,7 @@ down_columns_kernel (GbResample r, DownWeights < D > weights,
 #pragma unroll
       for (int i = 0; i < P::UNIT; i++) {
         const float4 v = unpack_group (slot[i * DOWN_THREADS]);
-#pragma unroll
-        for (int m = 0; m < P::RING; m++) {
-          /* acc[m] is output k - m; this row is its tap m D + phase */
-          const float w = weights.w[m * D + q * P::UNIT + i];
-          acc[m].x += w * v.x;
-          acc[m].y += w * v.y;
-          acc[m].z += w * v.z;
-          acc[m].w += w * v.w;
-        }
+        ring_add (acc, weights, q * P::UNIT + i, v);
       }
     }
     const int o = k - (P::RING - 1);    /* complete now */
@@ -314,10 +337,7 @@ down_columns_kernel (GbResample r, DownWeights < D > weights,
           dst[c] = v[c];
       }
     }
-#pragma unroll
-    for (int m = P::RING - 1; m > 0; m--)
-      acc[m] = acc[m - 1];
-    acc[0] = make_float4 (0.0f, 0.0f, 0.0f, 0.0f);
+    ring_advance (acc);
   }
 }
 
@@ -360,14 +380,6 @@ template < int D > struct RowWeights
   float w[RowPass < D >::TAPS];
 };
 
-/* Shared-memory index i stored at i + i / 32: the results, which
- * neighbouring threads write `channels` words apart, then fall in
- * different banks. */
-__host__ __device__ __forceinline__ int
-swizzle (int i)
-{
-  return i + (i >> 5);
-}
 
 /* Rows one block takes: as many as fill the four lanes. */
 __host__ __device__ __forceinline__ int
@@ -383,6 +395,230 @@ __device__ __forceinline__ int
 lane_line (int a, int channels)
 {
   return channels == 1 ? a : channels == 2 ? a >> 1 : 0;
+}
+
+/* Shared-memory index i stored at i + i / 32: the results, which
+ * neighbouring threads write `channels` words apart, then fall in
+ * different banks. */
+__host__ __device__ constexpr int
+swizzle (int i)
+{
+  return i + (i >> 5);
+}
+
+/* Both down passes in one kernel, where both axes share D: a block writes
+ * a tile of ty small rows x tx small columns. Its threads walk down the
+ * frame columns the tile reaches (through the border rule: only frame
+ * columns are staged), four samples each, as down_columns_kernel does
+ * (each row feeds the RING outputs whose taps it is), then the block
+ * decimates the finished rows along x in shared memory, each tap through
+ * a per-tile map of pixels, and writes the tile. The rows come in units
+ * of UNIT rows, copied 16 bytes at a time by the whole block, STAGES
+ * units ahead of the arithmetic. Neither the frame decimated along one
+ * axis nor a second kernel's launch sits in between. */
+constexpr int TILE_THREADS = 256;
+constexpr int TILE_SPAN = TILE_THREADS * 4;     /* samples per staged row */
+
+template < int D, typename InT > struct DownTile
+{
+  using Group = typename SampleGroup < InT >::type;     /* 4 samples */
+  static constexpr int TAPS = GB_MULTISCALE_DOWN_TAPS (D);
+  static constexpr int RING = (TAPS + D - 1) / D;
+  static constexpr int UNIT = D < 8 ? D : 8;    /* rows per stage */
+  static constexpr int UNITS = D / UNIT;        /* stages per D rows */
+  static constexpr int ROW_BYTES = TILE_SPAN * (int) sizeof (InT);
+  static constexpr int PIECES = ROW_BYTES / 16; /* 16-byte copies a row */
+  static constexpr int STAGES = UNIT * ROW_BYTES >= 32 * 1024 ? 3 : 4;
+  static constexpr size_t STAGE_BYTES = (size_t) STAGES * UNIT * ROW_BYTES;
+};
+
+/* Floats of one row decimated along y: the threads' samples, then a zero
+ * pixel (up to four channels) that the zero border's taps read. */
+constexpr int TILE_ACROSS_ROW = swizzle (TILE_SPAN + 3) + 1;
+
+struct TileShape
+{
+  int tx;                       /* small columns per tile */
+  int ty;                       /* small rows per tile */
+  int tiles_x;
+  bool aligned;                 /* frame rows 16-byte aligned */
+};
+
+template < int D, typename InT > __global__ void
+__launch_bounds__ (TILE_THREADS)
+down_tile_kernel (GbResample rx, GbResample ry, DownWeights < D > weights,
+    GbBorder border, int channels, TileShape shape, const InT * in,
+    size_t in_pitch, float *out, size_t out_pitch)
+{
+  using P = DownTile < D, InT >;
+  using Group = typename P::Group;
+  extern __shared__ float4 tile_shared[];
+  __shared__ int source_range[2];
+  unsigned char *stage = reinterpret_cast < unsigned char *>(tile_shared);
+  float *across = reinterpret_cast < float *>(stage + P::STAGE_BYTES);
+  int *pixel_at = reinterpret_cast < int *>(across + shape.ty
+      * TILE_ACROSS_ROW);
+
+  const int sx0 = (blockIdx.x % shape.tiles_x) * shape.tx;
+  const int sy0 = (blockIdx.x / shape.tiles_x) * shape.ty;
+  const int n_x = min (shape.tx, rx.out_length - sx0);
+  const int n_y = min (shape.ty, ry.out_length - sy0);
+
+  /* The frame pixels the tile's taps reach (zero-padded ones included),
+   * and the range of the pixels the border rule takes them from: the walk
+   * stages only those, inside the frame, and the pass along x reads each
+   * tap through pixel_at. */
+  const int p0 = sx0 * D + rx.first[0];
+  const int n_pixels = (n_x + P::RING - 1) * D;
+  if (threadIdx.x == 0) {
+    source_range[0] = INT_MAX;
+    source_range[1] = -1;
+  }
+  __syncthreads ();
+  {
+    int lo = INT_MAX, hi = -1;
+    for (int p = threadIdx.x; p < n_pixels; p += TILE_THREADS) {
+      const int m = resample_source (rx, p0 + p, border);
+      if (m >= 0) {
+        lo = min (lo, m);
+        hi = max (hi, m);
+      }
+    }
+    for (int s = 16; s > 0; s >>= 1) {
+      lo = min (lo, __shfl_xor_sync (0xffffffffu, lo, s));
+      hi = max (hi, __shfl_xor_sync (0xffffffffu, hi, s));
+    }
+    if ((threadIdx.x & 31) == 0 && hi >= 0) {
+      atomicMin (&source_range[0], lo);
+      atomicMax (&source_range[1], hi);
+    }
+  }
+  __syncthreads ();
+  const int source_first = source_range[1] < 0 ? 0 : source_range[0];
+  const int first_byte = source_first * channels * (int) sizeof (InT);
+  const int run_byte = first_byte & ~15;
+  const int skew = (first_byte - run_byte) / (int) sizeof (InT);
+  /* With one, two or four channels a pixel's samples never straddle the
+   * swizzle's 32-float rows (skew is a multiple of the channel count):
+   * the map holds swizzled indices and a tap adds its channel. */
+  const bool swizzled = channels != 3;
+  for (int p = threadIdx.x; p < n_pixels; p += TILE_THREADS) {
+    const int m = resample_source (rx, p0 + p, border);
+    const int at = m < 0 ? TILE_SPAN : skew + (m - source_first) * channels;
+    pixel_at[p] = swizzled ? swizzle (at) : at;
+  }
+  for (int k = threadIdx.x; k < shape.ty * 4; k += TILE_THREADS)
+    across[(k >> 2) * TILE_ACROSS_ROW + swizzle (TILE_SPAN + (k & 3))] = 0.0f;
+
+  const int row_end = rx.in_length * channels * (int) sizeof (InT);
+  const int y0 = sy0 * D + ry.first[0];
+  const int chunks = n_y + P::RING - 1;
+  const int units = chunks * P::UNITS;
+  const bool inside_y = y0 >= 0 && y0 + units * P::UNIT <= ry.in_length;
+  /* This thread's 16-byte piece of a staged row, and its rows of a unit. */
+  constexpr int ROWS_AT_ONCE = TILE_THREADS / P::PIECES;
+  const int piece_at = run_byte + (threadIdx.x % P::PIECES) * 16;
+  const int piece_row = threadIdx.x / P::PIECES;
+  const bool piece_whole = shape.aligned && piece_at + 16 <= row_end;
+
+  /* Unit u's rows into its stage, 16 bytes per copy (byte by byte at the
+   * row's end or where rows are not 16-byte aligned; zeros for a row of
+   * the zero border). One commit per call, empty or not: the wait counts
+   * commits. */
+  auto issue =[&](int u) {
+    if (u < units) {
+      unsigned char *slot = stage + (u % P::STAGES) * P::UNIT * P::ROW_BYTES
+          + (piece_at - run_byte);
+#pragma unroll
+      for (int i = piece_row; i < P::UNIT; i += ROWS_AT_ONCE) {
+        const int j = y0 + u * P::UNIT + i;
+        const int y = inside_y ? j : resample_source (ry, j, border);
+        unsigned char *dst = slot + i * P::ROW_BYTES;
+        const unsigned char *src = (const unsigned char *) in
+            + (size_t) max (y, 0) * in_pitch + piece_at;
+        if (y < 0) {
+          *reinterpret_cast < uint4 * >(dst) = make_uint4 (0, 0, 0, 0);
+        } else if (piece_whole) {
+          __pipeline_memcpy_async (dst, src, 16);
+        } else {
+          for (int b = 0; b < 16 && piece_at + b < row_end; b++)
+            dst[b] = __ldg (src + b);
+        }
+      }
+    }
+    __pipeline_commit ();
+  };
+
+  for (int u = 0; u < P::STAGES - 1; u++)
+    issue (u);
+
+  float4 acc[P::RING] = { };     /* the ring: zeros */
+  const int column = threadIdx.x * (int) sizeof (Group);
+  const int across_at = swizzle (threadIdx.x * 4);
+
+  int u = 0;
+  for (int k = 0; k < chunks; k++) {
+#pragma unroll
+    for (int q = 0; q < P::UNITS; q++, u++) {
+      __pipeline_wait_prior (P::STAGES - 2);
+      __syncthreads ();         /* unit u is in; unit u - 1 is read */
+      issue (u + P::STAGES - 1);
+      const unsigned char *rows = stage + (u % P::STAGES) * P::UNIT
+          * P::ROW_BYTES + column;
+#pragma unroll
+      for (int i = 0; i < P::UNIT; i++) {
+        const float4 v = unpack_group (*reinterpret_cast < const Group * >
+            (rows + i * P::ROW_BYTES));
+        ring_add (acc, weights, q * P::UNIT + i, v);
+      }
+    }
+    const int o = k - (P::RING - 1);    /* complete now */
+    if (o >= 0) {
+      float *row = across + o * TILE_ACROSS_ROW + across_at;
+      row[0] = acc[P::RING - 1].x;
+      row[1] = acc[P::RING - 1].y;
+      row[2] = acc[P::RING - 1].z;
+      row[3] = acc[P::RING - 1].w;
+    }
+    ring_advance (acc);
+  }
+  __syncthreads ();
+
+  /* Along x: output (row r, small column i, channel c) from the finished
+   * rows, each tap through the pixel map (four taps per 16-byte load). */
+  const int row_outputs = n_x * channels;
+  int r = threadIdx.x / row_outputs;
+  int e = threadIdx.x - r * row_outputs;
+  for (; r < n_y;) {
+    const int i = channels == 4 ? e >> 2 : channels == 2 ? e >> 1
+        : channels == 1 ? e : e / 3;
+    const int c = e - i * channels;
+    const int4 *map = reinterpret_cast < const int4 * >(pixel_at + i * D);
+    const float *src = across + r * TILE_ACROSS_ROW;
+    float sum = 0.0f;
+    if (swizzled) {
+      src += c;
+#pragma unroll
+      for (int t = 0; t < P::RING * D; t += 4) {
+        const int4 m = map[t / 4];
+        sum += weights.w[t] * src[m.x];
+        sum += weights.w[t + 1] * src[m.y];
+        sum += weights.w[t + 2] * src[m.z];
+        sum += weights.w[t + 3] * src[m.w];
+      }
+    } else {
+#pragma unroll
+      for (int t = 0; t < P::RING * D; t++)
+        sum += weights.w[t] * src[swizzle (pixel_at[i * D + t] + c)];
+    }
+    float *dst = (float *) ((char *) out + (size_t) (sy0 + r) * out_pitch);
+    dst[(size_t) sx0 * channels + e] = sum;
+    e += TILE_THREADS;
+    while (e >= row_outputs) {
+      e -= row_outputs;
+      r++;
+    }
+  }
 }
 
 template < int D, typename InT > __global__ void
@@ -709,6 +945,70 @@ down_columns (const GbResample & r, const float *host_table, GbBorder border,
   return cudaSuccess;
 }
 
+/* Both down passes in down_tile_kernel, where the plan allows: one factor
+ * for both axes and tiles of at least MIN_TILE small columns. Returns
+ * cudaErrorNotSupported otherwise (the caller runs the two passes). */
+constexpr int MIN_TILE = 8;
+/* Where the tile measured faster than the two passes on the H100
+ * (docs/performance.md, "multiscale: one down kernel"): planes of fewer
+ * samples than TILE_TALL_SAMPLES (RGBA 1080p, GRAY8 4K) at every D but
+ * D = 16 on planes below TILE_MIN_SAMPLES (GRAY8 1080p); larger planes
+ * (RGBA 4K) at D = 16 only, in tiles of 16 small rows. Elsewhere tiles of
+ * 8 small rows beat 16 and 32: more blocks for the same plane. */
+constexpr size_t TILE_MIN_SAMPLES = (size_t) 1 << 22;
+constexpr size_t TILE_TALL_SAMPLES = (size_t) 1 << 24;
+
+bool
+tile_pays (int factor, size_t samples)
+{
+  if (samples >= TILE_TALL_SAMPLES)
+    return factor >= 16;
+  return factor <= 8 || samples >= TILE_MIN_SAMPLES;
+}
+constexpr int MAX_TILE_FACTOR = 16;
+template < int D, typename InT > cudaError_t
+down_tile (const GbMultiscalePlan & plan, GbBorder border, int channels,
+    const InT * in, size_t in_pitch, float *out, size_t out_pitch,
+    cudaStream_t stream)
+{
+  const size_t samples = (size_t) plan.down_x.in_length * channels
+      * plan.down_y.in_length;
+  using P = DownTile < D, InT >;
+  const GbResample & rx = plan.down_x;
+  const GbResample & ry = plan.down_y;
+  DownWeights < D > weights = { };
+  if (rx.step != D || ry.step != D || rx.phases != 1 || ry.phases != 1
+      || rx.taps > P::TAPS || ry.taps != rx.taps || ry.weights != rx.weights
+      || !rx.frame_border || !ry.frame_border || !tile_pays (D, samples))
+    return cudaErrorNotSupported;
+  /* A tile is tx + RING - 1 blocks of D pixels, with room for the
+   * skew of its first pixel in 16 bytes. */
+  TileShape shape;
+  shape.tx = (TILE_SPAN - 16) / (D * channels) - (P::RING - 1);
+  if (shape.tx < MIN_TILE)
+    return cudaErrorNotSupported;
+  for (int t = 0; t < rx.taps; t++)
+    weights.w[t] = plan.table[rx.weights + t];
+  shape.tiles_x = (rx.out_length + shape.tx - 1) / shape.tx;
+  shape.ty = samples >= TILE_TALL_SAMPLES ? 16 : 8;
+  shape.aligned = ((uintptr_t) in | in_pitch) % 16 == 0;
+  const int blocks = shape.tiles_x * ((ry.out_length + shape.ty - 1)
+      / shape.ty);
+  const size_t shared = P::STAGE_BYTES + sizeof (float) * shape.ty
+      * TILE_ACROSS_ROW + sizeof (int) * TILE_SPAN;
+  /* More than a GPU's blocks may hold (64 KB on compute capability 7.5,
+   * 99 KB on 8.6 and 8.9): the two passes instead. */
+  if (shared > 48 * 1024 && cudaFuncSetAttribute (down_tile_kernel < D,
+          InT >, cudaFuncAttributeMaxDynamicSharedMemorySize,
+          (int) shared) != cudaSuccess) {
+    cudaGetLastError ();
+    return cudaErrorNotSupported;
+  }
+  down_tile_kernel < D, InT > <<<blocks, TILE_THREADS, shared, stream>>> (rx,
+      ry, weights, border, channels, shape, in, in_pitch, out, out_pitch);
+  return cudaSuccess;
+}
+
 template < int D, typename InT > cudaError_t
 row_pass (const GbResample & r, const float *host_table, GbBorder border,
     int channels, int n_rows, const InT * in, size_t in_pitch, float *out,
@@ -814,34 +1114,54 @@ gb_launch_multiscale (const GbDevicePlane & plane, const GbTaps & taps,
       || plan.down_y.in_length != plane.height)
     return cudaErrorInvalidValue;
 
-  /* Only the passes at the frame read or write samples: one instance each
-   * per sample type. */
-  cudaError_t err = gb_dispatch_sample (plane,[&] (auto tag) {
-        using Sample = decltype (tag);
-        const Sample *src = (const Sample *) plane.src;
-        if (!columns_first)
-          return dispatch_factor (plan.down_x.step,[&] (auto d) {
-                return row_pass < decltype (d)::value > (plan.down_x,
-                    plan.table, border, c, plane.height, src,
-                    plane.src_pitch, first, small_pitch, stream);
+  /* Both down passes in one kernel where the plan allows it, else one
+   * after the other. */
+  auto two_passes =[&]() {
+    /* Only the passes at the frame read or write samples: one instance
+     * each per sample type. */
+    cudaError_t first_err = gb_dispatch_sample (plane,[&] (auto tag) {
+          using Sample = decltype (tag);
+          const Sample *src = (const Sample *) plane.src;
+          if (!columns_first)
+            return dispatch_factor (plan.down_x.step,[&] (auto d) {
+                  return row_pass < decltype (d)::value > (plan.down_x,
+                      plan.table, border, c, plane.height, src,
+                      plane.src_pitch, first, small_pitch, stream);
+                });
+          return dispatch_factor (plan.down_y.step,[&] (auto d) {
+                return down_columns < decltype (d)::value > (plan.down_y,
+                    plan.table, border, (int) frame_row, src,
+                    plane.src_pitch, first, tall_pitch, stream);
               });
-        return dispatch_factor (plan.down_y.step,[&] (auto d) {
-              return down_columns < decltype (d)::value > (plan.down_y,
-                  plan.table, border, (int) frame_row, src, plane.src_pitch,
-                  first, tall_pitch, stream);
-            });
-      });
-  if (err != cudaSuccess)
-    return err;
-  if (columns_first)
-    err = dispatch_factor (plan.down_x.step,[&] (auto d) {
-          return row_pass < decltype (d)::value > (plan.down_x, plan.table,
-              border, c, plan.small_height, (const float *) first,
-              tall_pitch, small, small_pitch, stream);
         });
-  else
+    if (first_err != cudaSuccess)
+      return first_err;
+    if (columns_first)
+      return dispatch_factor (plan.down_x.step,[&] (auto d) {
+            return row_pass < decltype (d)::value > (plan.down_x, plan.table,
+                border, c, plan.small_height, (const float *) first,
+                tall_pitch, small, small_pitch, stream);
+          });
     columns (plan.down_y, w, border, (int) small_row, first, small_pitch,
         small, small_pitch, stream);
+    return cudaSuccess;
+  };
+  cudaError_t err = cudaErrorNotSupported;
+  if (plan.down_x.step == plan.down_y.step)
+    err = gb_dispatch_sample (plane,[&] (auto tag) {
+          using Sample = decltype (tag);
+          return dispatch_factor (plan.down_x.step,[&] (auto d) {
+                /* D up to 16 (sigma below 102.4): wider factors would
+                 * unroll past the registers of 512 threads. */
+                if constexpr (decltype (d)::value <= MAX_TILE_FACTOR)
+                  return down_tile < decltype (d)::value > (plan, border, c,
+                      (const Sample *) plane.src, plane.src_pitch, small,
+                      small_pitch, stream);
+                return cudaErrorNotSupported;
+              });
+        });
+  if (err == cudaErrorNotSupported)
+    err = two_passes ();
   if (err != cudaSuccess)
     return err;
   err = row_pass < 1 > (plan.blur_x, plan.table, border, c,

@@ -73,7 +73,7 @@ typedef struct
 } Axis;
 
 static Axis
-axis_stages (double sigma)
+axis_stages (double sigma, GbBorder border)
 {
   Axis a;
 
@@ -84,11 +84,26 @@ axis_stages (double sigma)
   a.ss = sqrt (sigma * sigma - 2.0 * a.sp * a.sp) / a.d;
   a.rp = REACH * a.sp;
   a.rs = (int) ceil (REACH * a.ss);
-  /* The interpolation's reach plus the small blur's, so that the latter
-   * never meets the small image's edge for a sample interpolated back into
-   * the frame. */
-  a.margin = (int) ceil ((a.rp + a.rs * a.d + a.d) / a.d) + 1;
   a.centre = (a.d - 1) / 2.0;
+  if (border == GB_BORDER_MIRROR) {
+    /* The interpolation's reach plus the small blur's, so that the latter
+     * never meets the small image's edge for a sample interpolated back
+     * into the frame. */
+    a.margin = (int) ceil ((a.rp + a.rs * a.d + a.d) / a.d) + 1;
+  } else {
+    /* Clamp and zero: past the first small sample whose prefilter reads
+     * only the frame's edge sample (clamp) or only zeros, every sample
+     * further out is that one again, bit for bit (the same weights times
+     * the same sample), or 0. The small blur's own rule at the small
+     * image's edge (clamp, or zero for the zero border) then reads what a
+     * wider margin would hold, so the margin stops there: the prefilter's
+     * reach, which covers the interpolation's too, plus one sample for
+     * the far edge. A side's margin is then 4 or 5 samples instead of up
+     * to 30, and the passes at the frame's size no longer filter rows and
+     * columns that are copies of its edge. */
+    const int hi = (int) floor (a.centre + a.rp);       /* plan_down's */
+    a.margin = (hi + a.d) / a.d + 1;
+  }
   return a;
 }
 
@@ -118,14 +133,17 @@ plan_down (GbMultiscalePlan * plan, GbResample * r, const Axis * a,
 
 static int
 plan_blur (GbMultiscalePlan * plan, GbResample * r, const Axis * a,
-    int small, const GbResample * same)
+    int small, GbBorder border, const GbResample * same)
 {
   const int at = same ? same->weights
       : append_gaussian (plan, 2 * a->rs + 1, -a->rs, 1.0, a->ss);
 
   if (at < 0)
     return 0;
-  set_axis (r, 1, 2 * a->rs + 1, 1, small, small, 0, at);
+  /* Past the small image's edge: zeros under the zero border (the margin
+   * beyond would hold zeros: axis_stages), else its edge sample. */
+  set_axis (r, 1, 2 * a->rs + 1, 1, small, small, border == GB_BORDER_ZERO,
+      at);
   r->first[0] = -a->rs;
   return 1;
 }
@@ -170,7 +188,7 @@ plan_up (GbMultiscalePlan * plan, GbResample * r, const Axis * a,
 
 int
 gb_multiscale_plan (double sigma_x, double sigma_y, int width, int height,
-    GbMultiscalePlan * plan)
+    GbBorder border, GbMultiscalePlan * plan)
 {
   Axis x, y;
   int same_d, same_blur, ok;
@@ -181,8 +199,8 @@ gb_multiscale_plan (double sigma_x, double sigma_y, int width, int height,
       || !(sigma_y >= GB_MULTISCALE_MIN_SIGMA) || sigma_x > GB_MAX_SIGMA
       || sigma_y > GB_MAX_SIGMA)
     return 0;
-  x = axis_stages (sigma_x);
-  y = axis_stages (sigma_y);
+  x = axis_stages (sigma_x, border);
+  y = axis_stages (sigma_y, border);
   /* Both axes share what they can: an isotropic plan has one set of
    * weights per stage, in the order down, blur, up. */
   same_d = x.d == y.d;
@@ -193,8 +211,9 @@ gb_multiscale_plan (double sigma_x, double sigma_y, int width, int height,
   ok = plan_down (plan, &plan->down_x, &x, width, plan->small_width, NULL)
       && plan_down (plan, &plan->down_y, &y, height, plan->small_height,
       same_d ? &plan->down_x : NULL)
-      && plan_blur (plan, &plan->blur_x, &x, plan->small_width, NULL)
-      && plan_blur (plan, &plan->blur_y, &y, plan->small_height,
+      && plan_blur (plan, &plan->blur_x, &x, plan->small_width, border,
+      NULL)
+      && plan_blur (plan, &plan->blur_y, &y, plan->small_height, border,
       same_blur ? &plan->blur_x : NULL)
       && plan_up (plan, &plan->up_x, &x, plan->small_width, width, NULL)
       && plan_up (plan, &plan->up_y, &y, plan->small_height, height,
@@ -215,12 +234,13 @@ gb_multiscale_scratch_floats (int width, int height)
   int n = 0, d, i, j;
   size_t most = 0;
 
-  /* The margin of a factor is largest at its largest sigma; every term
+  /* The margin of a factor is largest at its largest sigma (and under
+   * the mirror border, which keeps the widest margin); every term
    * below grows with the margins, the width and the height, so these
    * bound every plan of this plane and of any smaller window. */
   for (d = GB_MULTISCALE_MIN_FACTOR; d <= GB_MULTISCALE_MAX_FACTOR; d *= 2)
     axes[n++] = axis_stages (d == GB_MULTISCALE_MAX_FACTOR ? GB_MAX_SIGMA
-        : smallest_sigma (2 * d) - 1e-6);
+        : smallest_sigma (2 * d) - 1e-6, GB_BORDER_MIRROR);
   for (i = 0; i < n; i++)
     for (j = 0; j < n; j++) {
       const size_t small_width = small_length (&axes[i], width);

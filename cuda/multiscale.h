@@ -13,9 +13,12 @@
  * alias; the interpolation as little of the spectral images. Each stage is
  * cut at 3.5 of its sigma, like the convolutions. The small image covers the
  * frame plus a margin of G samples on each side, filled through the frame's
- * border rule by the prefilter, so the blur of the small image never reaches
- * its own edge for any sample that is interpolated back: the result is the
- * Gaussian of the border-extended frame. Measured against the exact sampled
+ * border rule by the prefilter. Under mirror the blur of the small image
+ * never reaches its own edge for any sample that is interpolated back; under
+ * clamp and zero the margin ends where its samples become copies of the edge
+ * one (or zeros), which the small blur's clamp (or zero) rule at the small
+ * image's edge reproduces exactly. The result is the Gaussian of the
+ * border-extended frame either way. Measured against the exact sampled
  * Gaussian (docs/multiscale_error.py, every border): at most 0.15 of a level
  * per axis before rounding, for sigma 12.8 to 250 (0.12 with sigma / D >=
  * 3.2 everywhere, which kept D = 4 up to sigma 25.6).
@@ -27,6 +30,8 @@
  */
 #ifndef GAUSSBLUR_MULTISCALE_H
 #define GAUSSBLUR_MULTISCALE_H
+
+#include "gaussblur.h"
 
 #include <stddef.h>
 
@@ -75,7 +80,7 @@ typedef struct {
  * its own factor) on a width x height plane; returns 0 (plan unusable, both
  * factors 0) when either is below it. */
 int gb_multiscale_plan (double sigma_x, double sigma_y, int width, int height,
-    GbMultiscalePlan * plan);
+    GbBorder border, GbMultiscalePlan * plan);
 
 /* Floats per channel of scratch any plan of this plane size (or of any
  * smaller window of it) needs: the larger of (rows down, small columns up),

@@ -1768,7 +1768,7 @@ test_multiscale_plan_bounds (void)
         const double sigma_y = o < 0 ? sigma_x : other_sigmas[o];
         GbMultiscalePlan plan;
         const int ok = gb_multiscale_plan (sigma_x, sigma_y, sizes[z][0],
-            sizes[z][1], &plan);
+            sizes[z][1], GB_BORDER_MIRROR, &plan);
 
         check (ok, "sigma %g x %g on %dx%d: no plan", sigma_x, sigma_y,
             sizes[z][0], sizes[z][1]);
