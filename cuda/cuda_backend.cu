@@ -177,7 +177,13 @@ struct GbCuda
   GbPlaneFilter filters[GB_MAX_PLANES]; /* host copies, per plane */
   float *device_weights;        /* per plane, x then y: WEIGHTS_STRIDE taps
                                  * each, allocated once */
-  float *device_multiscale;     /* GB_MAX_PLANES tables, allocated once */
+  /* GB_MAX_PLANES multi-scale tables, allocated once, each
+   * MULTISCALE_STRIDE floats: the plan's weights, then its interpolation
+   * along y as tensor-core fragments (gb_multiscale_up_fragments_fill,
+   * host copies beside). */
+  float *device_multiscale;
+  uint32_t multiscale_up_fragments[GB_MAX_PLANES]
+      [GB_MULTISCALE_UP_FRAGMENT_WORDS];
   /* The fused kernels' taps (gb_half_pairs_fill), per plane, x then y:
    * GB_HALF_PAIRS_SIZE each, on the host and on the device. */
   uint32_t half_pairs[GB_MAX_PLANES][2][GB_HALF_PAIRS_SIZE];
@@ -285,6 +291,22 @@ device_half_pairs (const GbCuda * cuda, int p, int axis)
 {
   return cuda->device_half_pairs + (size_t) (2 * p + axis)
       * GB_HALF_PAIRS_SIZE;
+}
+
+/* Plane p's multi-scale table on the device, and the fragments after it
+ * (a float's size each). */
+#define MULTISCALE_STRIDE (GB_MULTISCALE_TABLE + GB_MULTISCALE_UP_FRAGMENT_WORDS)
+static float *
+device_multiscale (const GbCuda * cuda, int p)
+{
+  return cuda->device_multiscale + (size_t) p * MULTISCALE_STRIDE;
+}
+
+static uint32_t *
+device_multiscale_up_fragments (const GbCuda * cuda, int p)
+{
+  return reinterpret_cast < uint32_t * >(device_multiscale (cuda, p)
+      + GB_MULTISCALE_TABLE);
 }
 
 /* Largest radius at which the separable passes (kernels_separable.cu)
@@ -469,7 +491,7 @@ gb_cuda_create (int device_id, GbCuda ** out, GbError * error)
   }
   if (err == cudaSuccess) {
     err = cudaMalloc (&cuda->device_multiscale,
-        sizeof (float) * GB_MAX_PLANES * GB_MULTISCALE_TABLE);
+        sizeof (float) * GB_MAX_PLANES * MULTISCALE_STRIDE);
     cuda->allocations += err == cudaSuccess;
   }
   if (err == cudaSuccess) {
@@ -933,12 +955,20 @@ gb_cuda_set_filters (GbCuda * cuda, const GbPlaneFilter * filters,
                 cudaMemcpyHostToDevice, cuda->stream),
             "cannot upload the weights");
       }
-    if (filter->multiscale.factor_x)
-      CUDA_TRY (cudaMemcpyAsync (cuda->device_multiscale
-              + (size_t) p * GB_MULTISCALE_TABLE, filter->multiscale.table,
+    if (filter->multiscale.factor_x) {
+      uint32_t *fragments = cuda->multiscale_up_fragments[p];
+      gb_multiscale_up_fragments_fill (&filter->multiscale.up_y,
+          filter->multiscale.table, fragments);
+      CUDA_TRY (cudaMemcpyAsync (device_multiscale (cuda, p),
+              filter->multiscale.table,
               sizeof (float) * filter->multiscale.table_size,
               cudaMemcpyHostToDevice, cuda->stream),
           "cannot upload the multi-scale weights");
+      CUDA_TRY (cudaMemcpyAsync (device_multiscale_up_fragments (cuda, p),
+              fragments, sizeof cuda->multiscale_up_fragments[p],
+              cudaMemcpyHostToDevice, cuda->stream),
+          "cannot upload the multi-scale weights");
+    }
   }
   return GB_OK;
 }
@@ -1101,7 +1131,8 @@ plane_taps (const GbCuda * cuda, int p)
           &filter->y.recursive, fused ? device_half_pairs (cuda, p, 1) : NULL,
         cuda->half_sum[p][1]},
     &filter->multiscale,
-    cuda->device_multiscale + (size_t) p * GB_MULTISCALE_TABLE
+    device_multiscale (cuda, p),
+    device_multiscale_up_fragments (cuda, p)
   };
   return taps;
 }

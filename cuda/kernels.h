@@ -98,6 +98,9 @@ struct GbTaps
   GbAxisTaps y;
   const GbMultiscalePlan *multiscale;   /* this plane's plan (host copy) */
   const float *multiscale_table;        /* its weights on the device */
+  /* the interpolation along y as tensor-core fragments, on the device
+   * (gb_multiscale_up_fragments_fill) */
+  const uint32_t *multiscale_up_fragments;
 };
 
 /* Calls launch(Sample ()) with Sample uint8_t or uint16_t for the plane's
@@ -214,6 +217,15 @@ bool gb_fused_available (void);
 #define GB_HALF_PAIRS_SIZE (2 * GB_FUSED_MAX_RADIUS + 1 + 2 * GB_HALF_PAIRS_PAD)
 void gb_half_pairs_fill (const float *weights, int radius, uint32_t *pairs,
     float *half_sum);
+
+/* The multi-scale interpolation along y (the plan's up_y and its weights
+ * in table) as the A fragments of the tensor-core pass in up_kernel
+ * (kernels_multiscale.cu), split into fp16 high and low parts: at most
+ * GB_MULTISCALE_UP_FRAGMENT_WORDS words. Filled on the host when the
+ * filter is set. */
+#define GB_MULTISCALE_UP_FRAGMENT_WORDS 512
+void gb_multiscale_up_fragments_fill (const GbResample * up_y,
+    const float *table, uint32_t *fragments);
 
 /* Segments per line of the recursive passes, and the state buffer a plane
  * of that size needs. */

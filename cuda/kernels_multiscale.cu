@@ -35,9 +35,11 @@
  * others work in the plane's float intermediate.
  */
 #include "kernels.h"
+#include "tensor_cores.h"
 
 #include <cuda_pipeline.h>
 #include <limits.h>
+#include <string.h>
 #include <type_traits>
 
 namespace {
@@ -733,21 +735,71 @@ row_pass_kernel (GbResample r, RowWeights < D > weights, GbBorder border,
 /* Both up passes in one: a block writes a tile of UP_ROWS frame rows and
  * tile_width pixels. It reads the patch of the small image the tile
  * reaches, resamples it along x into shared memory (every small row of the
- * patch, tile_width pixels), then along y, four neighbouring samples of a
- * frame row per thread, and stores them once. The small image is indexed
- * with the clamp the plan gives it (frame_border 0). Every phase's weights
- * are zero-padded to MAX_UP_TAPS and the patch has the rows and columns
- * the padding reads: the tap loops are fixed and branch-free. */
+ * patch, tile_width pixels), then along y on the tensor cores, and stores
+ * each output once. The small image is indexed with the clamp the plan
+ * gives it (frame_border 0). Along x every phase's weights are zero-padded
+ * to MAX_UP_TAPS and the patch has the columns the padding reads: the tap
+ * loop is fixed and branch-free.
+ *
+ * Along y, 16 frame rows are a matrix product: out (16 rows x 32 elements)
+ * = A (16 x 8 STEPS) times 8 STEPS rows of the x-resampled patch, A holding
+ * each row's phase weights at the patch rows it reads (zero elsewhere).
+ * For D <= 16 every block of 16 rows starts a block of D, so one A serves
+ * them all; for D = 32 and 64 there are D / 16 (the variants). The host
+ * lays A out as each lane's m16n8k8 fragments, split into an fp16 high and
+ * low part so that the weights keep 22 bits (gb_multiscale_up_fragments_
+ * fill). The patch values enter as fp16: exact to 1/16 of a level for 8-bit
+ * samples (at most 1/16 on the result: docs/algorithms.md, section 9.1);
+ * for 16-bit ones, halved into fp16's range and split into high and low
+ * parts too. A warp's lane gets eight neighbouring elements of two rows. */
 constexpr int UP_THREADS = 256;
+constexpr int UP_WARPS = UP_THREADS / 32;
 constexpr int UP_ROWS = 64;
 /* Taps per phase: the plan's (multiscale.h); a plan with more is refused. */
 constexpr int MAX_UP_TAPS = GB_MULTISCALE_UP_TAPS;
+constexpr int UP_MMA_ROWS = 16;                 /* M of the y pass */
+constexpr int UP_ROW_BLOCKS = UP_ROWS / UP_MMA_ROWS;
+constexpr int UP_UNIT_ELEMENTS = 32;            /* four mma of N = 8 */
+
+/* k-steps of 8 patch rows that 16 frame rows read: they span 15 / D + 1
+ * blocks of D, each phase's first sample is the lowest or one past it
+ * (the plan's, checked by up_plan_fits), then the taps. */
+__host__ __device__ constexpr int
+up_k_steps (int shift)
+{
+  return ((15 >> shift) + 1 + MAX_UP_TAPS + 7) / 8;
+}
+
+/* A fragment sets: blocks of 16 rows at different offsets in a block of
+ * D. */
+__host__ __device__ constexpr int
+up_variants (int shift)
+{
+  return shift > 4 ? 1 << (shift - 4) : 1;
+}
+
+/* Patch rows the y pass reads: the last row block's window. */
+__host__ __device__ constexpr int
+up_patch_rows (int shift)
+{
+  return ((UP_ROWS - UP_MMA_ROWS) >> shift) + 8 * up_k_steps (shift);
+}
+
+static_assert (up_variants (6) * 32 * 4 * up_k_steps (6)
+    <= GB_MULTISCALE_UP_FRAGMENT_WORDS
+    && up_variants (2) * 32 * 4 * up_k_steps (2)
+    <= GB_MULTISCALE_UP_FRAGMENT_WORDS, "fragment table too small");
 
 /* The tile's width in pixels: 64 samples or more a row. */
 template < int C > struct UpTile
 {
   static constexpr int WIDTH = C <= 2 ? 64 : 32;
   static constexpr int ROW_ELEMENTS = WIDTH * C;
+  /* a patch row in shared memory: one word more than a multiple of 32,
+   * so that the fragments' loads (rows 2q, elements 8 (g / 2) + g % 2)
+   * fall in 32 different banks */
+  static constexpr int STRIDE = ROW_ELEMENTS + 1;
+  static constexpr int UNITS_X = ROW_ELEMENTS / UP_UNIT_ELEMENTS;
 };
 
 /* The small samples frame positions [o0, o0 + n) read along one axis:
@@ -776,6 +828,15 @@ up_reach (const GbResample & r)
   return reach;
 }
 
+/* Every plan's up pass: D a power of two up to UP_ROWS, the phases' first
+ * samples at most one apart, at most MAX_UP_TAPS taps. */
+__host__ inline bool
+up_plan_fits (const GbResample & r, const UpReach & reach)
+{
+  return (1 << reach.shift) == r.phases && r.phases <= UP_ROWS
+      && reach.highest - reach.lowest <= 1 && r.taps <= MAX_UP_TAPS;
+}
+
 /* Small samples that n frame positions from o0 read: (o0 % D + n - 1) / D
  * + 1 <= (n - 1) / D + 2 D-blocks, each phase's first sample spread over
  * highest - lowest, then the taps. */
@@ -786,50 +847,152 @@ up_patch_length (UpReach reach, int n)
       + MAX_UP_TAPS;
 }
 
+#ifdef GB_HAVE_MMA_K8
+/* A y-pass result (biased by + 0.5 through its start value, and halved
+ * for 16-bit samples) as a sample: truncated and saturated in one
+ * conversion, as gb_round_sample. */
+__device__ __forceinline__ uint8_t
+biased_sample (float v, uint8_t *)
+{
+  unsigned short u;
+  asm ("cvt.rzi.u8.f32 %0, %1;":"=h" (u):"f" (v));
+  return (uint8_t) u;
+}
+
+__device__ __forceinline__ uint16_t
+biased_sample (float v, uint16_t *)
+{
+  unsigned short u;
+  asm ("cvt.rzi.u16.f32 %0, %1;":"=h" (u):"f" (2.0f * v));
+  return u;
+}
+
+/* Along y: the warp's row block (rows r0 .. r0 + 15 of the tile) for each
+ * of its 32-element units, from the x-resampled patch (across), stored
+ * into the tile at out (row 0, element 0). */
+template < typename OutT, int STEPS > __device__ __forceinline__ void
+up_columns (const float *across, int stride, int units_x, int shift,
+    const uint32_t *fragments, int n_y, int n_elements, OutT * out,
+    size_t out_pitch, bool aligned)
+{
+  constexpr bool wide = sizeof (OutT) == 2;
+  /* 16-bit samples are halved into fp16's range; the conversion doubles
+   * the result, start value included */
+  constexpr float scale = wide ? 0.5f : 1.0f;
+  constexpr float start = wide ? 0.25f : 0.5f;
+  const int warp = threadIdx.x >> 5;
+  const int lane = threadIdx.x & 31;
+  const int g = lane >> 2;
+  const int q = lane & 3;
+  const int r0 = (warp % UP_ROW_BLOCKS) * UP_MMA_ROWS;
+  if (r0 >= n_y)
+    return;
+  const int variant = (r0 & ((1 << shift) - 1)) >> 4;
+  uint4 a[STEPS];               /* high parts in x, y; low in z, w */
+#pragma unroll
+  for (int s = 0; s < STEPS; s++)
+    a[s] = __ldg (reinterpret_cast < const uint4 * >(fragments)
+        + (variant * 32 + lane) * STEPS + s);
+  /* B: rows 2q, 2q + 1 of each k-step from the block's first patch row;
+   * column g is element 8 (g / 2) + 2 j + g % 2 of the unit, so that C
+   * gives lane q elements 8 q .. 8 q + 7 of rows g and g + 8. */
+  const float *window = across + ((r0 >> shift) + 2 * q) * stride
+      + 8 * (g >> 1) + (g & 1);
+
+  for (int unit = warp / UP_ROW_BLOCKS; unit < units_x;
+      unit += UP_WARPS / UP_ROW_BLOCKS) {
+    const int e0 = unit * UP_UNIT_ELEMENTS;
+    float acc[4][4];
+#pragma unroll
+    for (int j = 0; j < 4; j++)
+#pragma unroll
+      for (int s = 0; s < STEPS; s++) {
+        const float *b = window + e0 + 2 * j + 8 * s * stride;
+        const float v0 = scale * b[0];
+        const float v1 = scale * b[stride];
+        const uint32_t high = gb_pack_half2 (v0, v1);
+        if (s == 0)
+          gb_mma_1688_from (acc[j], a[s].x, a[s].y, high, start);
+        else
+          gb_mma_1688 (acc[j], a[s].x, a[s].y, high);
+        gb_mma_1688 (acc[j], a[s].z, a[s].w, high);
+        if constexpr (wide) {
+          const float2 h = __half22float2 (*reinterpret_cast < const
+              __half2 * >(&high));
+          gb_mma_1688 (acc[j], a[s].x, a[s].y, gb_pack_half2 (v0 - h.x,
+                  v1 - h.y));
+        }
+      }
+#pragma unroll
+    for (int half = 0; half < 2; half++) {
+      const int row = r0 + g + 8 * half;
+      if (row >= n_y)
+        continue;
+      OutT v[8];
+#pragma unroll
+      for (int k = 0; k < 8; k++)
+        v[k] = biased_sample (acc[k >> 1][2 * half + (k & 1)], out);
+      const int e = e0 + 8 * q;
+      OutT *dst = (OutT *) ((char *) out + (size_t) row * out_pitch) + e;
+      if (aligned && e + 8 <= n_elements) {
+        if constexpr (wide)
+          *reinterpret_cast < uint4 * >(dst) = make_uint4 (v[0]
+              | (uint32_t) v[1] << 16, v[2] | (uint32_t) v[3] << 16, v[4]
+              | (uint32_t) v[5] << 16, v[6] | (uint32_t) v[7] << 16);
+        else
+          *reinterpret_cast < uint2 * >(dst) = make_uint2 (v[0] | v[1] << 8
+              | v[2] << 16 | (uint32_t) v[3] << 24, v[4] | v[5] << 8
+              | v[6] << 16 | (uint32_t) v[7] << 24);
+      } else {
+        for (int k = 0; k < 8 && e + k < n_elements; k++)
+          dst[k] = v[k];
+      }
+    }
+  }
+}
+#endif
+
 template < typename OutT, int C > __global__ void
 __launch_bounds__ (UP_THREADS)
 up_kernel (GbResample rx, GbResample ry, UpReach reach_x, UpReach reach_y,
-    const float *weights, const float *small, size_t small_pitch,
-    OutT * out, size_t out_pitch)
+    const float *weights, const uint32_t *fragments, const float *small,
+    size_t small_pitch, OutT * out, size_t out_pitch)
 {
+#ifdef GB_HAVE_MMA_K8
   constexpr int channels = C;
-  constexpr int tile_width = UpTile < C >::WIDTH;
-  constexpr int row_elements = UpTile < C >::ROW_ELEMENTS;
+  using T = UpTile < C >;
+  constexpr int tile_width = T::WIDTH;
+  constexpr int row_elements = T::ROW_ELEMENTS;
+  constexpr int stride = T::STRIDE;
   extern __shared__ float4 shared_vectors[];
   float *shared = reinterpret_cast < float *>(shared_vectors);
   const int patch_width = up_patch_length (reach_x, tile_width);
-  const int patch_rows = up_patch_length (reach_y, UP_ROWS);
+  const int shift_y = reach_y.shift;
+  const int patch_rows = up_patch_rows (shift_y);
   const int patch_elements = patch_width * channels;
-  float *across = shared;       /* patch_rows x row_elements */
-  float *patch = across + (size_t) patch_rows * row_elements;
+  float *across = shared;       /* patch_rows x stride */
+  float *patch = across + (size_t) patch_rows * stride;
   float *wx = patch + (size_t) patch_rows * patch_elements;
-  float *wy = wx + rx.phases * MAX_UP_TAPS;
-  int *first_x = (int *) (wy + ry.phases * MAX_UP_TAPS);
-  int *first_y = first_x + rx.phases;
+  int *first_x = (int *) (wx + rx.phases * MAX_UP_TAPS);
 
   const int x0 = blockIdx.x * tile_width;
   const int y0 = blockIdx.y * UP_ROWS;
   const int n_x = min (tile_width, rx.out_length - x0);
   const int n_y = min (UP_ROWS, ry.out_length - y0);
   const int sx0 = (x0 >> reach_x.shift) + reach_x.lowest;
-  const int sy0 = (y0 >> reach_y.shift) + reach_y.lowest;
+  const int sy0 = (y0 >> shift_y) + reach_y.lowest;
   const int n_sx = up_patch_length (reach_x, n_x);
-  const int n_sy = up_patch_length (reach_y, n_y);
 
   for (int t = threadIdx.x; t < rx.phases * MAX_UP_TAPS; t += UP_THREADS) {
     const int ph = t / MAX_UP_TAPS, k = t % MAX_UP_TAPS;
     wx[t] = k < rx.taps ? weights[rx.weights + ph * rx.taps + k] : 0.0f;
   }
-  for (int t = threadIdx.x; t < ry.phases * MAX_UP_TAPS; t += UP_THREADS) {
-    const int ph = t / MAX_UP_TAPS, k = t % MAX_UP_TAPS;
-    wy[t] = k < ry.taps ? weights[ry.weights + ph * ry.taps + k] : 0.0f;
-  }
   for (int t = threadIdx.x; t < rx.phases; t += UP_THREADS)
     first_x[t] = rx.first[t] - reach_x.lowest;
-  for (int t = threadIdx.x; t < ry.phases; t += UP_THREADS)
-    first_y[t] = ry.first[t] - reach_y.lowest;
   /* The patch: a thread keeps one element of a row over the rows (a patch
-   * row is at most (64 / 4 + 8) x 2 elements). */
+   * row is at most (64 / 4 + 8) x 2 elements). Every row the y pass reads
+   * is loaded (clamped to the small image), also past a short tile's
+   * last: finite values that only zero weights or unstored rows see. */
   const unsigned patch_row = n_sx * channels;
   const unsigned rounds = UP_THREADS / patch_row;      /* rows at once */
   if (threadIdx.x < rounds * patch_row) {
@@ -837,7 +1000,7 @@ up_kernel (GbResample rx, GbResample ry, UpReach reach_x, UpReach reach_y,
     const int sx = e / channels;
     const int x = resample_source (rx, sx0 + sx, GB_BORDER_CLAMP);
     const float *src = small + x * channels + (e - sx * channels);
-    for (int sy = threadIdx.x / patch_row; sy < n_sy; sy += rounds) {
+    for (int sy = threadIdx.x / patch_row; sy < patch_rows; sy += rounds) {
       const int y = resample_source (ry, sy0 + sy, GB_BORDER_CLAMP);
       patch[sy * patch_elements + e] = __ldg ((const float *)
           ((const char *) src + (size_t) y * small_pitch));
@@ -849,7 +1012,6 @@ up_kernel (GbResample rx, GbResample ry, UpReach reach_x, UpReach reach_y,
    * element (its phase, weights and patch column) over the rows; D is a
    * power of two. */
   const int shift_x = reach_x.shift;
-  const int shift_y = reach_y.shift;
   constexpr int rows_at_once = UP_THREADS / row_elements;
   if (threadIdx.x < rows_at_once * row_elements) {
     const int e = threadIdx.x % row_elements;
@@ -862,53 +1024,31 @@ up_kernel (GbResample rx, GbResample ry, UpReach reach_x, UpReach reach_y,
       w[t] = wx[ph * MAX_UP_TAPS + t];
     const float *in = patch + (g + first_x[ph]) * channels
         + (e - x * channels);
-    for (int sy = threadIdx.x / row_elements; sy < n_sy; sy += rows_at_once) {
+    for (int sy = threadIdx.x / row_elements; sy < patch_rows;
+        sy += rows_at_once) {
       const float *src = in + sy * patch_elements;
       float acc = 0.0f;
 #pragma unroll
       for (int t = 0; t < MAX_UP_TAPS; t++, src += channels)
         acc += w[t] * *src;
-      across[sy * row_elements + e] = x < n_x ? acc : 0.0f;
+      across[sy * stride + e] = x < n_x ? acc : 0.0f;
     }
   }
   __syncthreads ();
 
-  /* Along y: four neighbouring samples of a frame row per thread, one run
-   * of the row per thread over the rows. */
-  constexpr int runs = row_elements / 4;
-  const int n_elements = n_x * channels;
-  const int e = threadIdx.x % runs * 4;
-  if (e >= n_elements || threadIdx.x >= UP_THREADS / runs * runs)
-    return;
-  OutT *dst = (OutT *) ((char *) out + (size_t) (y0 + threadIdx.x / runs)
-      * out_pitch) + (size_t) x0 * channels + e;
-  const size_t dst_step = (size_t) (UP_THREADS / runs) * out_pitch;
-  const bool whole = e + 4 <= n_elements
-      && (uintptr_t) dst % (4 * sizeof (OutT)) == 0
-      && dst_step % (4 * sizeof (OutT)) == 0;
-  for (int y = threadIdx.x / runs; y < n_y; y += UP_THREADS / runs,
-      dst = (OutT *) ((char *) dst + dst_step)) {
-    const int ph = (y0 + y) & (ry.phases - 1);
-    const int g = ((y0 + y) >> shift_y) - (y0 >> shift_y);
-    const float *w = wy + ph * MAX_UP_TAPS;
-    const float *in = across + (g + first_y[ph]) * row_elements + e;
-    float4 acc = make_float4 (0.0f, 0.0f, 0.0f, 0.0f);
-#pragma unroll
-    for (int t = 0; t < MAX_UP_TAPS; t++, in += row_elements) {
-      const float4 v = *reinterpret_cast < const float4 * >(in);
-      acc.x += w[t] * v.x;
-      acc.y += w[t] * v.y;
-      acc.z += w[t] * v.z;
-      acc.w += w[t] * v.w;
-    }
-    if (whole) {
-      gb_store4 (dst, acc);
-    } else {
-      const float v[4] = { acc.x, acc.y, acc.z, acc.w };
-      for (int k = 0; k < 4 && e + k < n_elements; k++)
-        dst[k] = gb_to_output (v[k], dst);
-    }
-  }
+  OutT *tile = (OutT *) ((char *) out + (size_t) y0 * out_pitch)
+      + (size_t) x0 * channels;
+  const bool aligned = ((uintptr_t) tile | out_pitch) % (8 * sizeof (OutT))
+      == 0;
+  if (up_k_steps (shift_y) == 2)
+    up_columns < OutT, 2 > (across, stride, T::UNITS_X, shift_y, fragments,
+        n_y, n_x * channels, tile, out_pitch, aligned);
+  else
+    up_columns < OutT, 1 > (across, stride, T::UNITS_X, shift_y, fragments,
+        n_y, n_x * channels, tile, out_pitch, aligned);
+#else
+  __trap ();                    /* no mma: an error, never an unwritten frame */
+#endif
 }
 
 void
@@ -1056,31 +1196,66 @@ dispatch_factor (int factor, Launch && launch)
 
 template < typename OutT, int C > cudaError_t
 up (const GbResample & rx, const GbResample & ry, const float *weights,
-    const float *small, size_t small_pitch, OutT * out, size_t out_pitch,
-    cudaStream_t stream)
+    const uint32_t *fragments, const float *small, size_t small_pitch,
+    OutT * out, size_t out_pitch, cudaStream_t stream)
 {
   constexpr int channels = C;
-  constexpr int tile_width = UpTile < C >::WIDTH;
+  using T = UpTile < C >;
   const UpReach reach_x = up_reach (rx);
   const UpReach reach_y = up_reach (ry);
-  if ((1 << reach_x.shift) != rx.phases || (1 << reach_y.shift) != ry.phases)
+  if (!up_plan_fits (rx, reach_x) || !up_plan_fits (ry, reach_y))
     return cudaErrorInvalidValue;       /* not for any plan */
-  const size_t patch_width = up_patch_length (reach_x, tile_width);
-  const size_t patch_rows = up_patch_length (reach_y, UP_ROWS);
-  const size_t shared = sizeof (float) * (patch_rows * tile_width * channels
-      + patch_rows * patch_width * channels
-      + (rx.phases + ry.phases) * MAX_UP_TAPS)
-      + sizeof (int) * (rx.phases + ry.phases);
-  if (shared > 48 * 1024 || rx.taps > MAX_UP_TAPS || ry.taps > MAX_UP_TAPS)
+  const size_t patch_width = up_patch_length (reach_x, T::WIDTH);
+  const size_t patch_rows = up_patch_rows (reach_y.shift);
+  const size_t shared = sizeof (float) * (patch_rows * T::STRIDE
+      + patch_rows * patch_width * channels + rx.phases * MAX_UP_TAPS)
+      + sizeof (int) * rx.phases;
+  if (shared > 48 * 1024)
     return cudaErrorInvalidValue;       /* not for any plan */
-  const dim3 grid ((rx.out_length + tile_width - 1) / tile_width,
+  const dim3 grid ((rx.out_length + T::WIDTH - 1) / T::WIDTH,
       (ry.out_length + UP_ROWS - 1) / UP_ROWS);
   up_kernel < OutT, C > <<<grid, UP_THREADS, shared, stream>>> (rx, ry,
-      reach_x, reach_y, weights, small, small_pitch, out, out_pitch);
+      reach_x, reach_y, weights, fragments, small, small_pitch, out,
+      out_pitch);
   return cudaSuccess;
 }
 
 }                               /* namespace */
+
+void
+gb_multiscale_up_fragments_fill (const GbResample * up_y, const float *table,
+    uint32_t *fragments)
+{
+  memset (fragments, 0, sizeof (uint32_t) * GB_MULTISCALE_UP_FRAGMENT_WORDS);
+  const UpReach reach = up_reach (*up_y);
+  if (!up_plan_fits (*up_y, reach))
+    return;                     /* up () refuses the plan */
+  const int d = up_y->phases;
+  const int steps = up_k_steps (reach.shift);
+  for (int v = 0; v < up_variants (reach.shift); v++)
+    for (int lane = 0; lane < 32; lane++)
+      for (int s = 0; s < steps; s++)
+        for (int reg = 0; reg < 2; reg++) {
+          /* m16n8k8's A: register reg holds row g + 8 reg, columns 2 q and
+           * 2 q + 1, as an fp16 pair; the low parts two registers on */
+          __half_raw high[2], low[2];
+          for (int b = 0; b < 2; b++) {
+            const int t = 16 * v + (lane >> 2) + 8 * reg;
+            const int ph = t & (d - 1);
+            const int k = 8 * s + 2 * (lane & 3) + b;
+            const int j = k - ((t >> reach.shift) - ((16 * v) >> reach.shift))
+                - (up_y->first[ph] - reach.lowest);
+            const float w = j >= 0 && j < up_y->taps
+                ? table[up_y->weights + ph * up_y->taps + j] : 0.0f;
+            const __half h = __float2half_rn (w);
+            high[b] = h;
+            low[b] = __float2half_rn (w - __half2float (h));
+          }
+          uint32_t *lane_words = fragments + ((v * 32 + lane) * steps + s) * 4;
+          lane_words[reg] = high[0].x | (uint32_t) high[1].x << 16;
+          lane_words[2 + reg] = low[0].x | (uint32_t) low[1].x << 16;
+        }
+}
 
 cudaError_t
 gb_launch_multiscale (const GbDevicePlane & plane, const GbTaps & taps,
@@ -1176,8 +1351,8 @@ gb_launch_multiscale (const GbDevicePlane & plane, const GbTaps & taps,
         const cudaError_t launched = gb_dispatch_channels (plane,[&] (auto
                 channels) {
               return up < Sample, decltype (channels)::value > (plan.up_x,
-                  plan.up_y, w, small, small_pitch, (Sample *) plane.dst,
-                  plane.dst_pitch, stream);
+                  plan.up_y, w, taps.multiscale_up_fragments, small,
+                  small_pitch, (Sample *) plane.dst, plane.dst_pitch, stream);
             });
         return launched != cudaSuccess ? launched : cudaGetLastError ();
       });

@@ -4,9 +4,11 @@
  * Copyright (C) 2026 The cudagaussblur authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * mma.sync exists from compute capability 8.0 on: below, GB_HAVE_MMA is
- * undefined and the kernels compile to empty bodies (gb_fused_available()
- * keeps them from being launched).
+ * mma.sync with k = 16 exists from compute capability 8.0 on: below,
+ * GB_HAVE_MMA is undefined and the fused kernels compile to empty bodies
+ * (gb_fused_available() keeps them from being launched). The k = 8 shape
+ * exists from 7.5, every GPU we build for (GB_HAVE_MMA_K8): the multi-scale
+ * interpolation uses that one alone.
  */
 #ifndef GAUSSBLUR_TENSOR_CORES_H
 #define GAUSSBLUR_TENSOR_CORES_H
@@ -17,8 +19,11 @@
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
 #define GB_HAVE_MMA 1
 #endif
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 750
+#define GB_HAVE_MMA_K8 1
+#endif
 
-#ifdef GB_HAVE_MMA
+#ifdef GB_HAVE_MMA_K8
 /* Two floats as an fp16 pair, lo in the low half (the lower k or n). */
 __device__ __forceinline__ uint32_t
 gb_pack_half2 (float lo, float hi)
@@ -27,6 +32,29 @@ gb_pack_half2 (float lo, float hi)
   return *reinterpret_cast < uint32_t * >(&h);
 }
 
+/* d += a b, m16n8k8: A is two registers, B one. */
+__device__ __forceinline__ void
+gb_mma_1688 (float (&d)[4], uint32_t a0, uint32_t a1, uint32_t b)
+{
+  asm ("mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32 "
+      "{%0,%1,%2,%3}, {%4,%5}, {%6}, {%0,%1,%2,%3};\n"
+      :"+f" (d[0]), "+f" (d[1]), "+f" (d[2]), "+f" (d[3])
+      :"r" (a0), "r" (a1), "r" (b));
+}
+
+/* d = a b + c, every element of the accumulator starting at c. */
+__device__ __forceinline__ void
+gb_mma_1688_from (float (&d)[4], uint32_t a0, uint32_t a1, uint32_t b,
+    float c)
+{
+  asm ("mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32 "
+      "{%0,%1,%2,%3}, {%4,%5}, {%6}, {%7,%7,%7,%7};\n"
+      :"=f" (d[0]), "=f" (d[1]), "=f" (d[2]), "=f" (d[3])
+      :"r" (a0), "r" (a1), "r" (b), "f" (c));
+}
+#endif
+
+#ifdef GB_HAVE_MMA
 /* d += a b, m16n8k16, fp16 operands, fp32 accumulators. Not volatile:
  * independent chains may interleave. */
 __device__ __forceinline__ void
@@ -37,16 +65,6 @@ gb_mma_16816 (float (&d)[4], const uint32_t (&a)[4], uint32_t b0,
       "{%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
       :"+f" (d[0]), "+f" (d[1]), "+f" (d[2]), "+f" (d[3])
       :"r" (a[0]), "r" (a[1]), "r" (a[2]), "r" (a[3]), "r" (b0), "r" (b1));
-}
-
-/* The same with k = 8: A is two registers, B one. */
-__device__ __forceinline__ void
-gb_mma_1688 (float (&d)[4], uint32_t a0, uint32_t a1, uint32_t b)
-{
-  asm ("mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32 "
-      "{%0,%1,%2,%3}, {%4,%5}, {%6}, {%0,%1,%2,%3};\n"
-      :"+f" (d[0]), "+f" (d[1]), "+f" (d[2]), "+f" (d[3])
-      :"r" (a0), "r" (a1), "r" (b));
 }
 #endif
 
