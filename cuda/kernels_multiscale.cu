@@ -754,7 +754,7 @@ row_pass_kernel (GbResample r, RowWeights < D > weights, GbBorder border,
  * parts too. A warp's lane gets eight neighbouring elements of two rows. */
 constexpr int UP_THREADS = 256;
 constexpr int UP_WARPS = UP_THREADS / 32;
-constexpr int UP_ROWS = 64;
+constexpr int UP_ROWS = 128;
 /* Taps per phase: the plan's (multiscale.h); a plan with more is refused. */
 constexpr int MAX_UP_TAPS = GB_MULTISCALE_UP_TAPS;
 constexpr int UP_MMA_ROWS = 16;                 /* M of the y pass */
