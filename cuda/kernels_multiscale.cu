@@ -147,6 +147,119 @@ resample_columns_kernel (GbResample r, const float *weights,
     out_row[k] = v[k];
 }
 
+/* The small blur along y (step 1, one phase): a block stages the rows its
+ * outputs read (through the small image's rule: clamp, or zeros under the
+ * zero border), 128 elements wide, then each thread takes four
+ * neighbouring elements of RUN neighbouring output rows and slides over
+ * the staged rows: one 16-byte shared load per row and a new weight per
+ * row feeds the run's accumulators (the taps are padded with RUN - 1 zeros
+ * on both sides, so no tap needs a bounds check). Runs of 4 on the larger
+ * small images, of 1 where that would leave few blocks. The generic pass
+ * above resolved its sources for every output row and held one output a
+ * thread: at D = 4 on 4K RGBA it issued 270 instructions an output. */
+constexpr int BLUR_THREADS = 256;
+constexpr int BLUR_GROUPS = 32;                 /* float4 columns a block */
+constexpr int BLUR_LOADS = 8;                   /* staging loads in flight */
+/* Blocks below which the runs are of one row: two per SM on the H100. */
+constexpr int BLUR_MIN_BLOCKS = 264;
+
+/* Output rows of a block with runs of RUN rows. */
+__host__ __device__ constexpr int
+blur_rows (int run)
+{
+  return BLUR_THREADS / BLUR_GROUPS * run;
+}
+
+template < int RUN > __global__ void __launch_bounds__ (BLUR_THREADS)
+blur_columns_kernel (GbResample r, const float *weights, GbBorder border,
+    int elements, const float *in, size_t in_pitch, float *out,
+    size_t out_pitch)
+{
+  constexpr int BLUR_RUN = RUN;
+  constexpr int BLUR_ROWS = blur_rows (RUN);
+  constexpr int BLUR_PADDED_TAPS = GB_MULTISCALE_BLUR_TAPS + 2 * (RUN - 1);
+  extern __shared__ float4 staged[];    /* rows x BLUR_GROUPS */
+  __shared__ float taps[BLUR_PADDED_TAPS];
+  const int o0 = blockIdx.y * BLUR_ROWS;
+  const int e0 = blockIdx.x * BLUR_GROUPS * 4;
+  const int n_rows = BLUR_ROWS + r.taps - 1;
+  const bool vector = ((uintptr_t) in | in_pitch) % 16 == 0;
+
+  for (int t = threadIdx.x; t < BLUR_PADDED_TAPS; t += BLUR_THREADS) {
+    const int j = t - (BLUR_RUN - 1);
+    taps[t] = j >= 0 && j < r.taps ? weights[r.weights + j] : 0.0f;
+  }
+  for (int i0 = threadIdx.x; i0 < n_rows * BLUR_GROUPS;
+      i0 += BLUR_LOADS * BLUR_THREADS) {
+    float4 v[BLUR_LOADS];
+#pragma unroll
+    for (int k = 0; k < BLUR_LOADS; k++) {
+      const int i = i0 + k * BLUR_THREADS;
+      const int row = i / BLUR_GROUPS;
+      const int e = e0 + (i % BLUR_GROUPS) * 4;
+      const int y = i < n_rows * BLUR_GROUPS ? resample_source (r,
+          o0 + r.first[0] + row, border) : -1;
+      v[k] = make_float4 (0.0f, 0.0f, 0.0f, 0.0f);
+      if (y < 0 || e >= elements)
+        continue;
+      const float *src = (const float *) ((const char *) in
+          + (size_t) y * in_pitch) + e;
+      if (vector && e + 4 <= elements) {
+        v[k] = __ldg (reinterpret_cast < const float4 * >(src));
+      } else {
+        v[k].x = __ldg (src);
+        if (e + 1 < elements)
+          v[k].y = __ldg (src + 1);
+        if (e + 2 < elements)
+          v[k].z = __ldg (src + 2);
+        if (e + 3 < elements)
+          v[k].w = __ldg (src + 3);
+      }
+    }
+#pragma unroll
+    for (int k = 0; k < BLUR_LOADS; k++)
+      if (i0 + k * BLUR_THREADS < n_rows * BLUR_GROUPS)
+        staged[i0 + k * BLUR_THREADS] = v[k];
+  }
+  __syncthreads ();
+
+  const int group = threadIdx.x % BLUR_GROUPS;
+  const int first_row = threadIdx.x / BLUR_GROUPS * BLUR_RUN;
+  float4 acc[BLUR_RUN] = { };
+  /* Staged row first_row + i is tap i - m of output m: padded tap
+   * i - m + BLUR_RUN - 1. */
+  const float4 *column = staged + first_row * BLUR_GROUPS + group;
+  for (int i = 0; i < r.taps + BLUR_RUN - 1; i++) {
+    const float4 v = column[i * BLUR_GROUPS];
+#pragma unroll
+    for (int m = 0; m < BLUR_RUN; m++) {
+      const float w = taps[i - m + BLUR_RUN - 1];
+      acc[m].x += w * v.x;
+      acc[m].y += w * v.y;
+      acc[m].z += w * v.z;
+      acc[m].w += w * v.w;
+    }
+  }
+
+  const int e = e0 + group * 4;
+  if (e >= elements)
+    return;
+#pragma unroll
+  for (int m = 0; m < BLUR_RUN; m++) {
+    const int o = o0 + first_row + m;
+    if (o >= r.out_length)
+      break;
+    float *dst = (float *) ((char *) out + (size_t) o * out_pitch) + e;
+    if (e + 4 <= elements && ((uintptr_t) dst) % 16 == 0) {
+      gb_store4 (dst, acc[m]);
+    } else {
+      const float a[4] = { acc[m].x, acc[m].y, acc[m].z, acc[m].w };
+      for (int c = 0; c < 4 && e + c < elements; c++)
+        dst[c] = a[c];
+    }
+  }
+}
+
 /* Down along y at the frame's size. A thread takes four neighbouring
  * samples of a row (one 4- or 8-byte group) down a band of `band` outputs.
  * Output o's tap t is input row first + o D + t, so input row j of the
@@ -1051,6 +1164,28 @@ up_kernel (GbResample rx, GbResample ry, UpReach reach_x, UpReach reach_y,
 #endif
 }
 
+cudaError_t
+blur_columns (const GbResample & r, const float *weights, GbBorder border,
+    int elements, const float *in, size_t in_pitch, float *out,
+    size_t out_pitch, cudaStream_t stream)
+{
+  if (r.phases != 1 || r.step != 1 || r.taps > GB_MULTISCALE_BLUR_TAPS)
+    return cudaErrorInvalidValue;       /* not for any plan (multiscale.c) */
+  const int across = (elements + 4 * BLUR_GROUPS - 1) / (4 * BLUR_GROUPS);
+  const bool long_runs = across * ((r.out_length + blur_rows (4) - 1)
+      / blur_rows (4)) >= BLUR_MIN_BLOCKS;
+  const int rows = blur_rows (long_runs ? 4 : 1);
+  const size_t shared = sizeof (float4) * BLUR_GROUPS * (rows + r.taps - 1);
+  const dim3 grid (across, (r.out_length + rows - 1) / rows);
+  if (long_runs)
+    blur_columns_kernel < 4 > <<<grid, BLUR_THREADS, shared, stream>>> (r,
+        weights, border, elements, in, in_pitch, out, out_pitch);
+  else
+    blur_columns_kernel < 1 > <<<grid, BLUR_THREADS, shared, stream>>> (r,
+        weights, border, elements, in, in_pitch, out, out_pitch);
+  return cudaSuccess;
+}
+
 void
 columns (const GbResample & r, const float *weights, GbBorder border,
     int elements, const float *in, size_t in_pitch, float *out,
@@ -1090,20 +1225,31 @@ down_columns (const GbResample & r, const float *host_table, GbBorder border,
  * cudaErrorNotSupported otherwise (the caller runs the two passes). */
 constexpr int MIN_TILE = 8;
 /* Where the tile measured faster than the two passes on the H100
- * (docs/performance.md, "multiscale: one down kernel"): planes of fewer
- * samples than TILE_TALL_SAMPLES (RGBA 1080p, GRAY8 4K) at every D but
- * D = 16 on planes below TILE_MIN_SAMPLES (GRAY8 1080p); larger planes
- * (RGBA 4K) at D = 16 only, in tiles of 16 small rows. Elsewhere tiles of
- * 8 small rows beat 16 and 32: more blocks for the same plane. */
+ * (docs/performance.md, "multiscale: one down kernel" and "the
+ * interpolation on the tensor cores"): on planes of fewer samples than
+ * TILE_TALL_SAMPLES (RGBA 1080p, GRAY8 4K and 1080p) at every D, on larger
+ * planes (RGBA 4K) at D = 16 only. Its height in small rows (tile_rows)
+ * trades the rows it reads twice (RING - 1 blocks of D a tile) for blocks:
+ * 16 on the large planes, 4 at D <= 8, 8 at D = 16, and 2 at D = 16 below
+ * TILE_MIN_SAMPLES, where 8 left 30 blocks (GRAY8 1080p: 25.2 us against
+ * 35.2, and 33.1 for the two passes). */
 constexpr size_t TILE_MIN_SAMPLES = (size_t) 1 << 22;
 constexpr size_t TILE_TALL_SAMPLES = (size_t) 1 << 24;
 
 bool
 tile_pays (int factor, size_t samples)
 {
+  return samples < TILE_TALL_SAMPLES || factor >= 16;
+}
+
+int
+tile_rows (int factor, size_t samples)
+{
   if (samples >= TILE_TALL_SAMPLES)
-    return factor >= 16;
-  return factor <= 8 || samples >= TILE_MIN_SAMPLES;
+    return 16;
+  if (factor <= 8)
+    return 4;
+  return samples < TILE_MIN_SAMPLES ? 2 : 8;
 }
 constexpr int MAX_TILE_FACTOR = 16;
 template < int D, typename InT > cudaError_t
@@ -1130,7 +1276,7 @@ down_tile (const GbMultiscalePlan & plan, GbBorder border, int channels,
   for (int t = 0; t < rx.taps; t++)
     weights.w[t] = plan.table[rx.weights + t];
   shape.tiles_x = (rx.out_length + shape.tx - 1) / shape.tx;
-  shape.ty = samples >= TILE_TALL_SAMPLES ? 16 : 8;
+  shape.ty = tile_rows (D, samples);
   shape.aligned = ((uintptr_t) in | in_pitch) % 16 == 0;
   const int blocks = shape.tiles_x * ((ry.out_length + shape.ty - 1)
       / shape.ty);
@@ -1344,8 +1490,10 @@ gb_launch_multiscale (const GbDevicePlane & plane, const GbTaps & taps,
       small_pitch, stream);
   if (err != cudaSuccess)
     return err;
-  columns (plan.blur_y, w, border, (int) small_row, small2, small_pitch,
-      small, small_pitch, stream);
+  err = blur_columns (plan.blur_y, w, border, (int) small_row, small2,
+      small_pitch, small, small_pitch, stream);
+  if (err != cudaSuccess)
+    return err;
   return gb_dispatch_sample (plane,[&] (auto tag) {
         using Sample = decltype (tag);
         const cudaError_t launched = gb_dispatch_channels (plane,[&] (auto
