@@ -324,13 +324,22 @@ device_multiscale_up_fragments (const GbCuda * cuda, int p)
  * three (GRAY16 30.5 against 37.9 us, P016 39.3 against 44.9, RGBA64 67.7
  * against 113.7). */
 #define SEPARABLE_AUTO_MAX_RADIUS_BESIDE_MULTISCALE 44
-/* Largest radius at which the fused kernel beats the multi-scale path
- * where the latter runs (sigma >= 12.8): in its shared-memory form, at
- * radius 46 (sigma 13) it wins on RGBA and loses on GRAY8 by 8 %, at 49
- * (sigma 14) it loses on all four; in its two-pass form (planes whose fp16
- * intermediate stays in half the L2) it wins at radius 53 (sigma 15) on
- * GRAY8 1080p and 4K and RGBA 1080p, by 8 to 18 %. */
-#define FUSED_AUTO_MAX_RADIUS 48
+/* Where the multi-scale path runs (sigma >= 12.8 on both axes, radius 45
+ * and more at the automatic radius) it beats the fused kernel, measured
+ * on the H100 at sigma 12.8 to 16 (radius 45 to 56; docs/performance.md,
+ * "multiscale: the interpolation on the tensor cores"), us, fused against
+ * multiscale: RGBA 4K 173.8 against 117.7 at radius 45, 234 against 118
+ * at 49 to 56; GRAY8 4K 50.8 against 46.6, 59 against 47; RGBA 1080p 48.9
+ * against 48.5, 58 against 48.8. The exception is a plane of fewer than
+ * FUSED_BESIDE_MULTISCALE_MAX_SAMPLES samples up to radius 48 (GRAY8 1080p,
+ * the luma of 1080p YUV: 23.3-24.1 against 24.8 at radius 45 and 46,
+ * 27.6 against 25.2 from 49). A radius below the automatic one (a filter
+ * cut short by hand) keeps the fused kernel up to
+ * FUSED_AUTO_MAX_RADIUS_BESIDE_MULTISCALE: the multi-scale path would
+ * ignore it. */
+#define FUSED_AUTO_MAX_RADIUS_BESIDE_MULTISCALE 44
+#define FUSED_BESIDE_MULTISCALE_SMALL_PLANE_MAX_RADIUS 48
+#define FUSED_BESIDE_MULTISCALE_MAX_SAMPLES ((size_t) 1 << 22)
 /* Largest radius at which one-channel planes take the registers form of
  * the fused kernel rather than its two-pass form, where the latter's
  * intermediate fits: on GRAY8 1080p, us, registers against two-pass,
@@ -348,7 +357,6 @@ device_multiscale_up_fragments (const GbCuda * cuda, int p)
  * registers form for its chroma, 26.1 with the two-pass form; at sigma 13,
  * chroma radius 23, 29.3-29.4 against 28.9). */
 #define FUSED_TWO_PASS_ONE_CHANNEL_MIN_PIXELS (1 << 20)
-#define FUSED_TWO_PASS_AUTO_MAX_RADIUS GB_FUSED_MAX_RADIUS
 
 void
 gb_cuda_set_fused_two_pass_limit (GbCuda * cuda, size_t bytes)
@@ -366,20 +374,22 @@ gb_cuda_auto_algorithm (const GbCuda * cuda, const GbPlaneFilter * filter,
 
   /* Measured on an H100 (docs/performance.md, "auto"): for GRAY8 and RGBA,
    * 1080p and 4K, the fused kernel is the fastest wherever it runs (radius
-   * up to 56, compute capability 8.0) up to radius 48, and up to 56 in its
-   * two-pass form; where the multi-scale path runs (sigma >= 12.8 on both
-   * axes) it wins beyond that, and it beats the recursive filter on every
-   * format measured (all formats at 1080p, sigma 30: 1.2x for I420 to 2.8x
-   * for RGBA). Without the fused kernel (16-bit samples, older GPUs) the
-   * separable passes win up to radius 44 where the multi-scale path runs,
-   * and against the recursive filter up to radius 88 on planes of one or
-   * two channels and 60 on wider ones; past those the recursive filter
-   * where no multi-scale plan exists (sigma below 12.8 on an axis). */
+   * up to 56, compute capability 8.0) and no multi-scale plan exists;
+   * where one does (sigma >= 12.8 on both axes), the multi-scale path wins
+   * but on small planes up to radius 48 (above), and it beats the
+   * recursive filter on every format measured (all formats at 1080p, sigma
+   * 30: 1.2x for I420 to 2.8x for RGBA). Without the fused kernel (16-bit
+   * samples, older GPUs) the separable passes win up to radius 44 where
+   * the multi-scale path runs, and against the recursive filter up to
+   * radius 88 on planes of one or two channels and 60 on wider ones; past
+   * those the recursive filter where no multi-scale plan exists (sigma
+   * below 12.8 on an axis). */
+  const size_t samples = (size_t) plane->width * plane->height
+      * plane->channels;
   if (fused_runs (cuda, filter, bytes_per_sample)
-      && (radius <= FUSED_AUTO_MAX_RADIUS || !multiscale
-          || (radius <= FUSED_TWO_PASS_AUTO_MAX_RADIUS
-              && gb_fused_two_pass_bytes (plane->width, plane->height,
-                  plane->channels) <= cuda->fused_two_pass_max_bytes)))
+      && (!multiscale || radius <= FUSED_AUTO_MAX_RADIUS_BESIDE_MULTISCALE
+          || (radius <= FUSED_BESIDE_MULTISCALE_SMALL_PLANE_MAX_RADIUS
+              && samples < FUSED_BESIDE_MULTISCALE_MAX_SAMPLES)))
     return GB_ALGORITHM_FUSED;
   if (radius <= (multiscale ? SEPARABLE_AUTO_MAX_RADIUS_BESIDE_MULTISCALE
           : plane->channels <= 2 ? SEPARABLE_AUTO_MAX_RADIUS_FEW_CHANNELS
