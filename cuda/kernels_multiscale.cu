@@ -522,15 +522,22 @@ swizzle (int i)
 }
 
 /* Both down passes in one kernel, where both axes share D: a block writes
- * a tile of ty small rows x tx small columns. Its threads walk down the
- * frame columns the tile reaches (through the border rule: only frame
- * columns are staged), four samples each, as down_columns_kernel does
- * (each row feeds the RING outputs whose taps it is), then the block
- * decimates the finished rows along x in shared memory, each tap through
- * a per-tile map of pixels, and writes the tile. The rows come in units
- * of UNIT rows, copied 16 bytes at a time by the whole block, STAGES
- * units ahead of the arithmetic. Neither the frame decimated along one
- * axis nor a second kernel's launch sits in between. */
+ * a tile of ty small rows x tx small columns. It walks down the frame
+ * columns the tile reaches (through the border rule: only frame columns
+ * are staged) UNIT rows at a time. In FP32 (D <= 8, and 16-bit samples)
+ * each thread takes four samples, each row feeding the RING outputs whose
+ * taps it is, as down_columns_kernel does. At D = 16 on 8-bit samples it
+ * decimates 8 rows at a time on the tensor cores: the tile's small rows
+ * (up to 16: the mma's M) = A (each small row's taps at the frame rows
+ * they reach, fp16 high and low parts, from a table in shared memory)
+ * times the 8 staged rows (exact in fp16), a warp taking 128 neighbouring
+ * samples as four sets of 8 four-sample groups; there the FP32 walk
+ * issued 16 instructions per sample and row. Then the block decimates the
+ * finished rows along x in shared memory, each tap through a per-tile map
+ * of pixels, and writes the tile. The rows are copied 16 bytes at a time
+ * by the whole block, STAGES units ahead of the arithmetic. Neither the
+ * frame decimated along one axis nor a second kernel's launch sits in
+ * between. */
 constexpr int TILE_THREADS = 256;
 constexpr int TILE_SPAN = TILE_THREADS * 4;     /* samples per staged row */
 
@@ -539,12 +546,28 @@ template < int D, typename InT > struct DownTile
   using Group = typename SampleGroup < InT >::type;     /* 4 samples */
   static constexpr int TAPS = GB_MULTISCALE_DOWN_TAPS (D);
   static constexpr int RING = (TAPS + D - 1) / D;
+  /* Along y on the tensor cores at D = 16 on 8-bit samples; elsewhere the
+   * FP32 ring, which measured faster there: at D <= 8 (48 registers
+   * against 102, twice the blocks a multiprocessor) and on 16-bit samples
+   * (four mma a tile; RGBA64_LE 1080p sigma 100: 47.6 against 56.4 us). */
+  static constexpr bool TENSOR = D >= 16 && sizeof (InT) == 1;
   static constexpr int UNIT = D < 8 ? D : 8;    /* rows per stage */
   static constexpr int UNITS = D / UNIT;        /* stages per D rows */
   static constexpr int ROW_BYTES = TILE_SPAN * (int) sizeof (InT);
+  /* a staged row in shared memory; 16 bytes more for the tensor-core
+   * walk, so that its B loads of rows 2q (four words apart) and groups g
+   * fall in different banks */
+  static constexpr int ROW_STRIDE = ROW_BYTES + (TENSOR ? 16 : 0);
   static constexpr int PIECES = ROW_BYTES / 16; /* 16-byte copies a row */
   static constexpr int STAGES = UNIT * ROW_BYTES >= 32 * 1024 ? 3 : 4;
-  static constexpr size_t STAGE_BYTES = (size_t) STAGES * UNIT * ROW_BYTES;
+  static constexpr size_t STAGE_BYTES = (size_t) STAGES * UNIT * ROW_STRIDE;
+  /* The tensor-core walk's taps as fp16 high and low parts, zero-padded
+   * below by the 15 D rows a 16-row mma reaches back and above to the
+   * last k-step: entry PAD + i is tap i. */
+  static constexpr int PAD = 15 * D;
+  static constexpr int TAP_TABLE = PAD + (16 + RING - 1) * D + 8;
+  static constexpr size_t TAP_BYTES = TENSOR ? 2 * sizeof (__half)
+      * TAP_TABLE : 0;
 };
 
 /* Floats of one row decimated along y: the threads' samples, then a zero
@@ -573,6 +596,8 @@ down_tile_kernel (GbResample rx, GbResample ry, DownWeights < D > weights,
   float *across = reinterpret_cast < float *>(stage + P::STAGE_BYTES);
   int *pixel_at = reinterpret_cast < int *>(across + shape.ty
       * TILE_ACROSS_ROW);
+  __half *tap_high = reinterpret_cast < __half * >(pixel_at + TILE_SPAN);
+  __half *tap_low = tap_high + P::TAP_TABLE;
 
   const int sx0 = (blockIdx.x % shape.tiles_x) * shape.tx;
   const int sy0 = (blockIdx.x / shape.tiles_x) * shape.ty;
@@ -624,10 +649,18 @@ down_tile_kernel (GbResample rx, GbResample ry, DownWeights < D > weights,
   }
   for (int k = threadIdx.x; k < shape.ty * 4; k += TILE_THREADS)
     across[(k >> 2) * TILE_ACROSS_ROW + swizzle (TILE_SPAN + (k & 3))] = 0.0f;
+  for (int k = threadIdx.x; P::TENSOR && k < P::TAP_TABLE;
+      k += TILE_THREADS) {
+    const int t = k - P::PAD;
+    const float w = t >= 0 && t < P::RING * D ? weights.w[t] : 0.0f;
+    const __half h = __float2half_rn (w);
+    tap_high[k] = h;
+    tap_low[k] = __float2half_rn (w - __half2float (h));
+  }
 
   const int row_end = rx.in_length * channels * (int) sizeof (InT);
   const int y0 = sy0 * D + ry.first[0];
-  const int chunks = n_y + P::RING - 1;
+  const int chunks = n_y + P::RING - 1;  /* D rows each */
   const int units = chunks * P::UNITS;
   const bool inside_y = y0 >= 0 && y0 + units * P::UNIT <= ry.in_length;
   /* This thread's 16-byte piece of a staged row, and its rows of a unit. */
@@ -642,13 +675,13 @@ down_tile_kernel (GbResample rx, GbResample ry, DownWeights < D > weights,
    * commits. */
   auto issue =[&](int u) {
     if (u < units) {
-      unsigned char *slot = stage + (u % P::STAGES) * P::UNIT * P::ROW_BYTES
+      unsigned char *slot = stage + (u % P::STAGES) * P::UNIT * P::ROW_STRIDE
           + (piece_at - run_byte);
 #pragma unroll
       for (int i = piece_row; i < P::UNIT; i += ROWS_AT_ONCE) {
         const int j = y0 + u * P::UNIT + i;
         const int y = inside_y ? j : resample_source (ry, j, border);
-        unsigned char *dst = slot + i * P::ROW_BYTES;
+        unsigned char *dst = slot + i * P::ROW_STRIDE;
         const unsigned char *src = (const unsigned char *) in
             + (size_t) max (y, 0) * in_pitch + piece_at;
         if (y < 0) {
@@ -667,35 +700,124 @@ down_tile_kernel (GbResample rx, GbResample ry, DownWeights < D > weights,
   for (int u = 0; u < P::STAGES - 1; u++)
     issue (u);
 
-  float4 acc[P::RING] = { };     /* the ring: zeros */
-  const int column = threadIdx.x * (int) sizeof (Group);
-  const int across_at = swizzle (threadIdx.x * 4);
+  if constexpr (!P::TENSOR) {
+    /* Along y in FP32: a thread walks its group of four samples, each row
+     * feeding the RING outputs whose taps it is. */
+    float4 ring[P::RING] = { };
+    const int column = threadIdx.x * (int) sizeof (Group);
+    const int across_at = swizzle (threadIdx.x * 4);
+    int u = 0;
+    for (int k = 0; k < chunks; k++) {
+#pragma unroll
+      for (int q = 0; q < P::UNITS; q++, u++) {
+        __pipeline_wait_prior (P::STAGES - 2);
+        __syncthreads ();       /* unit u is in; unit u - 1 is read */
+        issue (u + P::STAGES - 1);
+        const unsigned char *rows = stage + (u % P::STAGES) * P::UNIT
+            * P::ROW_STRIDE + column;
+#pragma unroll
+        for (int i = 0; i < P::UNIT; i++) {
+          const float4 v = unpack_group (*reinterpret_cast < const Group * >
+              (rows + i * P::ROW_STRIDE));
+          ring_add (ring, weights, q * P::UNIT + i, v);
+        }
+      }
+      const int o = k - (P::RING - 1);  /* complete now */
+      if (o >= 0) {
+        float *row = across + o * TILE_ACROSS_ROW + across_at;
+        row[0] = ring[P::RING - 1].x;
+        row[1] = ring[P::RING - 1].y;
+        row[2] = ring[P::RING - 1].z;
+        row[3] = ring[P::RING - 1].w;
+      }
+      ring_advance (ring);
+    }
+  } else {
+#ifdef GB_HAVE_MMA_K8
+  /* Along y on the tensor cores: lane (g, q) of warp w holds, for each set
+   * of 8 groups and sample j of a group, the accumulator of small rows g
+   * and g + 8, groups 2q and 2q + 1 of the set; B is rows 2q and 2q + 1 of
+   * the k-step at group g. */
+  const int lane = threadIdx.x & 31;
+  const int g = lane >> 2;
+  const int q = lane & 3;
+  const int warp_group = (threadIdx.x >> 5) * 32;      /* its first group */
+  float acc[4][4][4];
+#pragma unroll
+  for (int set = 0; set < 4; set++)
+#pragma unroll
+    for (int j = 0; j < 4; j++)
+#pragma unroll
+      for (int i = 0; i < 4; i++)
+        acc[set][j][i] = 0.0f;
+  const __half2 offset = __float2half2_rn (1024.0f);
+  /* (1024 + byte a of x, 1024 + byte a of y) as an fp16 pair, exactly;
+   * less 1024, the samples' values */
+  auto byte_pair =[&](uint32_t xy_bytes, uint32_t selector) {
+    const uint32_t h = __byte_perm (xy_bytes, 0x64646464u, selector);
+    const __half2 v = __hsub2 (*reinterpret_cast < const __half2 * >(&h),
+        offset);
+    return *reinterpret_cast < const uint32_t * >(&v);
+  };
 
-  int u = 0;
-  for (int k = 0; k < chunks; k++) {
+  for (int u = 0; u < units; u++) {
+    __pipeline_wait_prior (P::STAGES - 2);
+    __syncthreads ();           /* unit u is in; unit u - 1 is read */
+    issue (u + P::STAGES - 1);
+    /* A: rows g and g + 8, frame rows 8 u + 2 q and + 1: taps
+     * 8 u + 2 q - m D, as fp16 pairs */
+    const int tap = P::PAD + P::UNIT * u + 2 * q - g * D;
+    const uint32_t a_high0 = *reinterpret_cast < const uint32_t * >
+        (tap_high + tap);
+    const uint32_t a_high1 = *reinterpret_cast < const uint32_t * >
+        (tap_high + tap - 8 * D);
+    const uint32_t a_low0 = *reinterpret_cast < const uint32_t * >
+        (tap_low + tap);
+    const uint32_t a_low1 = *reinterpret_cast < const uint32_t * >
+        (tap_low + tap - 8 * D);
+    const unsigned char *rows = stage + (u % P::STAGES) * P::UNIT
+        * P::ROW_STRIDE + 2 * q * P::ROW_STRIDE;
 #pragma unroll
-    for (int q = 0; q < P::UNITS; q++, u++) {
-      __pipeline_wait_prior (P::STAGES - 2);
-      __syncthreads ();         /* unit u is in; unit u - 1 is read */
-      issue (u + P::STAGES - 1);
-      const unsigned char *rows = stage + (u % P::STAGES) * P::UNIT
-          * P::ROW_BYTES + column;
+    for (int set = 0; set < 4; set++) {
+      const unsigned char *at = rows + (warp_group + 8 * set + g)
+          * (int) sizeof (Group);
+      /* samples j of the two rows' groups, as fp16 pairs */
+      const uint32_t r0 = *reinterpret_cast < const uint32_t * >(at);
+      const uint32_t r1 = *reinterpret_cast < const uint32_t * >(at
+          + P::ROW_STRIDE);
+      const uint32_t t01 = __byte_perm (r0, r1, 0x5140);
+      const uint32_t t23 = __byte_perm (r0, r1, 0x7362);
+      const uint32_t b[4] = { byte_pair (t01, 0x4140),
+        byte_pair (t01, 0x4342), byte_pair (t23, 0x4140),
+        byte_pair (t23, 0x4342)
+      };
 #pragma unroll
-      for (int i = 0; i < P::UNIT; i++) {
-        const float4 v = unpack_group (*reinterpret_cast < const Group * >
-            (rows + i * P::ROW_BYTES));
-        ring_add (acc, weights, q * P::UNIT + i, v);
+      for (int j = 0; j < 4; j++) {
+        gb_mma_1688 (acc[set][j], a_high0, a_high1, b[j]);
+        gb_mma_1688 (acc[set][j], a_low0, a_low1, b[j]);
       }
     }
-    const int o = k - (P::RING - 1);    /* complete now */
-    if (o >= 0) {
-      float *row = across + o * TILE_ACROSS_ROW + across_at;
-      row[0] = acc[P::RING - 1].x;
-      row[1] = acc[P::RING - 1].y;
-      row[2] = acc[P::RING - 1].z;
-      row[3] = acc[P::RING - 1].w;
-    }
-    ring_advance (acc);
+  }
+  /* The finished small rows into across: row g (and g + 8), element
+   * 4 group + j of groups 2q and 2q + 1 of each set. */
+#pragma unroll
+  for (int half = 0; half < 2; half++) {
+    const int row = g + 8 * half;
+    if (row < n_y)
+#pragma unroll
+      for (int set = 0; set < 4; set++)
+#pragma unroll
+        for (int n = 0; n < 2; n++) {
+          const int group = warp_group + 8 * set + 2 * q + n;
+          float *dst = across + row * TILE_ACROSS_ROW;
+#pragma unroll
+          for (int j = 0; j < 4; j++)
+            dst[swizzle (4 * group + j)] = acc[set][j][2 * half + n];
+        }
+  }
+#else
+  __trap ();                    /* no mma: an error, never an unwritten frame */
+#endif
   }
   __syncthreads ();
 
@@ -1281,7 +1403,7 @@ down_tile (const GbMultiscalePlan & plan, GbBorder border, int channels,
   const int blocks = shape.tiles_x * ((ry.out_length + shape.ty - 1)
       / shape.ty);
   const size_t shared = P::STAGE_BYTES + sizeof (float) * shape.ty
-      * TILE_ACROSS_ROW + sizeof (int) * TILE_SPAN;
+      * TILE_ACROSS_ROW + sizeof (int) * TILE_SPAN + P::TAP_BYTES;
   /* More than a GPU's blocks may hold (64 KB on compute capability 7.5,
    * 99 KB on 8.6 and 8.9): the two passes instead. */
   if (shared > 48 * 1024 && cudaFuncSetAttribute (down_tile_kernel < D,
