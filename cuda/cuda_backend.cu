@@ -295,7 +295,8 @@ device_half_pairs (const GbCuda * cuda, int p, int axis)
 
 /* Plane p's multi-scale table on the device, and the fragments after it
  * (a float's size each). */
-#define MULTISCALE_STRIDE (GB_MULTISCALE_TABLE + GB_MULTISCALE_UP_FRAGMENT_WORDS)
+#define MULTISCALE_STRIDE \
+  (GB_MULTISCALE_TABLE + GB_MULTISCALE_UP_FRAGMENT_WORDS)
 static float *
 device_multiscale (const GbCuda * cuda, int p)
 {
@@ -327,7 +328,7 @@ device_multiscale_up_fragments (const GbCuda * cuda, int p)
 /* Where the multi-scale path runs (sigma >= 12.8 on both axes, radius 45
  * and more at the automatic radius) it beats the fused kernel, measured
  * on the H100 at sigma 12.8 to 16 (radius 45 to 56; docs/performance.md,
- * "multiscale: the interpolation on the tensor cores"), us, fused against
+ * "multiscale on the tensor cores"), us, fused against
  * multiscale: RGBA 4K 173.8 against 117.7 at radius 45, 234 against 118
  * at 49 to 56; GRAY8 4K 50.8 against 46.6, 59 against 47; RGBA 1080p 48.9
  * against 48.5, 58 against 48.8. The exception is a plane of fewer than
@@ -372,7 +373,7 @@ gb_cuda_auto_algorithm (const GbCuda * cuda, const GbPlaneFilter * filter,
       : filter->y.radius;
   const bool multiscale = filter->multiscale.factor_x != 0;
 
-  /* Measured on an H100 (docs/performance.md, "auto"): for GRAY8 and RGBA,
+  /* Measured on an H100 (docs/performance.md): for GRAY8 and RGBA,
    * 1080p and 4K, the fused kernel is the fastest wherever it runs (radius
    * up to 56, compute capability 8.0) and no multi-scale plan exists;
    * where one does (sigma >= 12.8 on both axes), the multi-scale path wins
