@@ -50,7 +50,8 @@ extern "C" {
  * the prefilter of factor D spans 2 * 2.625 D + 1 samples at most, the
  * small blur 2 ceil (3.5 * 6.4) + 1 (sigma / D < 6.4 once D may double),
  * and each phase of the interpolation reaches 2.625 D either side of its
- * sample: 6 small samples for every D. */
+ * sample: 6 small samples for every D, the phases' first ones at most one
+ * apart. */
 #define GB_MULTISCALE_DOWN_TAPS(d) (21 * (d) / 4 + 2)
 #define GB_MULTISCALE_BLUR_TAPS 48
 #define GB_MULTISCALE_UP_TAPS 6

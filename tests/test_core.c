@@ -1746,6 +1746,23 @@ test_multiscale_gaussian (void)
 /* Every multi-scale plan keeps the tap counts the GPU kernels are sized by
  * (multiscale.h): over the whole sigma range, both axes, frames from one
  * pixel to 8K. A plan beyond them would be refused on the GPU. */
+/* How far apart the first samples of a resampling's phases are: the GPU's
+ * interpolation along y (kernels_multiscale.cu, up_plan_fits) lays each
+ * block of 16 rows out as one window of its phases' taps. */
+static int
+phase_spread (const GbResample * r)
+{
+  int lowest = r->first[0], highest = r->first[0], ph;
+
+  for (ph = 1; ph < r->phases; ph++) {
+    if (r->first[ph] < lowest)
+      lowest = r->first[ph];
+    if (r->first[ph] > highest)
+      highest = r->first[ph];
+  }
+  return highest - lowest;
+}
+
 static void
 test_multiscale_plan_bounds (void)
 {
@@ -1786,6 +1803,12 @@ test_multiscale_plan_bounds (void)
             sizes[z][1], plan.factor_x, plan.factor_y, plan.down_x.taps,
             plan.down_y.taps, plan.blur_x.taps, plan.blur_y.taps,
             plan.up_x.taps, plan.up_y.taps);
+        check (phase_spread (&plan.up_x) <= 1
+            && phase_spread (&plan.up_y) <= 1,
+            "sigma %g x %g on %dx%d: the interpolation's phases start %d and "
+            "%d samples apart (the GPU's up pass takes at most 1)", sigma_x,
+            sigma_y, sizes[z][0], sizes[z][1], phase_spread (&plan.up_x),
+            phase_spread (&plan.up_y));
       }
   printf ("     %d plans\n", plans);
   group_end ();
