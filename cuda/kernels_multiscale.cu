@@ -9,12 +9,16 @@
  * in another order. The two down passes commute; on large planes (and at
  * D = 4) the GPU runs down along y first, so that the pass along x works
  * on an image D times shorter; where both axes share D and it measured
- * faster, one kernel takes both. The kernels:
+ * faster, one kernel takes both. Where a pass is a small matrix product
+ * repeated over the tile (the interpolation along y, and down_tile's walk
+ * at D = 16), it runs on the tensor cores with its weights split into
+ * fp16 high and low parts. The kernels:
  *   down_tile_kernel   both down passes (templates on D up to 16 and the
  *                      sample type): a block walks the frame columns of a
  *                      tile of the small image down its rows, as
- *                      down_columns_kernel does, then decimates the rows
- *                      it finished along x in shared memory;
+ *                      down_columns_kernel does (or on the tensor cores),
+ *                      then decimates the rows it finished along x in
+ *                      shared memory;
  *   down_columns_kernel  down along y at the frame's size (templates on D
  *                      and the sample type): every thread walks four
  *                      neighbouring samples down a band of rows, each row
@@ -25,12 +29,14 @@
  *                      the frame's samples, or the float rows
  *                      down_columns_kernel left), and the small blur along
  *                      x (D = 1);
- *   resample_columns_kernel  down along y after the rows, and the small
- *                      blur along y;
+ *   resample_columns_kernel  down along y after the rows;
+ *   blur_columns_kernel  the small blur along y: runs of output rows
+ *                      sliding over rows staged once per block;
  *   up_kernel          both up passes: reads a patch of the small image,
  *                      resamples it along x into shared memory, then along
- *                      y, and writes each frame tile once (a template on
- *                      the sample type).
+ *                      y on the tensor cores, and writes each frame tile
+ *                      once (a template on the sample type and the channel
+ *                      count).
  * The passes at the frame's size read or write each frame sample once; the
  * others work in the plane's float intermediate.
  */
