@@ -233,6 +233,10 @@ fused_kernel (FusedParams p, GbBorder border)
   /* Stripes whose apron lies inside the frame skip the border rule. */
   const bool inside_x = x0 - radius >= 0
       && x0 - radius + S::columns <= p.width;
+  /* The others within one reflection (gb_border_index_near) unless the
+   * plane is narrower than the apron. */
+  const bool near_x = x0 - radius >= 1 - p.width
+      && x0 - radius + S::columns <= 2 * p.width - 1;
 
   /* The next step's pixels, two neighbours per item, loaded a step ahead so
    * that their latency hides behind the mma work. */
@@ -255,8 +259,10 @@ fused_kernel (FusedParams p, GbBorder border)
           pixels[j][0] = load_pixel < C > (p, row, xa);
           pixels[j][1] = load_pixel < C > (p, row, xa + 1);
         } else {
-          const int ma = gb_border_index (xa, p.width, border);
-          const int mb = gb_border_index (xa + 1, p.width, border);
+          const int ma = near_x ? gb_border_index_near (xa, p.width,
+              border) : gb_border_index (xa, p.width, border);
+          const int mb = near_x ? gb_border_index_near (xa + 1, p.width,
+              border) : gb_border_index (xa + 1, p.width, border);
           if (ma >= 0)
             pixels[j][0] = load_pixel < C > (p, row, ma);
           if (mb >= 0)

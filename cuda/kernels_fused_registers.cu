@@ -75,8 +75,10 @@ struct FusedParams
   int strips;                   /* 16-column strips */
   int groups;                   /* column groups: a block's warps' strips */
   int row_blocks;               /* 8-row blocks */
-  int units_per_block;          /* (group, row block) units a block takes, */
-  int blocks_with_one_more;     /* and one more for the first few blocks */
+  float edge_weight;            /* what a unit of the first and last column
+                                 * groups costs against the others' 1 */
+  float segment_cost;           /* what starting a segment costs, in units:
+                                 * its apron row blocks */
   uint8_t *mid;                 /* two-pass form: the fp16 intermediate */
   size_t mid_pitch;
   bool aligned_in;              /* four pixels in one load */
@@ -155,8 +157,9 @@ template < int C > struct Four
 };
 
 /* The same for pixels x .. x + 3 of a row through the border rule, a byte
- * at a time: the strips at the frame's edges (and unaligned frames). Out of
- * line: every step of the unrolled ring would otherwise carry a copy. */
+ * at a time: groups more than one reflection outside the frame (planes
+ * narrower than the apron). Out of line: every step of the unrolled ring
+ * would otherwise carry a copy. */
 template < int C > __device__ __noinline__ Four < C >
 load_four_bordered (const uint8_t * row, int x, int width, GbBorder border)
 {
@@ -271,6 +274,53 @@ column_weights (const FusedParams & p, int g, int q, uint32_t (&b)[TAPS])
     b[o] = __ldg (&base[8 * o]);
 }
 
+/* The same for a group within one reflection of the frame (x >= 1 -
+ * width, x + 3 <= 2 width - 2) or inside an unaligned one, each pixel
+ * mapped without a division (gb_border_index_near) and loaded whole where
+ * its alignment allows (4 channels: the frame is 16-byte aligned, 2:
+ * 8-byte). One channel maps without a branch too (read clamped, zeroed
+ * under the zero rule): measured faster there, slower with four channels.
+ * The out-of-line byte-wise rule made the edge strips' blocks the kernel's
+ * last by up to a quarter of its time (docs/performance.md, "Edges"). */
+template < int C > __device__ __forceinline__ void
+load_four_near (uint32_t (&w)[C], const uint8_t * row, int x, int width,
+    GbBorder border, bool aligned)
+{
+#pragma unroll
+  for (int i = 0; i < C; i++)
+    w[i] = 0;
+#pragma unroll
+  for (int k = 0; k < 4; k++) {
+    const int i = x + k;
+    int m;
+    uint32_t keep = ~0u;
+    if constexpr (C == 1) {
+      const int reflected = min (abs (i), 2 * width - 2 - abs (i));
+      m = border == GB_BORDER_MIRROR && width > 1 ? reflected
+          : min (max (i, 0), width - 1);
+      if (border == GB_BORDER_ZERO && (unsigned) i >= (unsigned) width)
+        keep = 0;
+    } else {
+      m = gb_border_index_near (i, width, border);
+      if (m < 0)
+        continue;
+    }
+    if (C == 4 && aligned) {
+      w[k % C] = __ldg (reinterpret_cast < const unsigned int *>(row) + m);
+    } else if (C == 2 && aligned) {
+      w[(k / 2) % C] |= (uint32_t) __ldg (reinterpret_cast <
+          const unsigned short *>(row) + m) << (16 * (k % 2));
+    } else {
+#pragma unroll
+      for (int c = 0; c < C; c++) {
+        const int byte = k * C + c;
+        w[byte / 4] |= ((uint32_t) __ldg (row + (size_t) m * C + c) & keep)
+            << (8 * (byte % 4));
+      }
+    }
+  }
+}
+
 /* The lane's LOADS groups of four pixels of row y (any integer: the border
  * rule maps it), from x_first on, 16 apart. Strips whose apron lies inside
  * the frame load without looking; at the edges each group checks, and
@@ -297,14 +347,18 @@ fetch_row (uint32_t (&px)[LOADS][C], const FusedParams & p, int y,
       load_four < C > (px[s], row + 16 * s * C);
     return;
   }
+  const uint8_t *row_start = row - (ptrdiff_t) x_first * C;
 #pragma unroll
   for (int s = 0; s < LOADS; s++) {
     const int x = x_first + 16 * s;
     if (p.aligned_in && x >= 0 && x + 4 <= p.width) {
       load_four < C > (px[s], row + 16 * s * C);
+    } else if (x >= 1 - p.width && x + 3 <= 2 * p.width - 2) {
+      load_four_near < C > (px[s], row_start, x, p.width, border,
+          p.aligned_in);
     } else {
-      const Four < C > f = load_four_bordered < C > (row
-          - (ptrdiff_t) x_first * C, x, p.width, border);
+      const Four < C > f = load_four_bordered < C > (row_start, x, p.width,
+          border);
 #pragma unroll
       for (int i = 0; i < C; i++)
         px[s][i] = f.w[i];
@@ -421,18 +475,51 @@ column_pass (const FusedParams & p, const uint32_t (&ring)[MB][C][RING][2],
   }
 }
 
+/* The (column group, row block) unit, in column-group order, at cost c of
+ * the plane's work. Each column group costs p.segment_cost (the apron rows
+ * of the segment that starts there), then its units: p.edge_weight each in
+ * the first and last groups (their strips take the border rule), 1 in the
+ * others. Blocks cut at equal costs then finish together: a block whose
+ * run crosses into the next group (a second apron) or lies at the frame's
+ * edge takes fewer units (docs/performance.md, "Edges"). */
+__device__ __forceinline__ int
+unit_at_cost (const FusedParams & p, float c)
+{
+  const float rows = (float) p.row_blocks;
+  const float first = p.segment_cost + p.edge_weight * rows;
+  const float middle = p.segment_cost + rows;
+  int group = 0;
+  float offset = c;
+  if (c >= first) {
+    group = 1 + (int) ((c - first) / middle);
+    if (group >= p.groups - 1) {
+      group = p.groups - 1;
+      offset = c - first - middle * (float) (p.groups - 2);
+    } else {
+      offset = c - first - middle * (float) (group - 1);
+    }
+  }
+  const float weight = group == 0 || group == p.groups - 1
+      ? p.edge_weight : 1.0f;
+  const int unit = (int) ((offset - p.segment_cost) / weight + 0.5f);
+  return group * p.row_blocks + max (0, min (unit, p.row_blocks));
+}
+
 /* A block's share of the plane: a run of (column group, row block) units
- * in column-group order, the same length for every block, visited in
- * segments that end at column-group boundaries. For each, the warp's
- * strips' first column x0, the first row y0 and the row blocks; warps past
- * the plane's last strip skip it. */
+ * in column-group order, of the same cost for every block (unit_at_cost),
+ * visited in segments that end at column-group boundaries. For each, the
+ * warp's strips' first column x0, the first row y0 and the row blocks;
+ * warps past the plane's last strip skip it. */
 template < int MB, typename Segment > __device__ __forceinline__ void
 for_each_segment (const FusedParams & p, Segment && segment)
 {
   const int warp = threadIdx.x >> 5;
   const int b = blockIdx.x;
-  int start = b * p.units_per_block + min (b, p.blocks_with_one_more);
-  const int end = start + p.units_per_block + (b < p.blocks_with_one_more);
+  const float total = p.groups * p.segment_cost + (float) p.row_blocks
+      * ((float) (p.groups - 2) + 2 * p.edge_weight);
+  int start = b == 0 ? 0 : unit_at_cost (p, total * b / gridDim.x);
+  const int end = b + 1 == (int) gridDim.x ? p.groups * p.row_blocks
+      : unit_at_cost (p, total * (b + 1) / gridDim.x);
   while (start < end) {
     const int group = start / p.row_blocks;
     const int first_block = start - group * p.row_blocks;
@@ -849,8 +936,17 @@ params_of (const GbDevicePlane & plane, const GbTaps & taps)
   return p;
 }
 
-/* Every block takes the same share of the plane's row blocks, and every
- * SM the same number of blocks: equal work everywhere, in one round. A
+/* The cost of a unit of the first and last column groups, whose strips
+ * take the border rule, against the others' 1 (rows and fused kernels), and
+ * of a segment's apron row block against a unit: swept on the H100 (1, 1.5,
+ * 2, 3 and 0, 0.5, 1; 1080p and 4K, one to three channels, sigma 1 to 10;
+ * docs/performance.md, "Edges"). */
+constexpr float EDGE_WEIGHT = 1.5f;
+constexpr float APRON_WEIGHT = 1.0f;
+
+/* Every block takes the same cost of the plane's row blocks
+ * (unit_at_cost), and every SM the same number of blocks: equal work
+ * everywhere, in one round. A
  * share with apron rows (apron: its row blocks above and below) stays at
  * least apron row blocks long, so that on small planes (the chroma of
  * 4:2:0 frames) the apron does not outweigh the output; more blocks than
@@ -888,8 +984,9 @@ launch (Kind kind, int k, int apron, const FusedParams & p, int channels,
   if (blocks < 1)
     blocks = 1;
   FusedParams shares = p;
-  shares.units_per_block = units / blocks;
-  shares.blocks_with_one_more = units % blocks;
+  /* The column pass reads the intermediate, no border rule along x. */
+  shares.edge_weight = kind != COLUMNS && p.groups >= 3 ? EDGE_WEIGHT : 1.0f;
+  shares.segment_cost = 2.0f * apron * APRON_WEIGHT;
   kernel <<<blocks, WARPS * 32, 0, stream>>> (shares, border);
   return cudaGetLastError ();
 }

@@ -37,6 +37,21 @@ gb_border_index (int i, int n, GbBorder border)
   }
 }
 
+/* gb_border_index for a coordinate at most one reflection away, -(n - 1)
+ * <= i <= 2 n - 2 (a kernel's apron on a plane wider than the apron):
+ * no division, a few instructions, so that the kernels' edge strips cost
+ * about what the others do (docs/performance.md, "Edges"). */
+GB_HOST_DEVICE int
+gb_border_index_near (int i, int n, GbBorder border)
+{
+  if (border == GB_BORDER_ZERO)
+    return (unsigned) i < (unsigned) n ? i : -1;
+  if (border == GB_BORDER_CLAMP || n == 1)
+    return i < 0 ? 0 : i > n - 1 ? n - 1 : i;
+  i = i < 0 ? -i : i;
+  return i < 2 * n - 2 - i ? i : 2 * n - 2 - i;
+}
+
 /* Round to nearest and saturate: the one 8-bit conversion of the project. */
 GB_HOST_DEVICE uint8_t
 gb_round_u8 (float value)

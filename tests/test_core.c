@@ -23,6 +23,7 @@
 #include "gaussblur.h"
 #include "multiscale.h"
 #include "recursive.h"
+#include "sampling.h"
 
 #include <complex.h>
 #include <math.h>
@@ -505,6 +506,25 @@ test_reference_border (void)
   check (reference_source (-1, 2, GB_BORDER_MIRROR) == 1
       && reference_source (2, 2, GB_BORDER_MIRROR) == 0
       && reference_source (-1000, 2, GB_BORDER_MIRROR) == 0, "mirror of 2");
+  group_end ();
+}
+
+/* The kernels' division-free rule is the general one wherever it applies
+ * (one reflection at most). */
+static void
+test_near_border (void)
+{
+  static const GbBorder borders[] =
+      { GB_BORDER_CLAMP, GB_BORDER_MIRROR, GB_BORDER_ZERO };
+  int n, b, i;
+
+  group_begin ("border rule near the edge");
+  for (b = 0; b < 3; b++)
+    for (n = 1; n <= 9; n++)
+      for (i = -(n - 1); i <= 2 * n - 2; i++)
+        check (gb_border_index_near (i, n, borders[b])
+            == gb_border_index (i, n, borders[b]), "border %d n %d i %d",
+            borders[b], n, i);
   group_end ();
 }
 
@@ -3360,6 +3380,7 @@ int
 main (void)
 {
   test_reference_border ();
+  test_near_border ();
   test_weights ();
   test_auto_radius ();
   test_tiny_sigma ();
