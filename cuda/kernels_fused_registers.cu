@@ -277,9 +277,11 @@ column_weights (const FusedParams & p, int g, int q, uint32_t (&b)[TAPS])
 /* The same for a group within one reflection of the frame (x >= 1 -
  * width, x + 3 <= 2 width - 2) or inside an unaligned one, each pixel
  * mapped without a division (gb_border_index_near) and loaded whole where
- * its alignment allows (4 channels: the frame is 16-byte aligned, 2:
- * 8-byte). One channel maps without a branch too (read clamped, zeroed
- * under the zero rule): measured faster there, slower with four channels.
+ * its alignment allows (4 channels: the frame is 16-byte aligned). One
+ * channel maps without a branch too (read clamped, zeroed under the zero
+ * rule): measured faster there, slower with four channels. Two-channel
+ * planes keep the out-of-line rule: NV12's chroma measured faster with it
+ * (1080p sigma 10: 24.7 against 26.6 us).
  * The out-of-line byte-wise rule made the edge strips' blocks the kernel's
  * last by up to a quarter of its time (docs/performance.md, "Edges"). */
 template < int C > __device__ __forceinline__ void
@@ -307,9 +309,6 @@ load_four_near (uint32_t (&w)[C], const uint8_t * row, int x, int width,
     }
     if (C == 4 && aligned) {
       w[k % C] = __ldg (reinterpret_cast < const unsigned int *>(row) + m);
-    } else if (C == 2 && aligned) {
-      w[(k / 2) % C] |= (uint32_t) __ldg (reinterpret_cast <
-          const unsigned short *>(row) + m) << (16 * (k % 2));
     } else {
 #pragma unroll
       for (int c = 0; c < C; c++) {
@@ -353,7 +352,7 @@ fetch_row (uint32_t (&px)[LOADS][C], const FusedParams & p, int y,
     const int x = x_first + 16 * s;
     if (p.aligned_in && x >= 0 && x + 4 <= p.width) {
       load_four < C > (px[s], row + 16 * s * C);
-    } else if (x >= 1 - p.width && x + 3 <= 2 * p.width - 2) {
+    } else if (C != 2 && x >= 1 - p.width && x + 3 <= 2 * p.width - 2) {
       load_four_near < C > (px[s], row_start, x, p.width, border,
           p.aligned_in);
     } else {
