@@ -181,17 +181,8 @@ load_four_bordered (const uint8_t * row, int x, int width, GbBorder border)
   return f;
 }
 
-/* A column-pass result (biased by + 0.5 through its start value) as a
- * sample: truncated and saturated in one conversion, as gb_round_u8. */
-__device__ __forceinline__ uint32_t
-biased_u8 (float v)
-{
-  unsigned short u;
-  asm ("cvt.rzi.u8.f32 %0, %1;":"=h" (u):"f" (v));
-  return u;
-}
-
-/* Row e (0, 1) of a column-pass result: pixels x and x + 1. */
+/* Row e (0, 1) of a column-pass result, pixels x and x + 1: truncated, the
+ * + 0.5 of the rounding being in the accumulator's start value. */
 template < int C > __device__ __forceinline__ void
 store_two (const FusedParams & p, int y, int x, const float (&d)[C][4],
     int e)
@@ -202,7 +193,7 @@ store_two (const FusedParams & p, int y, int x, const float (&d)[C][4],
   for (int k = 0; k < 2; k++)
 #pragma unroll
     for (int c = 0; c < C; c++)
-      v[k][c] = biased_u8 (d[c][2 * k + e]);
+      v[k][c] = gb_truncate_u8 (d[c][2 * k + e]);
 
   if (p.aligned_out && x + 1 < p.width) {
     if (C == 1) {
@@ -451,7 +442,8 @@ column_pass (const FusedParams & p, const uint32_t (&ring)[MB][C][RING][2],
       /* Pixels 4g + 2m and 4g + 2m + 1: bytes 2m and 2m + 1. */
 #pragma unroll
       for (int r = 0; r < 2; r++)
-        packed[r] |= (biased_u8 (d[0][r]) | biased_u8 (d[0][2 + r]) << 8)
+        packed[r] |= ((uint32_t) gb_truncate_u8 (d[0][r])
+            | (uint32_t) gb_truncate_u8 (d[0][2 + r]) << 8)
             << 16 * m;
     } else {
       const int x = x0 + m * STRIP + 2 * g;

@@ -659,9 +659,7 @@ down_tile_kernel (GbResample rx, GbResample ry, DownWeights < D > weights,
       k += TILE_THREADS) {
     const int t = k - P::PAD;
     const float w = t >= 0 && t < P::RING * D ? weights.w[t] : 0.0f;
-    const __half h = __float2half_rn (w);
-    tap_high[k] = h;
-    tap_low[k] = __float2half_rn (w - __half2float (h));
+    gb_split_half (w, tap_high[k], tap_low[k]);
   }
 
   const int row_end = rx.in_length * channels * (int) sizeof (InT);
@@ -1095,17 +1093,13 @@ up_patch_length (UpReach reach, int n)
 __device__ __forceinline__ uint8_t
 biased_sample (float v, uint8_t *)
 {
-  unsigned short u;
-  asm ("cvt.rzi.u8.f32 %0, %1;":"=h" (u):"f" (v));
-  return (uint8_t) u;
+  return gb_truncate_u8 (v);
 }
 
 __device__ __forceinline__ uint16_t
 biased_sample (float v, uint16_t *)
 {
-  unsigned short u;
-  asm ("cvt.rzi.u16.f32 %0, %1;":"=h" (u):"f" (2.0f * v));
-  return u;
+  return gb_truncate_u16 (2.0f * v);
 }
 
 /* Along y: the warp's row block (rows r0 .. r0 + 15 of the tile) for each
@@ -1512,7 +1506,7 @@ gb_multiscale_up_fragments_fill (const GbResample * up_y, const float *table,
         for (int reg = 0; reg < 2; reg++) {
           /* m16n8k8's A: register reg holds row g + 8 reg, columns 2 q and
            * 2 q + 1, as an fp16 pair; the low parts two registers on */
-          __half_raw high[2], low[2];
+          __half high[2], low[2];
           for (int b = 0; b < 2; b++) {
             const int t = 16 * v + (lane >> 2) + 8 * reg;
             const int ph = t & (d - 1);
@@ -1521,13 +1515,13 @@ gb_multiscale_up_fragments_fill (const GbResample * up_y, const float *table,
                 - (up_y->first[ph] - reach.lowest);
             const float w = j >= 0 && j < up_y->taps
                 ? table[up_y->weights + ph * up_y->taps + j] : 0.0f;
-            const __half h = __float2half_rn (w);
-            high[b] = h;
-            low[b] = __float2half_rn (w - __half2float (h));
+            gb_split_half (w, high[b], low[b]);
           }
           uint32_t *lane_words = fragments + ((v * 32 + lane) * steps + s) * 4;
-          lane_words[reg] = high[0].x | (uint32_t) high[1].x << 16;
-          lane_words[2 + reg] = low[0].x | (uint32_t) low[1].x << 16;
+          lane_words[reg] = __half_as_ushort (high[0])
+              | (uint32_t) __half_as_ushort (high[1]) << 16;
+          lane_words[2 + reg] = __half_as_ushort (low[0])
+              | (uint32_t) __half_as_ushort (low[1]) << 16;
         }
 }
 

@@ -52,17 +52,35 @@ gb_border_index_near (int i, int n, GbBorder border)
   return i < 2 * n - 2 - i ? i : 2 * n - 2 - i;
 }
 
+#ifdef __CUDA_ARCH__
+/* A value already biased by + 0.5 as a sample, in one instruction: the
+ * GPU's float-to-integer conversion truncates and saturates to the type's
+ * range (NaN to 0). The kernels that fold the 0.5 into an accumulator's
+ * start value call these directly. */
+__device__ __forceinline__ uint8_t
+gb_truncate_u8 (float biased)
+{
+  unsigned short u;
+  asm ("cvt.rzi.u8.f32 %0, %1;":"=h" (u):"f" (biased));
+  return (uint8_t) u;
+}
+
+__device__ __forceinline__ uint16_t
+gb_truncate_u16 (float biased)
+{
+  unsigned short u;
+  asm ("cvt.rzi.u16.f32 %0, %1;":"=h" (u):"f" (biased));
+  return u;
+}
+#endif
+
 /* Round to nearest and saturate: the one 8-bit conversion of the project. */
 GB_HOST_DEVICE uint8_t
 gb_round_u8 (float value)
 {
   float r = value + 0.5f;
 #ifdef __CUDA_ARCH__
-  /* The same result in one instruction: the GPU's float-to-integer
-   * conversion truncates and saturates to the type's range (NaN to 0). */
-  unsigned short u;
-  asm ("cvt.rzi.u8.f32 %0, %1;":"=h" (u):"f" (r));
-  return (uint8_t) u;
+  return gb_truncate_u8 (r);
 #else
   if (r <= 0.0f)
     return 0;
@@ -78,9 +96,7 @@ gb_round_u16 (float value)
 {
   float r = value + 0.5f;
 #ifdef __CUDA_ARCH__
-  unsigned short u;
-  asm ("cvt.rzi.u16.f32 %0, %1;":"=h" (u):"f" (r));
-  return u;
+  return gb_truncate_u16 (r);
 #else
   if (r <= 0.0f)
     return 0;

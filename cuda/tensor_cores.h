@@ -23,6 +23,16 @@
 #define GB_HAVE_MMA_K8 1
 #endif
 
+/* w as an fp16 high part and the fp16 rounding of what it leaves: 22 bits
+ * of w in two fp16 operands (the multi-scale passes' weights, on the host
+ * and on the device). */
+__host__ __device__ __forceinline__ void
+gb_split_half (float w, __half & high, __half & low)
+{
+  high = __float2half_rn (w);
+  low = __float2half_rn (w - __half2float (high));
+}
+
 #ifdef GB_HAVE_MMA_K8
 /* Two floats as an fp16 pair, lo in the low half (the lower k or n). */
 __device__ __forceinline__ uint32_t
