@@ -270,9 +270,8 @@ column_weights (const FusedParams & p, int g, int q, uint32_t (&b)[TAPS])
  * mapped without a division (gb_border_index_near) and loaded whole where
  * its alignment allows (4 channels: the frame is 16-byte aligned). One
  * channel maps without a branch too (read clamped, zeroed under the zero
- * rule): measured faster there, slower with four channels. Two-channel
- * planes keep the out-of-line rule: NV12's chroma measured faster with it
- * (1080p sigma 10: 24.7 against 26.6 us).
+ * rule): measured faster there, slower with four channels. Which planes
+ * take it: near_edges ().
  * The out-of-line byte-wise rule made the edge strips' blocks the kernel's
  * last by up to a quarter of its time (docs/performance.md, "Edges"). */
 template < int C > __device__ __forceinline__ void
@@ -315,7 +314,7 @@ load_four_near (uint32_t (&w)[C], const uint8_t * row, int x, int width,
  * rule maps it), from x_first on, 16 apart. Strips whose apron lies inside
  * the frame load without looking; at the edges each group checks, and
  * only those reaching outside take the border rule. */
-template < int C, int LOADS > __device__ __forceinline__ void
+template < int C, int LOADS, bool NEAR > __device__ __forceinline__ void
 fetch_row (uint32_t (&px)[LOADS][C], const FusedParams & p, int y,
     int x_first, bool inside, GbBorder border)
 {
@@ -343,7 +342,7 @@ fetch_row (uint32_t (&px)[LOADS][C], const FusedParams & p, int y,
     const int x = x_first + 16 * s;
     if (p.aligned_in && x >= 0 && x + 4 <= p.width) {
       load_four < C > (px[s], row + 16 * s * C);
-    } else if (C != 2 && x >= 1 - p.width && x + 3 <= 2 * p.width - 2) {
+    } else if (NEAR && x >= 1 - p.width && x + 3 <= 2 * p.width - 2) {
       load_four_near < C > (px[s], row_start, x, p.width, border,
           p.aligned_in);
     } else {
@@ -523,7 +522,7 @@ for_each_segment (const FusedParams & p, Segment && segment)
 }
 #endif
 
-template < int C, int K > __global__ void
+template < int C, int K, bool NEAR > __global__ void
 __launch_bounds__ (WARPS * 32)
 fused_kernel (FusedParams p, GbBorder border)
 {
@@ -556,7 +555,7 @@ fused_kernel (FusedParams p, GbBorder border)
 #pragma unroll
     for (int t = 1; t <= PREFETCH_AHEAD; t++)
       prefetch_row < C, MB > (p, y0 + 8 * (t - H) + g, x0, q);
-    fetch_row < C, LOADS > (pixels[0], p, y0 - 8 * H + g, x_first, inside,
+    fetch_row < C, LOADS, NEAR > (pixels[0], p, y0 - 8 * H + g, x_first, inside,
         border);
 
     /* Step t: row block t - H into ring slot t % RING, then output block
@@ -568,7 +567,7 @@ fused_kernel (FusedParams p, GbBorder border)
         if (t >= steps)
           break;
         if (t + 1 < steps)
-          fetch_row < C, LOADS > (pixels[(u + 1) & 1], p,
+          fetch_row < C, LOADS, NEAR > (pixels[(u + 1) & 1], p,
               y0 + 8 * (t + 1 - H) + g, x_first, inside, border);
         if (t + 1 + PREFETCH_AHEAD < steps)
           prefetch_row < C, MB > (p, y0 + 8 * (t + 1 + PREFETCH_AHEAD - H)
@@ -598,7 +597,7 @@ fused_kernel (FusedParams p, GbBorder border)
  * interleaved like the frame: row y, pixel x, channel c at
  * p.mid + y mid_pitch + (x C + c) * 2 bytes, for x up to 16 strips), the
  * column pass reads it back (mostly from L2) a row block at a time. */
-template < int C, int K > __global__ void
+template < int C, int K, bool NEAR > __global__ void
 __launch_bounds__ (WARPS * 32)
 rows_kernel (FusedParams p, GbBorder border)
 {
@@ -622,7 +621,7 @@ rows_kernel (FusedParams p, GbBorder border)
 #pragma unroll
     for (int t = 1; t <= PREFETCH_AHEAD; t++)
       prefetch_row < C, MB > (p, y0 + 8 * t + g, x0, q);
-    fetch_row < C, LOADS > (pixels[0], p, y0 + g, x_first, inside, border);
+    fetch_row < C, LOADS, NEAR > (pixels[0], p, y0 + g, x_first, inside, border);
     for (int t0 = 0; t0 < blocks; t0 += 2) {
 #pragma unroll
       for (int u = 0; u < 2; u++) {
@@ -630,7 +629,7 @@ rows_kernel (FusedParams p, GbBorder border)
         if (t >= blocks)
           break;
         if (t + 1 < blocks)
-          fetch_row < C, LOADS > (pixels[u ^ 1], p, y0 + 8 * (t + 1) + g,
+          fetch_row < C, LOADS, NEAR > (pixels[u ^ 1], p, y0 + 8 * (t + 1) + g,
               x_first, inside, border);
         if (t + 1 + PREFETCH_AHEAD < blocks)
           prefetch_row < C, MB > (p, y0 + 8 * (t + 1 + PREFETCH_AHEAD) + g,
@@ -794,15 +793,19 @@ enum Kind
 constexpr int MAX_K = 1 + (GB_FUSED_MAX_RADIUS + 7) / 8;
 
 template < int C, int K > FusedKernel
-kernel_of (Kind kind)
+kernel_of (Kind kind, bool near)
 {
+  /* Both edge forms for one channel only (near_edges ()). */
+  constexpr bool ONE = C == 1, NEAR = C != 2;
   switch (kind) {
     case FUSED:
       if constexpr (K <= (C <= 2 ? 4 : 3))
-        return fused_kernel < C, K >;
+        return ONE && !near ? fused_kernel < C, K, false >
+            : fused_kernel < C, K, NEAR >;
       return NULL;
     case ROWS:
-      return rows_kernel < C, K >;
+      return ONE && !near ? rows_kernel < C, K, false >
+          : rows_kernel < C, K, NEAR >;
     case COLUMNS:
       return columns_kernel < C, K - 1 >;
     default:
@@ -811,23 +814,23 @@ kernel_of (Kind kind)
 }
 
 template < int C > FusedKernel
-kernel_for (Kind kind, int k)
+kernel_for (Kind kind, int k, bool near)
 {
   switch (k) {
     case 2:
-      return kernel_of < C, 2 > (kind);
+      return kernel_of < C, 2 > (kind, near);
     case 3:
-      return kernel_of < C, 3 > (kind);
+      return kernel_of < C, 3 > (kind, near);
     case 4:
-      return kernel_of < C, 4 > (kind);
+      return kernel_of < C, 4 > (kind, near);
     case 5:
-      return kernel_of < C, 5 > (kind);
+      return kernel_of < C, 5 > (kind, near);
     case 6:
-      return kernel_of < C, 6 > (kind);
+      return kernel_of < C, 6 > (kind, near);
     case 7:
-      return kernel_of < C, 7 > (kind);
+      return kernel_of < C, 7 > (kind, near);
     case 8:
-      return kernel_of < C, 8 > (kind);
+      return kernel_of < C, 8 > (kind, near);
   }
   return NULL;
 }
@@ -839,17 +842,17 @@ static_assert (8 * (MAX_K - 1) + 15 <= GB_HALF_PAIRS_PAD,
     "the pairs table's padding covers the widest apron");
 
 FusedKernel
-kernel_for (Kind kind, int channels, int k)
+kernel_for (Kind kind, int channels, int k, bool near)
 {
   switch (channels) {
     case 1:
-      return kernel_for < 1 > (kind, k);
+      return kernel_for < 1 > (kind, k, near);
     case 2:
-      return kernel_for < 2 > (kind, k);
+      return kernel_for < 2 > (kind, k, near);
     case 3:
-      return kernel_for < 3 > (kind, k);
+      return kernel_for < 3 > (kind, k, near);
     case 4:
-      return kernel_for < 4 > (kind, k);
+      return kernel_for < 4 > (kind, k, near);
   }
   return NULL;
 }
@@ -858,10 +861,11 @@ kernel_for (Kind kind, int channels, int k)
  * each holds (host calls kept off the per-frame path). */
 constexpr int CACHED_DEVICES = 16;
 std::atomic < int > cached_sms[CACHED_DEVICES];
-std::atomic < int > cached_resident[CACHED_DEVICES][KINDS][5][MAX_K + 1];
+std::atomic < int > cached_resident[CACHED_DEVICES][KINDS][5][MAX_K + 1][2];
 
 cudaError_t
-residency (FusedKernel kernel, Kind kind, int channels, int k, int *sms,
+residency (FusedKernel kernel, Kind kind, int channels, int k, bool near,
+    int *sms,
     int *resident)
 {
   int device;
@@ -872,7 +876,7 @@ residency (FusedKernel kernel, Kind kind, int channels, int k, int *sms,
     return err;
   if (cached) {
     *sms = cached_sms[device].load (std::memory_order_relaxed);
-    *resident = cached_resident[device][kind][channels][k].load
+    *resident = cached_resident[device][kind][channels][k][near].load
         (std::memory_order_relaxed);
     if (*sms > 0 && *resident > 0)
       return cudaSuccess;
@@ -883,7 +887,7 @@ residency (FusedKernel kernel, Kind kind, int channels, int k, int *sms,
         WARPS * 32, 0);
   if (err == cudaSuccess && cached && *resident > 0) {
     cached_sms[device].store (*sms, std::memory_order_relaxed);
-    cached_resident[device][kind][channels][k].store (*resident,
+    cached_resident[device][kind][channels][k][near].store (*resident,
         std::memory_order_relaxed);
   }
   return err;
@@ -935,6 +939,23 @@ params_of (const GbDevicePlane & plane, const GbTaps & taps)
 constexpr float EDGE_WEIGHT = 1.5f;
 constexpr float APRON_WEIGHT = 1.0f;
 
+/* Whether a plane's edge groups take the inline border rule
+ * (load_four_near) rather than the out-of-line one. Not for two channels:
+ * NV12's chroma measured faster out of line (1080p sigma 10: 24.7 against
+ * 26.6 us). One channel has both forms: the inline one costs
+ * registers (rows_kernel<1, 6>: 80 -> 128, fused_kernel<1, 4>: 126 -> 166),
+ * and a plane beside its frame's other planes (gpu_share < 1) then
+ * overlaps them less: with 4 k-steps or more it takes the out-of-line rule
+ * (I420 1080p sigma 10: 23.3 against 26.6 us; sigma 1 and 3 faster
+ * inline: 10.6 / 14.4 against 11.0 / 15.9). */
+bool
+near_edges (Kind kind, int k, const FusedParams & p, int channels)
+{
+  if (channels == 2 || kind == COLUMNS)
+    return false;
+  return channels != 1 || p.gpu_share >= 1.0f || k < 4;
+}
+
 /* Every block takes the same cost of the plane's row blocks
  * (unit_at_cost), and every SM the same number of blocks: equal work
  * everywhere, in one round. A
@@ -947,14 +968,15 @@ cudaError_t
 launch (Kind kind, int k, int apron, const FusedParams & p, int channels,
     GbBorder border, cudaStream_t stream)
 {
-  FusedKernel kernel = kernel_for (kind, channels, k);
+  const bool near = near_edges (kind, k, p, channels);
+  FusedKernel kernel = kernel_for (kind, channels, k, near);
   const int units = p.groups * p.row_blocks;
   int sms = 0, resident = 0, blocks;
   cudaError_t err;
 
   if (!kernel)
     return cudaErrorInvalidValue;
-  err = residency (kernel, kind, channels, k, &sms, &resident);
+  err = residency (kernel, kind, channels, k, near, &sms, &resident);
   if (err != cudaSuccess)
     return err;
   blocks = (resident > 0 ? resident : 1) * sms;
