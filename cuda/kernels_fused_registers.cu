@@ -621,7 +621,8 @@ rows_kernel (FusedParams p, GbBorder border)
 #pragma unroll
     for (int t = 1; t <= PREFETCH_AHEAD; t++)
       prefetch_row < C, MB > (p, y0 + 8 * t + g, x0, q);
-    fetch_row < C, LOADS, NEAR > (pixels[0], p, y0 + g, x_first, inside, border);
+    fetch_row < C, LOADS, NEAR > (pixels[0], p, y0 + g, x_first, inside,
+        border);
     for (int t0 = 0; t0 < blocks; t0 += 2) {
 #pragma unroll
       for (int u = 0; u < 2; u++) {
@@ -865,8 +866,7 @@ std::atomic < int > cached_resident[CACHED_DEVICES][KINDS][5][MAX_K + 1][2];
 
 cudaError_t
 residency (FusedKernel kernel, Kind kind, int channels, int k, bool near,
-    int *sms,
-    int *resident)
+    int *sms, int *resident)
 {
   int device;
   cudaError_t err = cudaGetDevice (&device);
