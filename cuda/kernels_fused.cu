@@ -167,6 +167,13 @@ load_pixel (const FusedParams & p, const uint8_t * row, int x)
   return word;
 }
 
+/* A run of row tiles of one channel: groups group, group + 2, ... */
+struct RowChain
+{
+  int channel;
+  int group;
+};
+
 /* Blocks per SM the register budget must allow: small radii need fewer
  * registers (fewer k-steps of weights and prefetched pixels). */
 template < int C, int KS > struct Residency
@@ -192,8 +199,19 @@ fused_kernel (FusedParams p, GbBorder border)
   constexpr int COLUMN_GROUPS = GROUPS / WARPS;
   constexpr int RING = 16 * KS;         /* rows of row-pass output kept */
   constexpr int RING_STRIDE = TILE + 8; /* odd number of 16-byte units */
+  /* Row tiles per chain: as many as a warp's tiles and half a channel's
+   * groups both allow (three channels: none). */
+  constexpr int CHAIN = ROW_TILES % 4 == 0 && GROUPS % 8 == 0 ? 4
+      : ROW_TILES % 2 == 0 && GROUPS % 4 == 0 ? 2 : 1;
+  constexpr int CHAINS_PER_CHANNEL = GROUPS / CHAIN;
   static_assert (C * GROUPS % WARPS == 0 && GROUPS % WARPS == 0,
       "tiles divide among the warps");
+  /* Chain i of a channel: groups of i's parity, from 2 CHAIN (i / 2). */
+  auto row_chain = [](int chain) -> RowChain {
+    const int channel = chain / CHAINS_PER_CHANNEL;
+    const int i = chain - channel * CHAINS_PER_CHANNEL;
+    return RowChain { channel, CHAIN == 1 ? i : 2 * CHAIN * (i / 2) + i % 2 };
+  };
   extern __shared__ __align__ (16) unsigned char shared_raw[];
   __half *input = reinterpret_cast < __half * >(shared_raw);
   __half *ring = input + C * 16 * S::stride;
@@ -291,7 +309,10 @@ fused_kernel (FusedParams p, GbBorder border)
     if (step + 1 < steps)
       fetch (step + 1);
 
-    /* Rows: tiles (channel, group) -> ring rows 16 step .. 16 step + 15. */
+    /* Rows: tiles (channel, group) -> ring rows 16 step .. 16 step + 15.
+     * A warp's tiles form chains of one channel's groups g, g + 2, ...:
+     * group g's k-step j reads the 16 columns of group g + 2's k-step
+     * j - 1, so each fragment is loaded once for every tile it serves. */
     {
       float d[ROW_TILES][4];
 #pragma unroll
@@ -299,24 +320,27 @@ fused_kernel (FusedParams p, GbBorder border)
         d[q][0] = d[q][1] = d[q][2] = d[q][3] = 0.0f;
       }
 #pragma unroll
-      for (int j = 0; j < KS; j++)
+      for (int k = 0; k < ROW_TILES / CHAIN; k++) {
+        const RowChain chain = row_chain (warp + k * WARPS);
+        const __half *row = input + (chain.channel * 16 + (lane & 7)
+            + ((lane >> 3) & 1) * 8) * S::stride + chain.group * 8
+            + (lane >> 4) * 8;
 #pragma unroll
-        for (int q = 0; q < ROW_TILES; q++) {
-          const int tile = warp + q * WARPS;
-          const int c = tile / GROUPS;
-          const int group = tile - c * GROUPS;
+        for (int m = 0; m < CHAIN + KS - 1; m++) {
           uint32_t a[4];
-          load_matrix_x4 (a, input + (c * 16 + (lane & 7)
-                  + ((lane >> 3) & 1) * 8) * S::stride + group * 8
-              + (lane >> 4) * 8 + 16 * j);
-          gb_mma_16816 (d[q], a, band[j][0], band[j][2]);
+          load_matrix_x4 (a, row + 16 * m);
+#pragma unroll
+          for (int i = 0; i < CHAIN; i++)
+            if (m - i >= 0 && m - i < KS)
+              gb_mma_16816 (d[k * CHAIN + i], a, band[m - i][0],
+                  band[m - i][2]);
         }
+      }
 #pragma unroll
       for (int q = 0; q < ROW_TILES; q++) {
-        const int tile = warp + q * WARPS;
-        const int c = tile / GROUPS;
-        const int group = tile - c * GROUPS;
-        __half *out = ring + c * RING * RING_STRIDE + group * 8 + 2 * t;
+        const RowChain chain = row_chain (warp + q / CHAIN * WARPS);
+        __half *out = ring + chain.channel * RING * RING_STRIDE
+            + (chain.group + 2 * (q % CHAIN)) * 8 + 2 * t;
         *reinterpret_cast < uint32_t * >(out + ((16 * step + g) % RING)
             * RING_STRIDE) = gb_pack_half2 (d[q][0], d[q][1]);
         *reinterpret_cast < uint32_t * >(out + ((16 * step + g + 8) % RING)
