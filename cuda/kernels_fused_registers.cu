@@ -235,6 +235,20 @@ strips_per_warp (int channels)
   return channels == 1 ? 2 : 1;
 }
 
+/* Row blocks of pixels the fused kernel keeps in registers: the one being
+ * filtered and those whose loads are in flight. Four channels take as many
+ * as the ring's period allows, up to four (loads issued three row blocks
+ * ahead); fewer channels two. Measured on the H100 (docs/performance.md,
+ * "Loads further ahead"): RGBA 4K sigma 1 and 3, 45.0 / 55.8 -> 43.0 /
+ * 52.6 us; more were slower for one channel (GRAY8 1080p sigma 1: 7.0 ->
+ * 7.7 us) and two (NV12 1080p sigma 1: 10.7 -> 13.5), and in rows_kernel
+ * (three, RGBA 1080p sigma 10: 31.2 -> 33.6). */
+__host__ __device__ constexpr int
+pixel_buffers (int channels, int period)
+{
+  return channels != 4 ? 2 : period % 4 == 0 ? 4 : period % 3 == 0 ? 3 : 2;
+}
+
 #ifdef GB_HAVE_MMA
 /* The row pass's A per k-step: element (m, k) is the tap from input column
  * x_in(k) to output column x_out(m) of the k-step that starts 8 h columns
@@ -530,8 +544,10 @@ fused_kernel (FusedParams p, GbBorder border)
   constexpr int MB = strips_per_warp (C);
   constexpr int H = K - 1;      /* row blocks of apron above and below */
   constexpr int TAPS_Y = 2 * H + 1;     /* row blocks an output block reads */
-  constexpr int RING = 2 * K;   /* even: the pixel buffers alternate */
+  constexpr int RING = 2 * K;   /* a multiple of the pixel buffers */
   constexpr int LOADS = K + MB - 1;     /* k-steps loaded per row block */
+  constexpr int BUFFERS = pixel_buffers (C, RING);
+  static_assert (RING % BUFFERS == 0, "the buffers cycle with the ring");
   const int lane = threadIdx.x & 31;
   const int g = lane >> 2;      /* fragment group: M slots g, g + 8 */
   const int q = lane & 3;       /* fragment pair: k-slots 2q, 2q + 1 (+ 8) */
@@ -551,12 +567,15 @@ fused_kernel (FusedParams p, GbBorder border)
         && x0 + MB * STRIP + 8 * H <= p.width;
 
     uint32_t ring[MB][C][RING][2];
-    uint32_t pixels[2][LOADS][C];
+    uint32_t pixels[BUFFERS][LOADS][C];
 #pragma unroll
     for (int t = 1; t <= PREFETCH_AHEAD; t++)
       prefetch_row < C, MB > (p, y0 + 8 * (t - H) + g, x0, q);
-    fetch_row < C, LOADS, NEAR > (pixels[0], p, y0 - 8 * H + g, x_first, inside,
-        border);
+#pragma unroll
+    for (int t = 0; t < BUFFERS - 1; t++)
+      if (t < steps)
+        fetch_row < C, LOADS, NEAR > (pixels[t], p, y0 + 8 * (t - H) + g,
+            x_first, inside, border);
 
     /* Step t: row block t - H into ring slot t % RING, then output block
      * t - 2 H from the blocks t - 3 H .. t - H. */
@@ -566,15 +585,17 @@ fused_kernel (FusedParams p, GbBorder border)
         const int t = t0 + u;
         if (t >= steps)
           break;
-        if (t + 1 < steps)
-          fetch_row < C, LOADS, NEAR > (pixels[(u + 1) & 1], p,
-              y0 + 8 * (t + 1 - H) + g, x_first, inside, border);
+        if (t + BUFFERS - 1 < steps)
+          fetch_row < C, LOADS, NEAR > (pixels[(u + BUFFERS - 1) % BUFFERS],
+              p, y0 + 8 * (t + BUFFERS - 1 - H) + g, x_first, inside,
+              border);
         if (t + 1 + PREFETCH_AHEAD < steps)
           prefetch_row < C, MB > (p, y0 + 8 * (t + 1 + PREFETCH_AHEAD - H)
               + g, x0, q);
         {
           float acc[MB][C][4];
-          row_pass < C, K, MB > (pixels[u & 1], row_a, row_start, acc);
+          row_pass < C, K, MB > (pixels[u % BUFFERS], row_a, row_start,
+              acc);
 #pragma unroll
           for (int m = 0; m < MB; m++)
 #pragma unroll
