@@ -139,15 +139,13 @@ template < int C, int KS > struct Stage
 };
 
 #ifdef GB_HAVE_MMA
-/* Bytes lo and hi as the fp16 pair (lo - 128, hi - 128), exactly: 0x64XX is
- * 1024 + XX in fp16. */
+/* Byte channel of lo_word and of hi_word as the fp16 pair (lo - 128,
+ * hi - 128), exactly. */
 __device__ __forceinline__ uint32_t
 centred_half2 (uint32_t lo_word, uint32_t hi_word, int channel)
 {
-  const uint32_t selector = channel | channel << 4 | (4 + channel) << 8
-      | (4 + channel) << 12;
-  const uint32_t bits = (__byte_perm (lo_word, hi_word, selector)
-      & 0x00FF00FFu) | 0x64006400u;
+  const uint32_t bits = gb_bytes_plus_1024 (__byte_perm (lo_word, hi_word,
+          channel | (4 + channel) << 4), 0, 1);
   __half2 h = *reinterpret_cast < const __half2 * >(&bits);
   h = __hsub2 (h, __float2half2_rn (1152.0f));
   return *reinterpret_cast < uint32_t * >(&h);

@@ -97,10 +97,9 @@ offset_half2 (const uint32_t (&w)[C], int c, int a, int b)
   const int ba = a * C + c;
   const int bb = b * C + c;
   if (ba / 4 == bb / 4)
-    return __byte_perm (w[ba / 4], 0x64646464u,
-        (ba % 4) | 4 << 4 | (bb % 4) << 8 | 4 << 12);
-  return __byte_perm (__byte_perm (w[ba / 4], w[bb / 4],
-          (ba % 4) | (4 + bb % 4) << 4), 0x64646464u, 0x4140);
+    return gb_bytes_plus_1024 (w[ba / 4], ba % 4, bb % 4);
+  return gb_bytes_plus_1024 (__byte_perm (w[ba / 4], w[bb / 4],
+          (ba % 4) | (4 + bb % 4) << 4), 0, 1);
 }
 
 /* The B fragments of one k-step, channel by channel: pixels (0, 1) and
@@ -118,8 +117,8 @@ to_halves (const uint32_t (&w)[C], uint32_t (&h)[C][2])
         /* bytes: channel odd, odd + 2 of pixel 2 pair, then of 2 pair + 1 */
         const uint32_t t = __byte_perm (w[2 * pair], w[(2 * pair + 1) % C],
             odd ? 0x7531 : 0x6420);
-        h[odd][pair] = (t & 0x00FF00FFu) | 0x64006400u;
-        h[(odd + 2) % C][pair] = __byte_perm (t, 0x64646464u, 0x4341);
+        h[odd][pair] = gb_bytes_plus_1024 (t, 0, 2);
+        h[(odd + 2) % C][pair] = gb_bytes_plus_1024 (t, 1, 3);
       }
   } else {
 #pragma unroll
@@ -814,20 +813,42 @@ enum Kind
 
 constexpr int MAX_K = 1 + (GB_FUSED_MAX_RADIUS + 7) / 8;
 
+/* The edge forms compiled for a channel count (near_edges () picks among
+ * them): the inline rule (load_four_near) for all but two channels, the
+ * out-of-line one for one and two. */
+constexpr bool
+has_inline_form (int channels)
+{
+  return channels != 2;
+}
+
+constexpr bool
+has_out_of_line_form (int channels)
+{
+  return channels <= 2;
+}
+
 template < int C, int K > FusedKernel
 kernel_of (Kind kind, bool near)
 {
-  /* Both edge forms for one channel only (near_edges ()). */
-  constexpr bool ONE = C == 1, NEAR = C != 2;
+  /* if constexpr: a form the channel count lacks is not compiled. */
+  constexpr bool BOTH = has_inline_form (C) && has_out_of_line_form (C);
+  constexpr bool NEAR = has_inline_form (C);    /* with one form, which */
   switch (kind) {
     case FUSED:
-      if constexpr (K <= (C <= 2 ? 4 : 3))
-        return ONE && !near ? fused_kernel < C, K, false >
-            : fused_kernel < C, K, NEAR >;
-      return NULL;
+      if constexpr (K > (C <= 2 ? 4 : 3))
+        return NULL;
+      else if constexpr (BOTH)
+        return near ? fused_kernel < C, K, true > : fused_kernel < C, K,
+            false >;
+      else
+        return fused_kernel < C, K, NEAR >;
     case ROWS:
-      return ONE && !near ? rows_kernel < C, K, false >
-          : rows_kernel < C, K, NEAR >;
+      if constexpr (BOTH)
+        return near ? rows_kernel < C, K, true > : rows_kernel < C, K,
+            false >;
+      else
+        return rows_kernel < C, K, NEAR >;
     case COLUMNS:
       return columns_kernel < C, K - 1 >;
     default:
@@ -972,9 +993,9 @@ constexpr float APRON_WEIGHT = 1.0f;
 bool
 near_edges (Kind kind, int k, const FusedParams & p, int channels)
 {
-  if (channels == 2 || kind == COLUMNS)
+  if (kind == COLUMNS || !has_inline_form (channels))
     return false;
-  return channels != 1 || p.gpu_share >= 1.0f || k < 4;
+  return !has_out_of_line_form (channels) || p.gpu_share >= 1.0f || k < 4;
 }
 
 /* Every block takes the same cost of the plane's row blocks

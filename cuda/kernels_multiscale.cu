@@ -738,87 +738,85 @@ down_tile_kernel (GbResample rx, GbResample ry, DownWeights < D > weights,
     }
   } else {
 #ifdef GB_HAVE_MMA_K8
-      /* Along y on the tensor cores: lane (g, q) of warp w holds, for each set
-       * of 8 groups and sample j of a group, the accumulator of small rows g
-       * and g + 8, groups 2q and 2q + 1 of the set; B is rows 2q and 2q + 1 of
-       * the k-step at group g. */
-      const int lane = threadIdx.x & 31;
-      const int g = lane >> 2;
-      const int q = lane & 3;
-      const int warp_group = (threadIdx.x >> 5) * 32;  /* its first group */
-      float acc[4][4][4];
+    /* Along y on the tensor cores: lane (g, q) of warp w holds, for each set
+     * of 8 groups and sample j of a group, the accumulator of small rows g
+     * and g + 8, groups 2q and 2q + 1 of the set; B is rows 2q and 2q + 1 of
+     * the k-step at group g. */
+    const int lane = threadIdx.x & 31;
+    const int g = lane >> 2;
+    const int q = lane & 3;
+    const int warp_group = (threadIdx.x >> 5) * 32;  /* its first group */
+    float acc[4][4][4];
 #pragma unroll
-      for (int set = 0; set < 4; set++)
+    for (int set = 0; set < 4; set++)
 #pragma unroll
-        for (int j = 0; j < 4; j++)
+      for (int j = 0; j < 4; j++)
 #pragma unroll
-          for (int i = 0; i < 4; i++)
-            acc[set][j][i] = 0.0f;
-      const __half2 offset = __float2half2_rn (1024.0f);
-      /* (1024 + byte a of x, 1024 + byte a of y) as an fp16 pair, exactly;
-       * less 1024, the samples' values */
-      auto byte_pair =[&](uint32_t xy_bytes, uint32_t selector) {
-        const uint32_t h = __byte_perm (xy_bytes, 0x64646464u, selector);
-        const __half2 v = __hsub2 (*reinterpret_cast < const __half2 * >(&h),
-            offset);
-        return *reinterpret_cast < const uint32_t * >(&v);
-      };
+        for (int i = 0; i < 4; i++)
+          acc[set][j][i] = 0.0f;
+    const __half2 offset = __float2half2_rn (1024.0f);
+    /* Bytes a and b as the fp16 pair of the samples' values */
+    auto byte_pair =[&](uint32_t xy_bytes, int a, int b) {
+      const uint32_t h = gb_bytes_plus_1024 (xy_bytes, a, b);
+      const __half2 v = __hsub2 (*reinterpret_cast < const __half2 * >(&h),
+          offset);
+      return *reinterpret_cast < const uint32_t * >(&v);
+    };
 
-      for (int u = 0; u < units; u++) {
-        __pipeline_wait_prior (P::STAGES - 2);
-        __syncthreads ();           /* unit u is in; unit u - 1 is read */
-        issue (u + P::STAGES - 1);
-        /* A: rows g and g + 8, frame rows 8 u + 2 q and + 1: taps
-         * 8 u + 2 q - m D, as fp16 pairs */
-        const int tap = P::PAD + P::UNIT * u + 2 * q - g * D;
-        const uint32_t a_high0 = *reinterpret_cast < const uint32_t * >
-            (tap_high + tap);
-        const uint32_t a_high1 = *reinterpret_cast < const uint32_t * >
-            (tap_high + tap - 8 * D);
-        const uint32_t a_low0 = *reinterpret_cast < const uint32_t * >
-            (tap_low + tap);
-        const uint32_t a_low1 = *reinterpret_cast < const uint32_t * >
-            (tap_low + tap - 8 * D);
-        const unsigned char *rows = stage + (u % P::STAGES) * P::UNIT
-            * P::ROW_STRIDE + 2 * q * P::ROW_STRIDE;
+    for (int u = 0; u < units; u++) {
+      __pipeline_wait_prior (P::STAGES - 2);
+      __syncthreads ();           /* unit u is in; unit u - 1 is read */
+      issue (u + P::STAGES - 1);
+      /* A: rows g and g + 8, frame rows 8 u + 2 q and + 1: taps
+       * 8 u + 2 q - m D, as fp16 pairs */
+      const int tap = P::PAD + P::UNIT * u + 2 * q - g * D;
+      const uint32_t a_high0 = *reinterpret_cast < const uint32_t * >
+          (tap_high + tap);
+      const uint32_t a_high1 = *reinterpret_cast < const uint32_t * >
+          (tap_high + tap - 8 * D);
+      const uint32_t a_low0 = *reinterpret_cast < const uint32_t * >
+          (tap_low + tap);
+      const uint32_t a_low1 = *reinterpret_cast < const uint32_t * >
+          (tap_low + tap - 8 * D);
+      const unsigned char *rows = stage + (u % P::STAGES) * P::UNIT
+          * P::ROW_STRIDE + 2 * q * P::ROW_STRIDE;
 #pragma unroll
-        for (int set = 0; set < 4; set++) {
-          const unsigned char *at = rows + (warp_group + 8 * set + g)
-              * (int) sizeof (Group);
-          /* samples j of the two rows' groups, as fp16 pairs */
-          const uint32_t r0 = *reinterpret_cast < const uint32_t * >(at);
-          const uint32_t r1 = *reinterpret_cast < const uint32_t * >(at
-              + P::ROW_STRIDE);
-          const uint32_t t01 = __byte_perm (r0, r1, 0x5140);
-          const uint32_t t23 = __byte_perm (r0, r1, 0x7362);
-          const uint32_t b[4] = { byte_pair (t01, 0x4140),
-            byte_pair (t01, 0x4342), byte_pair (t23, 0x4140),
-            byte_pair (t23, 0x4342)
-          };
+      for (int set = 0; set < 4; set++) {
+        const unsigned char *at = rows + (warp_group + 8 * set + g)
+            * (int) sizeof (Group);
+        /* samples j of the two rows' groups, as fp16 pairs */
+        const uint32_t r0 = *reinterpret_cast < const uint32_t * >(at);
+        const uint32_t r1 = *reinterpret_cast < const uint32_t * >(at
+            + P::ROW_STRIDE);
+        const uint32_t t01 = __byte_perm (r0, r1, 0x5140);
+        const uint32_t t23 = __byte_perm (r0, r1, 0x7362);
+        const uint32_t b[4] = { byte_pair (t01, 0, 1),
+          byte_pair (t01, 2, 3), byte_pair (t23, 0, 1), byte_pair (t23, 2, 3)
+        };
 #pragma unroll
-          for (int j = 0; j < 4; j++) {
-            gb_mma_1688 (acc[set][j], a_high0, a_high1, b[j]);
-            gb_mma_1688 (acc[set][j], a_low0, a_low1, b[j]);
-          }
+        for (int j = 0; j < 4; j++) {
+          gb_mma_1688 (acc[set][j], a_high0, a_high1, b[j]);
+          gb_mma_1688 (acc[set][j], a_low0, a_low1, b[j]);
         }
       }
-      /* The finished small rows into across: row g (and g + 8), element
-       * 4 group + j of groups 2q and 2q + 1 of each set. */
+    }
+    /* The finished small rows into across: row g (and g + 8), element
+     * 4 group + j of groups 2q and 2q + 1 of each set. */
 #pragma unroll
-      for (int half = 0; half < 2; half++) {
-        const int row = g + 8 * half;
-        if (row < n_y)
+    for (int half = 0; half < 2; half++) {
+      const int row = g + 8 * half;
+      if (row < n_y)
 #pragma unroll
-          for (int set = 0; set < 4; set++)
+        for (int set = 0; set < 4; set++)
 #pragma unroll
-            for (int n = 0; n < 2; n++) {
-              const int group = warp_group + 8 * set + 2 * q + n;
-              float *dst = across + row * TILE_ACROSS_ROW;
+          for (int n = 0; n < 2; n++) {
+            const int group = warp_group + 8 * set + 2 * q + n;
+            float *dst = across + row * TILE_ACROSS_ROW;
 #pragma unroll
-              for (int j = 0; j < 4; j++)
-                dst[swizzle (4 * group + j)] = acc[set][j][2 * half + n];
-            }
-      }
+            for (int j = 0; j < 4; j++)
+              dst[swizzle (4 * group + j)] = acc[set][j][2 * half + n];
+          }
+    }
 #else
     __trap ();                  /* no mma: an error, not a blank frame */
 #endif

@@ -1,5 +1,6 @@
 /* The tensor-core operations the fused kernels share (internal; CUDA C++
- * only): kernels_fused.cu and kernels_fused_registers.cu.
+ * only): kernels_fused.cu, kernels_fused_registers.cu and
+ * kernels_multiscale.cu.
  *
  * Copyright (C) 2026 The cudagaussblur authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
@@ -40,6 +41,15 @@ gb_pack_half2 (float lo, float hi)
 {
   __half2 h = __floats2half2_rn (lo, hi);
   return *reinterpret_cast < uint32_t * >(&h);
+}
+
+/* Bytes a and b of w (0 .. 3) as the fp16 pair (1024 + byte a, 1024 +
+ * byte b), exactly: 0x64XX is 1024 + XX in fp16. The kernels subtract the
+ * offset, or fold it into an accumulator's start value. */
+__device__ __forceinline__ uint32_t
+gb_bytes_plus_1024 (uint32_t w, int a, int b)
+{
+  return __byte_perm (w, 0x64646464u, a | 4 << 4 | b << 8 | 4 << 12);
 }
 
 /* d += a b, m16n8k8: A is two registers, B one. */

@@ -509,8 +509,9 @@ test_reference_border (void)
   group_end ();
 }
 
-/* The kernels' division-free rule is the general one wherever it applies
- * (one reflection at most). */
+/* The kernels' rules against the test's own (reference_source): the
+ * division-free one within one reflection, the general one to several
+ * reflections out. */
 static void
 test_near_border (void)
 {
@@ -518,13 +519,18 @@ test_near_border (void)
       { GB_BORDER_CLAMP, GB_BORDER_MIRROR, GB_BORDER_ZERO };
   int n, b, i;
 
-  group_begin ("border rule near the edge");
+  group_begin ("border rules of the kernels");
   for (b = 0; b < 3; b++)
-    for (n = 1; n <= 9; n++)
+    for (n = 1; n <= 9; n++) {
       for (i = -(n - 1); i <= 2 * n - 2; i++)
         check (gb_border_index_near (i, n, borders[b])
-            == gb_border_index (i, n, borders[b]), "border %d n %d i %d",
+            == reference_source (i, n, borders[b]), "near: border %d n %d "
+            "i %d", borders[b], n, i);
+      for (i = -5 * n - 3; i <= 6 * n + 3; i++)
+        check (gb_border_index (i, n, borders[b])
+            == reference_source (i, n, borders[b]), "border %d n %d i %d",
             borders[b], n, i);
+    }
   group_end ();
 }
 
