@@ -234,21 +234,21 @@ strips_per_warp (int channels)
   return channels == 1 ? 2 : 1;
 }
 
+#ifdef GB_HAVE_MMA
 /* Row blocks of pixels the fused kernel keeps in registers: the one being
  * filtered and those whose loads are in flight. Four channels take as many
  * as the ring's period allows, up to four (loads issued three row blocks
  * ahead); fewer channels two. Measured on the H100 (docs/performance.md,
- * "Loads further ahead"): RGBA 4K sigma 1 and 3, 45.0 / 55.8 -> 43.0 /
- * 52.6 us; more were slower for one channel (GRAY8 1080p sigma 1: 7.0 ->
- * 7.7 us) and two (NV12 1080p sigma 1: 10.7 -> 13.5), and in rows_kernel
- * (three, RGBA 1080p sigma 10: 31.2 -> 33.6). */
-__host__ __device__ constexpr int
+ * "Row chains and loads further ahead"): RGBA 4K sigma 1 and 3, 45.0 /
+ * 55.8 -> 43.0 / 52.6 us; more were slower for one channel (GRAY8 1080p
+ * sigma 1: 7.0 -> 7.7 us) and two (NV12 1080p sigma 1: 10.7 -> 13.5), and
+ * in rows_kernel (three, RGBA 1080p sigma 10: 31.2 -> 33.6). */
+__device__ constexpr int
 pixel_buffers (int channels, int period)
 {
   return channels != 4 ? 2 : period % 4 == 0 ? 4 : period % 3 == 0 ? 3 : 2;
 }
 
-#ifdef GB_HAVE_MMA
 /* The row pass's A per k-step: element (m, k) is the tap from input column
  * x_in(k) to output column x_out(m) of the k-step that starts 8 h columns
  * left of the strip, (tap i, tap i + 1) for i = x_in - x_out + radius: one
