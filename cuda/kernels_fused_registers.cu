@@ -833,7 +833,7 @@ kernel_of (Kind kind, bool near)
 {
   /* if constexpr: a form the channel count lacks is not compiled. */
   constexpr bool BOTH = has_inline_form (C) && has_out_of_line_form (C);
-  constexpr bool NEAR = has_inline_form (C);    /* with one form, which */
+  constexpr bool NEAR = has_inline_form (C);    /* the only form, if one */
   switch (kind) {
     case FUSED:
       if constexpr (K > (C <= 2 ? 4 : 3))
