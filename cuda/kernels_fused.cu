@@ -17,11 +17,16 @@
  *   load:    16 input rows of the stripe plus its apron, border-mapped, as
  *            fp16 (samples - 128, exact), one plane per channel;
  *   rows:    mma (m16n8k16, fp32 accumulate): 16 lines x 8 outputs per tile,
- *            the input as A, the Toeplitz weights as B; the results go to a
- *            ring of 16 * KS rows in shared memory (fp16);
+ *            the input as A, the Toeplitz weights as B, KR k-steps; the
+ *            results go to a ring of 16 * KS rows in shared memory (fp16);
  *   columns: once 2 * radius rows lead, the 16 output rows: the Toeplitz
- *            weights as A, the ring as B (ldmatrix.trans), rounded to 8 bits
- *            and stored.
+ *            weights as A, the ring as B (ldmatrix.trans), KS k-steps,
+ *            rounded to 8 bits and stored.
+ *
+ * A column tile's 16 outputs read 16 + 2 radius rows, KS k-steps; a row
+ * tile's 8 outputs read 8 + 2 radius columns, which is one k-step fewer
+ * for half the radii (radius mod 8 in 1 .. 4: sigma 5, 7 and 10 among
+ * them): KR is KS or KS - 1.
  *
  * Only the first 16 * lead rows of a chunk are row-filtered twice. Error
  * against the float separable path (docs/algorithms.md, section 8): the
@@ -124,12 +129,13 @@ store_pair (const FusedParams & p, int y, int x, const float (&v)[C][2])
         out[i * C + c] = q[c][i];
 }
 
-/* Columns of the input stage: the row pass reads KS k-steps from each of
- * the stripe's 8-pixel groups (k-steps past 8 + 2 radius meet zero weights). */
-template < int C, int KS > struct Stage
+/* Columns of the input stage: the row pass reads KR k-steps from each of
+ * the stripe's 8-pixel groups (columns past 8 + 2 radius meet zero
+ * weights). */
+template < int C, int KR > struct Stage
 {
   static constexpr int tile = Stripe < C >::pixels;
-  static constexpr int columns = tile - 8 + 16 * KS;
+  static constexpr int columns = tile - 8 + 16 * KR;
   /* An odd number of 16-byte units per row: ldmatrix's eight row reads fall
    * in eight different bank groups. */
   static constexpr int stride = ((columns / 8) | 1) * 8;
@@ -183,12 +189,13 @@ template < int C, int KS > struct Residency
   static constexpr int blocks = warps / Stripe < C >::warps;
 };
 
-template < int C, int KS > __global__ void
+template < int C, int KS, int KR > __global__ void
 __launch_bounds__ (Stripe < C >::threads, (Residency < C, KS >::blocks))
 fused_kernel (FusedParams p, GbBorder border)
 {
+  static_assert (KR == KS || KR == KS - 1, "row k-steps: KS or one fewer");
 #ifdef GB_HAVE_MMA
-  typedef Stage < C, KS > S;
+  typedef Stage < C, KR > S;
   constexpr int WARPS = Stripe < C >::warps;
   constexpr int THREADS = Stripe < C >::threads;
   constexpr int TILE = S::tile;
@@ -324,12 +331,12 @@ fused_kernel (FusedParams p, GbBorder border)
             + ((lane >> 3) & 1) * 8) * S::stride + chain.group * 8
             + (lane >> 4) * 8;
 #pragma unroll
-        for (int m = 0; m < CHAIN + KS - 1; m++) {
+        for (int m = 0; m < CHAIN + KR - 1; m++) {
           uint32_t a[4];
           load_matrix_x4 (a, row + 16 * m);
 #pragma unroll
           for (int i = 0; i < CHAIN; i++)
-            if (m - i >= 0 && m - i < KS)
+            if (m - i >= 0 && m - i < KR)
               gb_mma_16816 (d[k * CHAIN + i], a, band[m - i][0],
                   band[m - i][2]);
         }
@@ -396,25 +403,32 @@ fused_kernel (FusedParams p, GbBorder border)
 
 typedef void (*FusedKernel) (FusedParams, GbBorder);
 
+template < int C, int KS > FusedKernel
+kernel_for (int row_ksteps)
+{
+  return row_ksteps < KS ? fused_kernel < C, KS, KS - 1 >
+      : fused_kernel < C, KS, KS >;
+}
+
 /* k-steps 4 .. 8: smaller radii take the registers kernel
  * (gb_fused_registers_max_radius(): up to radius 24, k-steps 4, on one and
  * two channels; up to 16, k-steps 3, on more). */
 template < int C > FusedKernel
-kernel_for (int ksteps)
+kernel_for (int ksteps, int row_ksteps)
 {
   switch (ksteps) {
     case 4:
       if constexpr (C > 2)
-        return fused_kernel < C, 4 >;
+        return kernel_for < C, 4 > (row_ksteps);
       break;
     case 5:
-      return fused_kernel < C, 5 >;
+      return kernel_for < C, 5 > (row_ksteps);
     case 6:
-      return fused_kernel < C, 6 >;
+      return kernel_for < C, 6 > (row_ksteps);
     case 7:
-      return fused_kernel < C, 7 >;
+      return kernel_for < C, 7 > (row_ksteps);
     case 8:
-      return fused_kernel < C, 8 >;
+      return kernel_for < C, 8 > (row_ksteps);
   }
   return NULL;
 }
@@ -422,17 +436,17 @@ kernel_for (int ksteps)
 static_assert (MAX_KSTEPS == 8, "kernel_for covers k-steps up to 8");
 
 FusedKernel
-kernel_for (int channels, int ksteps)
+kernel_for (int channels, int ksteps, int row_ksteps)
 {
   switch (channels) {
     case 1:
-      return kernel_for < 1 > (ksteps);
+      return kernel_for < 1 > (ksteps, row_ksteps);
     case 2:
-      return kernel_for < 2 > (ksteps);
+      return kernel_for < 2 > (ksteps, row_ksteps);
     case 3:
-      return kernel_for < 3 > (ksteps);
+      return kernel_for < 3 > (ksteps, row_ksteps);
     case 4:
-      return kernel_for < 4 > (ksteps);
+      return kernel_for < 4 > (ksteps, row_ksteps);
   }
   return NULL;
 }
@@ -471,18 +485,20 @@ stripe_shape (int channels)
  * skip a context that never had it set. */
 constexpr int CACHED_DEVICES = 16;
 std::atomic < int > cached_sms[CACHED_DEVICES];
-std::atomic < int > cached_resident[CACHED_DEVICES][5][MAX_KSTEPS + 1];
+/* [device][channels][ksteps][row k-steps one fewer] */
+std::atomic < int > cached_resident[CACHED_DEVICES][5][MAX_KSTEPS + 1][2];
 
 cudaError_t
 prepare_kernel (FusedKernel kernel, int device, int channels, int ksteps,
-    int threads, size_t shared, int *sms, int *resident)
+    int row_ksteps, int threads, size_t shared, int *sms, int *resident)
 {
+  const int fewer_rows = row_ksteps < ksteps;
   const bool cached = device >= 0 && device < CACHED_DEVICES;
   cudaError_t err;
 
   if (cached) {
     *sms = cached_sms[device].load (std::memory_order_relaxed);
-    *resident = cached_resident[device][channels][ksteps].load
+    *resident = cached_resident[device][channels][ksteps][fewer_rows].load
         (std::memory_order_relaxed);
     if (*sms > 0 && *resident > 0)
       return shared > 48 * 1024 ? cudaFuncSetAttribute (kernel,
@@ -502,7 +518,7 @@ prepare_kernel (FusedKernel kernel, int device, int channels, int ksteps,
         threads, shared);
   if (err == cudaSuccess && cached && *resident > 0) {
     cached_sms[device].store (*sms, std::memory_order_relaxed);
-    cached_resident[device][channels][ksteps].store (*resident,
+    cached_resident[device][channels][ksteps][fewer_rows].store (*resident,
         std::memory_order_relaxed);
   }
   return err;
@@ -515,7 +531,7 @@ gb_fused_available (void)
 {
   /* A build without sm_80+ code (or PTX) would JIT the empty body. */
   cudaFuncAttributes attributes;
-  if (cudaFuncGetAttributes (&attributes, fused_kernel < 4, 5 >) != cudaSuccess) {
+  if (cudaFuncGetAttributes (&attributes, fused_kernel < 4, 5, 5 >) != cudaSuccess) {
     cudaGetLastError ();
     return false;
   }
@@ -530,11 +546,12 @@ gb_launch_fused_shared (const GbDevicePlane & plane, const GbTaps & taps,
   const int channels = plane.channels;
   const int lead = (2 * radius + 15) / 16;
   const int ksteps = 1 + lead;
+  const int row_ksteps = (8 + 2 * radius + 15) / 16;
   const StripeShape shape = stripe_shape (channels);
   const int tile = shape.pixels;
   const int threads = shape.threads;
   const int stripes = (plane.width + tile - 1) / tile;
-  FusedKernel kernel = kernel_for (channels, ksteps);
+  FusedKernel kernel = kernel_for (channels, ksteps, row_ksteps);
   FusedParams p;
   int device, sms = 0;
   cudaError_t err;
@@ -557,15 +574,15 @@ gb_launch_fused_shared (const GbDevicePlane & plane, const GbTaps & taps,
       ? ((uintptr_t) plane.dst % 8 == 0 && plane.dst_pitch % 8 == 0)
       : ((uintptr_t) plane.dst % 2 == 0 && plane.dst_pitch % 2 == 0);
 
-  /* As Stage<C, KS>::stride, and the ring of 16 * KS rows. */
-  const int stage_stride = (((tile - 8 + 16 * ksteps) / 8) | 1) * 8;
+  /* As Stage<C, KR>::stride, and the ring of 16 * KS rows. */
+  const int stage_stride = (((tile - 8 + 16 * row_ksteps) / 8) | 1) * 8;
   const size_t shared = sizeof (__half) * channels
       * (16 * (size_t) stage_stride + 16 * (size_t) ksteps * (tile + 8));
   int resident = 0;
   err = cudaGetDevice (&device);
   if (err == cudaSuccess)
-    err = prepare_kernel (kernel, device, channels, ksteps, threads, shared,
-        &sms, &resident);
+    err = prepare_kernel (kernel, device, channels, ksteps, row_ksteps,
+        threads, shared, &sms, &resident);
   if (err != cudaSuccess)
     return err;
 

@@ -55,6 +55,7 @@ if [ "$what" = tests ] || [ "$what" = all ]; then
 fi
 if [ "$what" != bench ]; then
   step racecheck 400 compute-sanitizer --tool racecheck --error-exitcode 1 "$build/tests/test-gpu-parity" --race
+  step racecheck-fused-shared 300 compute-sanitizer --tool racecheck --error-exitcode 1 "$build/tests/test-gpu-pitches" --fused-shared
   step racecheck-superposition 400 compute-sanitizer --tool racecheck --error-exitcode 1 "$build/tests/test-gpu-superposition" --race
 fi
 if [ "$what" = bench ] || [ "$what" = all ]; then

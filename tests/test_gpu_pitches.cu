@@ -12,6 +12,11 @@
  * misaligned and aligned device frames; each must match the CPU reference
  * within 1 and leave every byte outside its rows untouched. Exit 77 (skip)
  * without a device.
+ *
+ * Usage: test-gpu-pitches [--fused-shared]
+ *   --fused-shared  only the fused shared-memory kernel's cases, for
+ *                   compute-sanitizer racecheck (the parity test's frames
+ *                   fit in L2 and take the fused kernel's other forms).
  */
 #include "cuda_backend.h"
 #include "filter.h"
@@ -174,8 +179,10 @@ out:
 }
 
 int
-main (void)
+main (int argc, char **argv)
 {
+  const bool fused_shared_only = argc > 1
+      && strcmp (argv[1], "--fused-shared") == 0;
   static const int sizes[][2] = { {61, 47}, {256, 64}, {130, 70} };
   static const int channel_counts[] = { 1, 2, 3, 4 };
   static const GbAlgorithm algorithms[] = { GB_ALGORITHM_SEPARABLE,
@@ -189,7 +196,7 @@ main (void)
     printf ("SKIP: %s\n", error.message);
     return error.status == GB_ERROR_NO_DEVICE ? 77 : 1;
   }
-  for (int misaligned = 0; misaligned < 2; misaligned++)
+  for (int misaligned = 0; misaligned < 2 && !fused_shared_only; misaligned++)
     for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
       for (int c = 0; c < 4; c++)
         for (int a = 0; a < 4; a++)
@@ -199,15 +206,22 @@ main (void)
                   algorithms[a], (GbBorder) b, sigmas[g], misaligned);
   /* These planes' fp16 intermediates fit in L2, so fused took its
    * registers form (sigma 1, 3) and its two-pass form (10, 20) above; the
-   * shared-memory kernel, for planes that do not fit, once more here. */
+   * shared-memory kernel, for planes that do not fit, here: radius 18 to
+   * 56, k-steps 4 to 8, the row pass one k-step shorter (radius mod 8 in
+   * 1 .. 4: 18, 25, 28, 35) or not (21, 46, 56); 20 is past its reach. */
+  static const double shared_sigmas[] = { 5.0, 6.0, 7.0, 8.0, 10.0, 13.0,
+    16.0, 20.0
+  };
   gb_cuda_set_fused_two_pass_limit (cuda, 0);
   for (int misaligned = 0; misaligned < 2; misaligned++)
     for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
       for (int c = 0; c < 4; c++)
         for (int b = GB_BORDER_CLAMP; b <= GB_BORDER_ZERO; b++)
-          for (int g = 2; g < 4; g++)
+          for (size_t g = 0; g < sizeof shared_sigmas / sizeof
+              shared_sigmas[0]; g++)
             run_case (cuda, sizes[s][0], sizes[s][1], channel_counts[c],
-                GB_ALGORITHM_FUSED, (GbBorder) b, sigmas[g], misaligned);
+                GB_ALGORITHM_FUSED, (GbBorder) b, shared_sigmas[g],
+                misaligned);
   gb_cuda_destroy (cuda);
   printf ("%d cases, %d failures\n", cases, failures);
   return failures ? 1 : 0;
