@@ -40,6 +40,8 @@
 #include <cuda_fp16.h>
 
 #include <atomic>
+#include <climits>
+#include <type_traits>
 
 namespace {
 
@@ -58,9 +60,9 @@ template < int C > struct Stripe
 struct FusedParams
 {
   const uint8_t *src;
-  size_t src_pitch;
+  unsigned src_pitch;           /* 32 bits: one multiply-add per address */
   uint8_t *dst;
-  size_t dst_pitch;
+  unsigned dst_pitch;
   const float *weights;         /* 2 * radius + 1 taps, device */
   int radius;
   int width;
@@ -92,20 +94,19 @@ load_matrix_x2_trans (uint32_t & r0, uint32_t & r1, const __half * p)
 }
 #endif
 
-/* Writes the two pixels (x, x + 1) of one row from per-channel values. */
+/* Writes the two pixels (x, x + 1) of one row from per-channel values:
+ * gb_round_u8 (v + 128), the truncation saturating (one instruction). */
 template < int C > __device__ __forceinline__ void
 store_pair (const FusedParams & p, int y, int x, const float (&v)[C][2])
 {
-  uint8_t *out = p.dst + (size_t) y * p.dst_pitch + (size_t) x * C;
-  uint8_t q[C][2];
+  uint8_t *out = p.dst + ((size_t) (unsigned) y * p.dst_pitch
+      + (unsigned) (x * C));
+  uint32_t q[C][2];
 #pragma unroll
   for (int c = 0; c < C; c++)
 #pragma unroll
     for (int i = 0; i < 2; i++)
-      /* gb_round_u8 (v + 128): floor (x + 0.5) saturated, in three
-       * instructions. */
-      q[c][i] = (uint8_t) min (max (__float2int_rd (v[c][i] + 128.5f), 0),
-          255);
+      q[c][i] = gb_truncate_u8 (v[c][i] + 128.5f);
 
   if (x + 1 < p.width && p.aligned_out && (C == 4 || C == 1)) {
     if (C == 4) {
@@ -126,7 +127,7 @@ store_pair (const FusedParams & p, int y, int x, const float (&v)[C][2])
     if (x + i < p.width)
 #pragma unroll
       for (int c = 0; c < C; c++)
-        out[i * C + c] = q[c][i];
+        out[i * C + c] = (uint8_t) q[c][i];
 }
 
 /* Columns of the input stage: the row pass reads KR k-steps from each of
@@ -158,11 +159,13 @@ centred_half2 (uint32_t lo_word, uint32_t hi_word, int channel)
 }
 #endif
 
-template < int C > __device__ __forceinline__ uint32_t
-load_pixel (const FusedParams & p, const uint8_t * row, int x)
+/* Pixel x (>= 0) of a row: four channels one 4-byte load where WORDS or
+ * aligned, else byte loads. */
+template < int C, bool WORDS > __device__ __forceinline__ uint32_t
+load_pixel (const uint8_t * row, int x, bool aligned)
 {
-  const uint8_t *q = row + (size_t) x * C;
-  if (C == 4 && p.aligned_in)
+  const uint8_t *q = row + (unsigned) (x * C);
+  if (C == 4 && (WORDS || aligned))
     return __ldg (reinterpret_cast < const unsigned int *>(q));
   uint32_t word = 0;
 #pragma unroll
@@ -264,7 +267,13 @@ fused_kernel (FusedParams p, GbBorder border)
   /* The next step's pixels, two neighbours per item, loaded a step ahead so
    * that their latency hides behind the mma work. */
   uint32_t pixels[S::items][2];
-  auto fetch = [&](int step) {
+  /* Four channels: two copies of the loads where the registers allow (from
+   * 5 k-steps, 128 registers), chosen once per step, since the word and
+   * byte loads of one copy, predicated, all take issue slots. */
+  constexpr bool TWO_COPIES = C == 4 && KS >= 5;
+  const bool aligned = !TWO_COPIES && p.aligned_in;
+  auto fetch_as = [&](int step, auto words) {
+    constexpr bool WORDS = decltype (words)::value;
     const int top = y0 - radius + 16 * step;
     const bool inside_y = top >= 0 && top + 16 <= p.height;
 #pragma unroll
@@ -276,26 +285,34 @@ fused_kernel (FusedParams p, GbBorder border)
           border);
       pixels[j][0] = pixels[j][1] = 0;
       if ((S::pairs % THREADS == 0 || item < S::pairs) && y >= 0) {
-        const uint8_t *row = p.src + (size_t) y * p.src_pitch;
+        const uint8_t *row = p.src + (size_t) (unsigned) y * p.src_pitch;
         const int xa = x0 - radius + column;
         if (inside_x) {
-          pixels[j][0] = load_pixel < C > (p, row, xa);
-          pixels[j][1] = load_pixel < C > (p, row, xa + 1);
+          pixels[j][0] = load_pixel < C, WORDS > (row, xa, aligned);
+          pixels[j][1] = load_pixel < C, WORDS > (row, xa + 1, aligned);
         } else {
           const int ma = near_x ? gb_border_index_near (xa, p.width,
               border) : gb_border_index (xa, p.width, border);
           const int mb = near_x ? gb_border_index_near (xa + 1, p.width,
               border) : gb_border_index (xa + 1, p.width, border);
           if (ma >= 0)
-            pixels[j][0] = load_pixel < C > (p, row, ma);
+            pixels[j][0] = load_pixel < C, WORDS > (row, ma, aligned);
           if (mb >= 0)
-            pixels[j][1] = load_pixel < C > (p, row, mb);
+            pixels[j][1] = load_pixel < C, WORDS > (row, mb, aligned);
         }
       }
     }
   };
+  auto fetch = [&](int step) {
+    if (TWO_COPIES && p.aligned_in)
+      fetch_as (step, std::true_type ());
+    else
+      fetch_as (step, std::false_type ());
+  };
 
   fetch (0);
+  /* The ring's 16-row block this step's row pass fills: step mod KS. */
+  int slot = 0;
   for (int step = 0; step < steps; step++) {
     /* Stage: samples - 128 as fp16, one plane per channel. */
 #pragma unroll
@@ -341,25 +358,30 @@ fused_kernel (FusedParams p, GbBorder border)
                   band[m - i][2]);
         }
       }
+      __half *block = ring + (16 * slot + g) * RING_STRIDE + 2 * t;
 #pragma unroll
       for (int q = 0; q < ROW_TILES; q++) {
         const RowChain chain = row_chain (warp + q / CHAIN * WARPS);
-        __half *out = ring + chain.channel * RING * RING_STRIDE
-            + (chain.group + 2 * (q % CHAIN)) * 8 + 2 * t;
-        *reinterpret_cast < uint32_t * >(out + ((16 * step + g) % RING)
-            * RING_STRIDE) = gb_pack_half2 (d[q][0], d[q][1]);
-        *reinterpret_cast < uint32_t * >(out + ((16 * step + g + 8) % RING)
-            * RING_STRIDE) = gb_pack_half2 (d[q][2], d[q][3]);
+        __half *out = block + chain.channel * RING * RING_STRIDE
+            + (chain.group + 2 * (q % CHAIN)) * 8;
+        *reinterpret_cast < uint32_t * >(out) =
+            gb_pack_half2 (d[q][0], d[q][1]);
+        *reinterpret_cast < uint32_t * >(out + 8 * RING_STRIDE) =
+            gb_pack_half2 (d[q][2], d[q][3]);
       }
     }
     __syncthreads ();
 
-    /* Columns: output rows 16 (step - lead) .. + 15 of the chunk. */
+    /* Columns: output rows 16 (step - lead) .. + 15 of the chunk, whose
+     * k-step 0 is the ring block after this step's, (step + 1) mod KS. */
     if (step >= lead) {
-      const int first = 16 * (step - lead);     /* ring row of k = 0 */
+      const int first = 16 * (step - lead);
 #pragma unroll
       for (int q = 0; q < COLUMN_GROUPS; q++) {
         const int group = warp + q * WARPS;
+        const __half *column = ring + (lane & 15) * RING_STRIDE + group * 8;
+        /* The k-step's block offset, wrapped by an unsigned minimum. */
+        unsigned offset = (slot + 1 == KS ? 0 : slot + 1) * 16 * RING_STRIDE;
         float d[C][4];
 #pragma unroll
         for (int c = 0; c < C; c++)
@@ -369,14 +391,15 @@ fused_kernel (FusedParams p, GbBorder border)
           const uint32_t a[4] = { band[j][0], band[j][1], band[j][2],
             band[j][0]
           };
-          const int ring_row = (first + 16 * j + (lane & 15)) % RING;
 #pragma unroll
           for (int c = 0; c < C; c++) {
             uint32_t b0, b1;
-            load_matrix_x2_trans (b0, b1, ring + (c * RING + ring_row)
-                * RING_STRIDE + group * 8);
+            load_matrix_x2_trans (b0, b1, column + offset
+                + c * RING * RING_STRIDE);
             gb_mma_16816 (d[c], a, b0, b1);
           }
+          offset += 16 * RING_STRIDE;
+          offset = min (offset, offset - RING * RING_STRIDE);
         }
         const int x = x0 + group * 8 + 2 * t;
         if (x < p.width)
@@ -395,6 +418,7 @@ fused_kernel (FusedParams p, GbBorder border)
           }
       }
     }
+    slot = slot + 1 == KS ? 0 : slot + 1;
   }
   __syncthreads ();             /* the next item restages the input */
   }
@@ -558,13 +582,14 @@ gb_launch_fused_shared (const GbDevicePlane & plane, const GbTaps & taps,
 
   /* 8-bit samples only (staged exactly as fp16), one kernel for both axes. */
   if (!kernel || radius < 1 || radius > GB_FUSED_MAX_RADIUS
-      || plane.bytes_per_sample != 1 || taps.y.radius != radius)
+      || plane.bytes_per_sample != 1 || taps.y.radius != radius
+      || plane.src_pitch > UINT_MAX || plane.dst_pitch > UINT_MAX)
     return cudaErrorInvalidValue;
 
   p.src = (const uint8_t *) plane.src;
-  p.src_pitch = plane.src_pitch;
+  p.src_pitch = (unsigned) plane.src_pitch;
   p.dst = (uint8_t *) plane.dst;
-  p.dst_pitch = plane.dst_pitch;
+  p.dst_pitch = (unsigned) plane.dst_pitch;
   p.weights = taps.x.device;
   p.radius = radius;
   p.width = plane.width;
