@@ -115,6 +115,9 @@ const Case cases[] = {
   {"RGBA64_LE", 2, 1, {{4, 1, 1}}, 1920, 1080, false},
   {"P016_LE", 2, 2, {{1, 1, 1}, {2, 2, 2}}, 1920, 1080, false},
   {"NV12", 1, 2, {{1, 1, 1}, {2, 2, 2}}, 3840, 2160, false},
+  /* Three channels at 4K: the fused kernel's shared-memory form (its fp16
+   * intermediate would not stay in L2). */
+  {"RGB", 1, 1, {{3, 1, 1}}, 3840, 2160, false},
 };
 
 /* A case's planes: chroma sizes round up. */
