@@ -1031,7 +1031,10 @@ copy_outside_region (const GbImage * src, const GbImage * dst, int p,
 /* The fused filter's form for a plane (kernels.h): registers for small
  * radii; past them the two-pass form while its fp16 intermediate stays in
  * half the L2, the shared-memory kernel beyond (measured on the H100:
- * docs/performance.md, issue 3). */
+ * docs/performance.md, issue 3). Three channels take the two-pass form at
+ * any size: RGB 4K at sigma 5 / 10 / 12, 151 / 231 / 300 us in the
+ * shared-memory kernel, 92 / 118 / 125 in two passes (its byte loads and
+ * narrow stripes; four channels measured the other way round). */
 static cudaError_t
 launch_fused (const GbCuda * cuda, const GbPlaneFilter * filter,
     const GbDevicePlane & plane, const GbTaps & taps, GbBorder border,
@@ -1041,7 +1044,7 @@ launch_fused (const GbCuda * cuda, const GbPlaneFilter * filter,
       : taps.y.radius;
   const bool two_pass = gb_fused_two_pass_bytes (plane.width, plane.height,
       plane.channels) <= cuda->fused_two_pass_max_bytes
-      || !gb_plane_filter_isotropic (filter);
+      || !gb_plane_filter_isotropic (filter) || plane.channels == 3;
 
   if (radius <= gb_fused_registers_max_radius (plane.channels)
       && !(two_pass && plane.channels == 1

@@ -191,7 +191,8 @@ size_t gb_superposition_scratch_bytes (int width, int height);
  *   two-pass: the row pass into the plane's intermediate as fp16, then the
  *     column pass; any radii (same file);
  *   shared: one kernel staging tiles in shared memory; the same radius and
- *     taps on both axes, radius past gb_fused_registers_max_radius()
+ *     taps on both axes, radius past gb_fused_registers_max_radius(), one,
+ *     two or four channels (three measured faster in two passes)
  *     (kernels_fused.cu). */
 cudaError_t gb_launch_fused_registers (const GbDevicePlane & plane,
     const GbTaps & taps, GbBorder border, cudaStream_t stream);

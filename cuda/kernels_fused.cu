@@ -467,8 +467,7 @@ kernel_for (int channels, int ksteps, int row_ksteps)
       return kernel_for < 1 > (ksteps, row_ksteps);
     case 2:
       return kernel_for < 2 > (ksteps, row_ksteps);
-    case 3:
-      return kernel_for < 3 > (ksteps, row_ksteps);
+    /* Three channels: the two-pass form (cuda_backend.cu, launch_fused). */
     case 4:
       return kernel_for < 4 > (ksteps, row_ksteps);
   }
@@ -495,8 +494,6 @@ stripe_shape (int channels)
       return shape_of < 1 > ();
     case 2:
       return shape_of < 2 > ();
-    case 3:
-      return shape_of < 3 > ();
   }
   return shape_of < 4 > ();
 }

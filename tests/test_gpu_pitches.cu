@@ -206,7 +206,8 @@ main (int argc, char **argv)
                   algorithms[a], (GbBorder) b, sigmas[g], misaligned);
   /* These planes' fp16 intermediates fit in L2, so fused took its
    * registers form (sigma 1, 3) and its two-pass form (10, 20) above; the
-   * shared-memory kernel, for planes that do not fit, here: radius 18 to
+   * shared-memory kernel, for planes that do not fit, here (three channels
+   * take the two-pass form at every size): radius 18 to
    * 56, k-steps 4 to 8, the row pass one k-step shorter (radius mod 8 in
    * 1 .. 4: 18, 25, 28, 35) or not (21, 46, 56); 20 is past its reach. */
   static const double shared_sigmas[] = { 5.0, 6.0, 7.0, 8.0, 10.0, 13.0,
