@@ -185,10 +185,11 @@ struct RowChain
  * registers (fewer k-steps of weights and prefetched pixels). */
 template < int C, int KS > struct Residency
 {
-  /* Measured on the H100 (docs/performance.md, "Steps"): 32 warps per SM
-   * (64 registers) pay up to 3 k-steps, 16 (128 registers) from 6 on. */
-  static constexpr int warps = KS <= 3 ? 32 : KS == 4 ? 24 : KS == 5 ? 20
-      : 16;
+  /* Measured on the H100 (docs/performance.md, "Steps" and "Row
+   * k-steps"): 32 warps per SM (64 registers) pay up to 3 k-steps, 16 (128
+   * registers) at 4 and from 6 on (4 k-steps at 24 warps spilled: RGBA 4K
+   * sigma 5 / 6, 83.5 / 86.5 us against 80.0 / 84.2). */
+  static constexpr int warps = KS <= 3 ? 32 : KS == 5 ? 20 : 16;
   static constexpr int blocks = warps / Stripe < C >::warps;
 };
 
