@@ -159,11 +159,8 @@ template < int C, int KR > struct Stage
 __device__ __forceinline__ uint32_t
 centred_half2 (uint32_t lo_word, uint32_t hi_word, int channel)
 {
-  const uint32_t bits = gb_bytes_plus_1024 (__byte_perm (lo_word, hi_word,
-          channel | (4 + channel) << 4), 0, 1);
-  __half2 h = *reinterpret_cast < const __half2 * >(&bits);
-  h = __hsub2 (h, __float2half2_rn (1152.0f));
-  return *reinterpret_cast < uint32_t * >(&h);
+  return gb_bytes_less (__byte_perm (lo_word, hi_word,
+          channel | (4 + channel) << 4), 0, 1, 128.0f);
 }
 #endif
 

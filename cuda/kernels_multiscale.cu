@@ -754,14 +754,6 @@ down_tile_kernel (GbResample rx, GbResample ry, DownWeights < D > weights,
 #pragma unroll
         for (int i = 0; i < 4; i++)
           acc[set][j][i] = 0.0f;
-    const __half2 offset = __float2half2_rn (1024.0f);
-    /* Bytes a and b as the fp16 pair of the samples' values */
-    auto byte_pair =[&](uint32_t xy_bytes, int a, int b) {
-      const uint32_t h = gb_bytes_plus_1024 (xy_bytes, a, b);
-      const __half2 v = __hsub2 (*reinterpret_cast < const __half2 * >(&h),
-          offset);
-      return *reinterpret_cast < const uint32_t * >(&v);
-    };
 
     for (int u = 0; u < units; u++) {
       __pipeline_wait_prior (P::STAGES - 2);
@@ -790,8 +782,9 @@ down_tile_kernel (GbResample rx, GbResample ry, DownWeights < D > weights,
             + P::ROW_STRIDE);
         const uint32_t t01 = __byte_perm (r0, r1, 0x5140);
         const uint32_t t23 = __byte_perm (r0, r1, 0x7362);
-        const uint32_t b[4] = { byte_pair (t01, 0, 1),
-          byte_pair (t01, 2, 3), byte_pair (t23, 0, 1), byte_pair (t23, 2, 3)
+        const uint32_t b[4] = { gb_bytes_less (t01, 0, 1, 0.0f),
+          gb_bytes_less (t01, 2, 3, 0.0f), gb_bytes_less (t23, 0, 1, 0.0f),
+          gb_bytes_less (t23, 2, 3, 0.0f)
         };
 #pragma unroll
         for (int j = 0; j < 4; j++) {

@@ -52,6 +52,17 @@ gb_bytes_plus_1024 (uint32_t w, int a, int b)
   return __byte_perm (w, 0x64646464u, a | 4 << 4 | b << 8 | 4 << 12);
 }
 
+/* Bytes a and b of w as the fp16 pair (byte a - bias, byte b - bias),
+ * exactly (a whole bias from 0 to 1024). */
+__device__ __forceinline__ uint32_t
+gb_bytes_less (uint32_t w, int a, int b, float bias)
+{
+  const uint32_t h = gb_bytes_plus_1024 (w, a, b);
+  const __half2 v = __hsub2 (*reinterpret_cast < const __half2 * >(&h),
+      __float2half2_rn (1024.0f + bias));
+  return *reinterpret_cast < const uint32_t * >(&v);
+}
+
 /* d += a b, m16n8k8: A is two registers, B one. */
 __device__ __forceinline__ void
 gb_mma_1688 (float (&d)[4], uint32_t a0, uint32_t a1, uint32_t b)
