@@ -58,6 +58,14 @@ struct GbDevicePlane
   float gpu_share;
 };
 
+/* Whether the plane has the GPU to itself: no other plane of its frame runs
+ * beside it on another stream. */
+inline bool
+gb_plane_alone (const GbDevicePlane & plane)
+{
+  return !(plane.gpu_share > 0.0f && plane.gpu_share < 1.0f);
+}
+
 /* Row y of the plane's source or destination, as samples. */
 template < typename Sample > __device__ __forceinline__ const Sample *
 gb_src_row (const GbDevicePlane & plane, int y)

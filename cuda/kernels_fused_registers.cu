@@ -45,6 +45,7 @@
  * intermediate, which rows_kernel writes and columns_kernel reads back from
  * L2 (docs/performance.md, issue 3).
  */
+#include "dependent_launch.h"
 #include "kernels.h"
 #include "tensor_cores.h"
 
@@ -628,6 +629,9 @@ rows_kernel (FusedParams p, GbBorder border)
   const int lane = threadIdx.x & 31;
   const int g = lane >> 2;
   const int q = lane & 3;
+  /* columns_kernel's blocks may take the SMs this pass leaves idle from now
+   * on (docs/performance.md, "Passes that start early"). */
+  gb_let_next_kernel_start ();
   uint32_t row_a[K][4];
   row_weights < K > (p, g, q, row_a);
   const float row_start = -1152.0f * p.sum_x;
@@ -711,6 +715,8 @@ columns_kernel (FusedParams p, GbBorder border)
    * centred. */
   const uint32_t zero_row = gb_pack_half2 (-128.0f * p.sum_x,
       -128.0f * p.sum_x);
+  /* The weights came before the chain; the intermediate is rows_kernel's. */
+  gb_wait_for_previous_kernel ();
 
   for_each_segment < MB > (p,[&](int x0, int y0, int blocks) {
     const int y_end = min (y0 + 8 * blocks, p.height);
@@ -1042,6 +1048,10 @@ launch (Kind kind, int k, int apron, const FusedParams & p, int channels,
   /* The column pass reads the intermediate, no border rule along x. */
   shares.edge_weight = kind != COLUMNS && p.groups >= 3 ? EDGE_WEIGHT : 1.0f;
   shares.segment_cost = 2.0f * apron * APRON_WEIGHT;
+  /* The column pass starts while the row pass's last blocks finish. */
+  if (kind == COLUMNS)
+    return gb_launch_after_kernel (p.gpu_share >= 1.0f, kernel, blocks,
+        WARPS * 32, 0, stream, shares, border);
   kernel <<<blocks, WARPS * 32, 0, stream>>> (shares, border);
   return cudaGetLastError ();
 }

@@ -40,6 +40,7 @@
  * The passes at the frame's size read or write each frame sample once; the
  * others work in the plane's float intermediate.
  */
+#include "dependent_launch.h"
 #include "kernels.h"
 #include "tensor_cores.h"
 
@@ -92,6 +93,7 @@ resample_columns_kernel (GbResample r, const float *weights,
     taps[t] = s < 0 ? 0.0f : weights[r.weights + phase * r.taps + t];
   }
   __syncthreads ();
+  gb_wait_for_previous_kernel ();
 
   const int run = threadIdx.x % COLUMN_RUNS;
   const int split = threadIdx.x / COLUMN_RUNS;
@@ -191,10 +193,15 @@ blur_columns_kernel (GbResample r, const float *weights, GbBorder border,
   const int n_rows = BLUR_ROWS + r.taps - 1;
   const bool vector = ((uintptr_t) in | in_pitch) % 16 == 0;
 
+  /* up_kernel's blocks may take the SMs this pass leaves idle from now on.
+   * Only here: letting the passes before this one start their successors
+   * early was slower (docs/performance.md, "Passes that start early"). */
+  gb_let_next_kernel_start ();
   for (int t = threadIdx.x; t < BLUR_PADDED_TAPS; t += BLUR_THREADS) {
     const int j = t - (BLUR_RUN - 1);
     taps[t] = j >= 0 && j < r.taps ? weights[r.weights + j] : 0.0f;
   }
+  gb_wait_for_previous_kernel ();
   for (int i0 = threadIdx.x; i0 < n_rows * BLUR_GROUPS;
       i0 += BLUR_LOADS * BLUR_THREADS) {
     float4 v[BLUR_LOADS];
@@ -885,6 +892,8 @@ row_pass_kernel (GbResample r, RowWeights < D > weights, GbBorder border,
   const InT *row3 = (const InT *) ((const char *) row0
       + (n_lines > 3 ? 3 * step : n_lines > 2 ? 2 * step : step));
 
+  /* In is the frame, or the previous pass's image. */
+  gb_wait_for_previous_kernel ();
   /* P::SLOTS positions in flight per thread before their stores. */
   const bool pixel_loads = (sizeof (InT) == 1 || sizeof (InT) == 4)
       && channels == 4 && (uintptr_t) row0 % (4 * sizeof (InT)) == 0;
@@ -1221,6 +1230,7 @@ up_kernel (GbResample rx, GbResample ry, UpReach reach_x, UpReach reach_y,
    * last: finite values that only zero weights or unstored rows see. */
   const unsigned patch_row = n_sx * channels;
   const unsigned rounds = UP_THREADS / patch_row;      /* rows at once */
+  gb_wait_for_previous_kernel ();       /* the small image's blur */
   if (threadIdx.x < rounds * patch_row) {
     const int e = threadIdx.x % patch_row;
     const int sx = e / channels;
@@ -1280,7 +1290,7 @@ up_kernel (GbResample rx, GbResample ry, UpReach reach_x, UpReach reach_y,
 cudaError_t
 blur_columns (const GbResample & r, const float *weights, GbBorder border,
     int elements, const float *in, size_t in_pitch, float *out,
-    size_t out_pitch, cudaStream_t stream)
+    size_t out_pitch, bool overlap, cudaStream_t stream)
 {
   if (r.phases != 1 || r.step != 1 || r.taps > GB_MULTISCALE_BLUR_TAPS)
     return cudaErrorInvalidValue;       /* not for any plan (multiscale.c) */
@@ -1290,24 +1300,21 @@ blur_columns (const GbResample & r, const float *weights, GbBorder border,
   const int rows = blur_rows (long_runs ? 4 : 1);
   const size_t shared = sizeof (float4) * BLUR_GROUPS * (rows + r.taps - 1);
   const dim3 grid (across, (r.out_length + rows - 1) / rows);
-  if (long_runs)
-    blur_columns_kernel < 4 > <<<grid, BLUR_THREADS, shared, stream>>> (r,
-        weights, border, elements, in, in_pitch, out, out_pitch);
-  else
-    blur_columns_kernel < 1 > <<<grid, BLUR_THREADS, shared, stream>>> (r,
-        weights, border, elements, in, in_pitch, out, out_pitch);
-  return cudaSuccess;
+  return gb_launch_after_kernel (overlap, long_runs ? blur_columns_kernel < 4 >
+      : blur_columns_kernel < 1 >, grid, BLUR_THREADS, shared, stream, r,
+      weights, border, elements, in, in_pitch, out, out_pitch);
 }
 
-void
+cudaError_t
 columns (const GbResample & r, const float *weights, GbBorder border,
     int elements, const float *in, size_t in_pitch, float *out,
-    size_t out_pitch, cudaStream_t stream)
+    size_t out_pitch, bool overlap, cudaStream_t stream)
 {
   const int runs = (elements + COLUMN_RUN - 1) / COLUMN_RUN;
   const dim3 grid ((runs + COLUMN_RUNS - 1) / COLUMN_RUNS, r.out_length);
-  resample_columns_kernel <<<grid, COLUMN_THREADS, 0, stream>>> (r, weights,
-      border, elements, in, in_pitch, out, out_pitch);
+  return gb_launch_after_kernel (overlap, resample_columns_kernel, grid,
+      COLUMN_THREADS, 0, stream, r, weights, border, elements, in, in_pitch,
+      out, out_pitch);
 }
 
 template < int D, typename InT > cudaError_t
@@ -1408,10 +1415,12 @@ down_tile (const GbMultiscalePlan & plan, GbBorder border, int channels,
   return cudaSuccess;
 }
 
+/* overlap: in is the previous kernel's output, and the pass may start
+ * while that kernel finishes (gb_launch_after_kernel). */
 template < int D, typename InT > cudaError_t
 row_pass (const GbResample & r, const float *host_table, GbBorder border,
     int channels, int n_rows, const InT * in, size_t in_pitch, float *out,
-    size_t out_pitch, cudaStream_t stream)
+    size_t out_pitch, bool overlap, cudaStream_t stream)
 {
   using P = RowPass < D >;
   RowWeights < D > weights = { };
@@ -1427,10 +1436,9 @@ row_pass (const GbResample & r, const float *host_table, GbBorder border,
   const int blocks = (r.out_length + P::OUTPUTS - 1) / P::OUTPUTS;
   const int per_block = (r.out_length + blocks - 1) / blocks;
   const dim3 grid (blocks, (n_rows + lines - 1) / lines);
-  row_pass_kernel < D, InT > <<<grid, P::THREADS, shared, stream>>> (r,
-      weights, border, channels, n_rows, per_block, in, in_pitch, out,
-      out_pitch);
-  return cudaSuccess;
+  return gb_launch_after_kernel (overlap, row_pass_kernel < D, InT >, grid,
+      P::THREADS, shared, stream, r, weights, border, channels, n_rows,
+      per_block, in, in_pitch, out, out_pitch);
 }
 
 /* Calls launch(std::integral_constant<int, D> ()) for the plan's factor D
@@ -1456,7 +1464,7 @@ dispatch_factor (int factor, Launch && launch)
 template < typename OutT, int C > cudaError_t
 up (const GbResample & rx, const GbResample & ry, const float *weights,
     const uint32_t *fragments, const float *small, size_t small_pitch,
-    OutT * out, size_t out_pitch, cudaStream_t stream)
+    OutT * out, size_t out_pitch, bool overlap, cudaStream_t stream)
 {
   constexpr int channels = C;
   using T = UpTile < C >;
@@ -1473,10 +1481,9 @@ up (const GbResample & rx, const GbResample & ry, const float *weights,
     return cudaErrorInvalidValue;       /* not for any plan */
   const dim3 grid ((rx.out_length + T::WIDTH - 1) / T::WIDTH,
       (ry.out_length + UP_ROWS - 1) / UP_ROWS);
-  up_kernel < OutT, C > <<<grid, UP_THREADS, shared, stream>>> (rx, ry,
-      reach_x, reach_y, weights, fragments, small, small_pitch, out,
-      out_pitch);
-  return cudaSuccess;
+  return gb_launch_after_kernel (overlap, up_kernel < OutT, C >, grid,
+      UP_THREADS, shared, stream, rx, ry, reach_x, reach_y, weights,
+      fragments, small, small_pitch, out, out_pitch);
 }
 
 }                               /* namespace */
@@ -1540,6 +1547,10 @@ gb_launch_multiscale (const GbDevicePlane & plane, const GbTaps & taps,
    * whose row pass has more threads for a small plane. */
   const bool columns_first = plan.down_y.step == 4
       || (size_t) plane.height * frame_row >= MULTISCALE_COLUMNS_FIRST_SAMPLES;
+  /* Each pass after the first starts while the one before finishes, unless
+   * the frame's other planes run beside this one: then its early blocks
+   * would hold SM slots their kernels could use. */
+  const bool alone = gb_plane_alone (plane);
 
   if (plan.down_y.taps > MAX_COLUMN_TAPS || plan.blur_y.taps > MAX_COLUMN_TAPS)
     return cudaErrorInvalidValue;
@@ -1560,7 +1571,7 @@ gb_launch_multiscale (const GbDevicePlane & plane, const GbTaps & taps,
             return dispatch_factor (plan.down_x.step,[&] (auto d) {
                   return row_pass < decltype (d)::value > (plan.down_x,
                       plan.table, border, c, plane.height, src,
-                      plane.src_pitch, first, small_pitch, stream);
+                      plane.src_pitch, first, small_pitch, false, stream);
                 });
           return dispatch_factor (plan.down_y.step,[&] (auto d) {
                 return down_columns < decltype (d)::value > (plan.down_y,
@@ -1574,11 +1585,10 @@ gb_launch_multiscale (const GbDevicePlane & plane, const GbTaps & taps,
       return dispatch_factor (plan.down_x.step,[&] (auto d) {
             return row_pass < decltype (d)::value > (plan.down_x, plan.table,
                 border, c, plan.small_height, (const float *) first,
-                tall_pitch, small, small_pitch, stream);
+                tall_pitch, small, small_pitch, alone, stream);
           });
-    columns (plan.down_y, w, border, (int) small_row, first, small_pitch,
-        small, small_pitch, stream);
-    return cudaSuccess;
+    return columns (plan.down_y, w, border, (int) small_row, first,
+        small_pitch, small, small_pitch, alone, stream);
   };
   cudaError_t err = cudaErrorNotSupported;
   if (plan.down_x.step == plan.down_y.step)
@@ -1600,11 +1610,11 @@ gb_launch_multiscale (const GbDevicePlane & plane, const GbTaps & taps,
     return err;
   err = row_pass < 1 > (plan.blur_x, plan.table, border, c,
       plan.small_height, (const float *) small, small_pitch, small2,
-      small_pitch, stream);
+      small_pitch, alone, stream);
   if (err != cudaSuccess)
     return err;
   err = blur_columns (plan.blur_y, w, border, (int) small_row, small2,
-      small_pitch, small, small_pitch, stream);
+      small_pitch, small, small_pitch, alone, stream);
   if (err != cudaSuccess)
     return err;
   return gb_dispatch_sample (plane,[&] (auto tag) {
@@ -1613,7 +1623,8 @@ gb_launch_multiscale (const GbDevicePlane & plane, const GbTaps & taps,
                 channels) {
               return up < Sample, decltype (channels)::value > (plan.up_x,
                   plan.up_y, w, taps.multiscale_up_fragments, small,
-                  small_pitch, (Sample *) plane.dst, plane.dst_pitch, stream);
+                  small_pitch, (Sample *) plane.dst, plane.dst_pitch, alone,
+                  stream);
             });
         return launched != cudaSuccess ? launched : cudaGetLastError ();
       });

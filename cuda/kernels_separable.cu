@@ -26,6 +26,7 @@
  * its own axis' radius. Every output sums its taps in the order k = -r..r,
  * as the CPU reference does.
  */
+#include "dependent_launch.h"
 #include "kernels.h"
 
 namespace {
@@ -459,6 +460,7 @@ column_pass_blocked_kernel (GbDevicePlane plane, GbBorder border,
   const int s = blockIdx.x * BLOCKED_COL_SAMPLES + 4 * threadIdx.x;
   const int y0 = blockIdx.y * FIXED_COL_ROWS;
 
+  gb_wait_for_previous_kernel ();       /* the row pass's intermediate */
   /* Interior blocks (uniform test) load without the border rule. */
   if (y0 - R >= 0 && y0 + FIXED_COL_ROWS + R <= plane.height
       && (blockIdx.x + 1) * BLOCKED_COL_SAMPLES
@@ -517,6 +519,7 @@ column_pass_strips_kernel (GbDevicePlane plane, GbBorder border,
   for (int j = 0; j < COL_OUTPUTS; j++)
     acc[j] = 0.0f;
 
+  gb_wait_for_previous_kernel ();       /* the row pass's intermediate */
   for (int first = 0; first < window_rows; first += COL_STRIP_ROWS) {
     const int rows = min (COL_STRIP_ROWS, window_rows - first);
     for (int r = threadIdx.y; r < rows; r += COL_THREADS_Y)
@@ -566,9 +569,10 @@ launch_column_runtime (const GbDevicePlane & plane, const GbAxisTaps & taps,
   const dim3 grid ((plane.width * plane.channels + COL_THREADS_X - 1)
       / COL_THREADS_X, (plane.height + COL_ROWS - 1) / COL_ROWS);
 
-  column_pass_strips_kernel < Sample > <<< grid, dim3 (COL_THREADS_X,
-          COL_THREADS_Y), 0, stream >>> (plane, border, runtime);
-  return cudaGetLastError ();
+  return gb_launch_after_kernel (gb_plane_alone (plane),
+      column_pass_strips_kernel < Sample >, grid,
+      dim3 (COL_THREADS_X, COL_THREADS_Y), 0, stream, plane, border,
+      runtime);
 }
 
 /* Run-time radii: the blocked passes' register blocking without compile-time
@@ -711,6 +715,7 @@ column_pass_runtime_blocked_kernel (GbDevicePlane plane, GbBorder border,
 
   stage_weights (w, weights.w, radius, taps, thread,
       BLOCKED_COL_THREADS_X * BLOCKED_COL_THREADS_Y);
+  gb_wait_for_previous_kernel ();       /* the row pass's intermediate */
   if (y0 - radius >= 0 && y0 - radius + tile_rows <= plane.height
       && (blockIdx.x + 1) * BLOCKED_COL_SAMPLES
       <= plane.width * plane.channels) {
@@ -813,12 +818,13 @@ launch_column_runtime_blocked (const GbDevicePlane & plane,
     (void) cudaGetLastError ();
     return launch_column_runtime < Sample > (plane, taps, border, stream);
   }
-  column_pass_runtime_blocked_kernel < Sample > <<< dim3 ((plane.width
-              * plane.channels + BLOCKED_COL_SAMPLES - 1) / BLOCKED_COL_SAMPLES,
+  return gb_launch_after_kernel (gb_plane_alone (plane),
+      column_pass_runtime_blocked_kernel < Sample >,
+      dim3 ((plane.width * plane.channels + BLOCKED_COL_SAMPLES - 1)
+          / BLOCKED_COL_SAMPLES,
           (plane.height + BLOCKED_COL_ROWS - 1) / BLOCKED_COL_ROWS),
-      dim3 (BLOCKED_COL_THREADS_X, BLOCKED_COL_THREADS_Y), shared,
-      stream >>> (plane, border, runtime);
-  return cudaGetLastError ();
+      dim3 (BLOCKED_COL_THREADS_X, BLOCKED_COL_THREADS_Y), shared, stream,
+      plane, border, runtime);
 }
 
 /* The taps of a specialised pass, by value (the host copy). */
@@ -850,12 +856,13 @@ template < int R, typename Sample > cudaError_t
 launch_column_fixed (const GbDevicePlane & plane, const GbAxisTaps & taps,
     GbBorder border, cudaStream_t stream)
 {
-  column_pass_blocked_kernel < R, Sample > <<< dim3 ((plane.width
-              * plane.channels + BLOCKED_COL_SAMPLES - 1) / BLOCKED_COL_SAMPLES,
+  return gb_launch_after_kernel (gb_plane_alone (plane),
+      column_pass_blocked_kernel < R, Sample >,
+      dim3 ((plane.width * plane.channels + BLOCKED_COL_SAMPLES - 1)
+          / BLOCKED_COL_SAMPLES,
           (plane.height + FIXED_COL_ROWS - 1) / FIXED_COL_ROWS),
-      dim3 (BLOCKED_COL_THREADS_X, BLOCKED_COL_THREADS_Y), 0, stream >>> (plane,
+      dim3 (BLOCKED_COL_THREADS_X, BLOCKED_COL_THREADS_Y), 0, stream, plane,
       border, fixed_taps < R > (taps));
-  return cudaGetLastError ();
 }
 
 typedef cudaError_t (*PassLauncher) (const GbDevicePlane &,
