@@ -1044,7 +1044,8 @@ launch_fused (const GbCuda * cuda, const GbPlaneFilter * filter,
       : taps.y.radius;
   const bool two_pass = gb_fused_two_pass_bytes (plane.width, plane.height,
       plane.channels) <= cuda->fused_two_pass_max_bytes
-      || !gb_plane_filter_isotropic (filter) || plane.channels == 3;
+      || !gb_plane_filter_isotropic (filter)
+      || !gb_fused_shared_has_kernel (plane.channels);
 
   if (radius <= gb_fused_registers_max_radius (plane.channels)
       && !(two_pass && plane.channels == 1

@@ -209,6 +209,9 @@ cudaError_t gb_launch_fused_two_pass (const GbDevicePlane & plane,
 cudaError_t gb_launch_fused_shared (const GbDevicePlane & plane,
     const GbTaps & taps, GbBorder border, cudaStream_t stream);
 int gb_fused_registers_max_radius (int channels);
+/* Whether the shared-memory form has kernels for planes of that many
+ * channels (not for three). */
+bool gb_fused_shared_has_kernel (int channels);
 /* Bytes of the two-pass form's intermediate for a plane. */
 size_t gb_fused_two_pass_bytes (int width, int height, int channels);
 

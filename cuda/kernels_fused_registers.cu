@@ -548,6 +548,9 @@ fused_kernel (FusedParams p, GbBorder border)
   constexpr int LOADS = K + MB - 1;     /* k-steps loaded per row block */
   constexpr int BUFFERS = pixel_buffers (C, RING);
   static_assert (RING % BUFFERS == 0, "the buffers cycle with the ring");
+  /* A segment has at least one row block of output, so 1 + 2 H steps: the
+   * first BUFFERS - 1 fetches are always within it. */
+  static_assert (BUFFERS - 1 <= 1 + 2 * H, "the first fetches are steps");
   const int lane = threadIdx.x & 31;
   const int g = lane >> 2;      /* fragment group: M slots g, g + 8 */
   const int q = lane & 3;       /* fragment pair: k-slots 2q, 2q + 1 (+ 8) */
@@ -573,9 +576,8 @@ fused_kernel (FusedParams p, GbBorder border)
       prefetch_row < C, MB > (p, y0 + 8 * (t - H) + g, x0, q);
 #pragma unroll
     for (int t = 0; t < BUFFERS - 1; t++)
-      if (t < steps)
-        fetch_row < C, LOADS, NEAR > (pixels[t], p, y0 + 8 * (t - H) + g,
-            x_first, inside, border);
+      fetch_row < C, LOADS, NEAR > (pixels[t], p, y0 + 8 * (t - H) + g,
+          x_first, inside, border);
 
     /* Step t: row block t - H into ring slot t % RING, then output block
      * t - 2 H from the blocks t - 3 H .. t - H. */
