@@ -1,6 +1,7 @@
 /* Programmatic dependent launch: the second and later kernels of one
  * plane's chain (the fused two-pass form's column pass, multiscale's
- * passes after the first) start while the kernel before them finishes.
+ * passes after the first, separable's column pass) start while the kernel
+ * before them finishes.
  *
  * Copyright (C) 2026 The cudagaussblur authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
@@ -18,9 +19,9 @@
  * before the wait runs early: index arithmetic, and weights that were on
  * the device before the chain began. The wait returns once the previous
  * kernel has completed and its writes are visible, so every read of what
- * the chain produces (and every write) must come after it. Where the kernel
- * was not launched that way (the chain's first kernel, older GPUs, code
- * compiled for them), both calls do nothing.
+ * the chain produces (and every write) must come after it. In a kernel not
+ * launched that way (a chain's first) the wait returns at once; on older
+ * GPUs, and in code compiled for them, neither call does anything.
  */
 #ifndef GAUSSBLUR_DEPENDENT_LAUNCH_H
 #define GAUSSBLUR_DEPENDENT_LAUNCH_H
@@ -30,7 +31,8 @@
 #include <atomic>
 #include <utility>
 
-/* In every kernel of a chain, first thing: the next kernel may start. */
+/* Early in a kernel: the next one's blocks may be scheduled now (where it
+ * was launched through gb_launch_after_kernel). */
 __device__ __forceinline__ void
 gb_let_next_kernel_start (void)
 {
