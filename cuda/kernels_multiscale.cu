@@ -1548,8 +1548,9 @@ gb_launch_multiscale (const GbDevicePlane & plane, const GbTaps & taps,
   const bool columns_first = plan.down_y.step == 4
       || (size_t) plane.height * frame_row >= MULTISCALE_COLUMNS_FIRST_SAMPLES;
   /* Each pass after the first starts while the one before finishes, unless
-   * the frame's other planes run beside this one: then its early blocks
-   * would hold SM slots their kernels could use. */
+   * the frame's other planes run beside this one: measured there, planar
+   * formats gained and NV12 lost (docs/performance.md, "Passes that start
+   * early"). */
   const bool alone = gb_plane_alone (plane);
 
   if (plan.down_y.taps > MAX_COLUMN_TAPS || plan.blur_y.taps > MAX_COLUMN_TAPS)
