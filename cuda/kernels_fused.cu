@@ -627,8 +627,8 @@ gb_launch_fused_shared (const GbDevicePlane & plane, const GbTaps & taps,
    * 96 * lead, and faster than 128 * lead at 4K); then as many chunks as
    * fill whole rounds of the resident blocks evenly, so that no last round
    * runs a few blocks alone. */
+  const int slots = (resident > 0 ? resident : 1) * sms;
   {
-    const int slots = (resident > 0 ? resident : 1) * sms;
     const int rounded_height = (plane.height + 15) / 16 * 16;
     int chunk = 64 * lead;
     int chunks, rounds, fill;
@@ -647,7 +647,6 @@ gb_launch_fused_shared (const GbDevicePlane & plane, const GbTaps & taps,
     p.stripes = stripes;
   }
   const int items = p.stripes * p.chunks;
-  const int slots = (resident > 0 ? resident : 1) * sms;
   kernel <<<items < slots ? items : slots, threads, shared, stream>>> (p,
       border);
   return cudaGetLastError ();
