@@ -115,6 +115,8 @@ const Case cases[] = {
   {"RGBA64_LE", 2, 1, {{4, 1, 1}}, 1920, 1080, false},
   {"P016_LE", 2, 2, {{1, 1, 1}, {2, 2, 2}}, 1920, 1080, false},
   {"NV12", 1, 2, {{1, 1, 1}, {2, 2, 2}}, 3840, 2160, false},
+  {"GRAY16_LE", 2, 1, {{1, 1, 1}}, 3840, 2160, false},
+  {"RGBA64_LE", 2, 1, {{4, 1, 1}}, 3840, 2160, false},
   /* Three channels at 4K, where the fused filter's fp16 intermediate does
    * not stay in L2: they take its two-pass form all the same, measured
    * faster there than the shared-memory form (docs/performance.md). */

@@ -359,6 +359,21 @@ device_multiscale_up_fragments (const GbCuda * cuda, int p)
  * chroma radius 23, 29.3-29.4 against 28.9). */
 #define FUSED_TWO_PASS_ONE_CHANNEL_MIN_PIXELS (1 << 20)
 
+/* 16-bit planes: the fused filter in FP32 (kernels_fused_float.cu, radius
+ * up to 16) against the separable passes, measured on the H100, us, radius
+ * 2 / 4 / 7 / 11 / 16 (docs/performance.md, "16-bit samples in one
+ * kernel"): RGBA64 1080p 22.3 / 24.2 / 31.8 / 38.8 / 45.8 against 38.0 /
+ * 39.7 / 42.2 / 47.5 / 53.9, RGBA64 4K radius 4 / 7 / 11 / 16 76 / 94 / 140 /
+ * 160 against 152 / 157 / 169 / 189: four channels take it to its end.
+ * GRAY16 1080p 9.5 / 10.5 / 14.8 / 20.6 / 25.8 against 11.5 / 12.0 / 12.8 /
+ * 13.9 / 15.5, P016 1080p 14.0 / 15.0 / 18.6 / 24.0 / 29.9 against 17.1 /
+ * 17.6 / 18.5 / 19.1 / 21.1: fewer channels up to radius 4, and on large
+ * planes (GRAY16 4K: radius 4 / 7 / 11 26.3 / 34.1 / 47.7 against 40.0 /
+ * 42.7 / 47.4) up to radius 7. */
+#define FUSED_FLOAT_AUTO_MAX_RADIUS 4
+#define FUSED_FLOAT_AUTO_MAX_RADIUS_LARGE_PLANE 7
+#define FUSED_FLOAT_LARGE_PLANE_MIN_SAMPLES ((size_t) 1 << 22)
+
 void
 gb_cuda_set_fused_two_pass_limit (GbCuda * cuda, size_t bytes)
 {
@@ -379,8 +394,10 @@ gb_cuda_auto_algorithm (const GbCuda * cuda, const GbPlaneFilter * filter,
    * where one does (sigma >= 12.8 on both axes), the multi-scale path wins
    * but on small planes up to radius 48 (above), and it beats the
    * recursive filter on every format measured (all formats at 1080p, sigma
-   * 30: 1.2x for I420 to 2.8x for RGBA). Without the fused kernel (16-bit
-   * samples, older GPUs) the separable passes win up to radius 44 where
+   * 30: 1.2x for I420 to 2.8x for RGBA). 16-bit planes take the fused
+   * filter in FP32 where it was measured faster (above). Without a fused
+   * kernel (larger radii on 16-bit samples, 8-bit ones on GPUs before
+   * compute capability 8.0) the separable passes win up to radius 44 where
    * the multi-scale path runs, and against the recursive filter up to
    * radius 88 on planes of one or two channels and 60 on wider ones; past
    * those the recursive filter where no multi-scale plan exists (sigma
@@ -391,6 +408,12 @@ gb_cuda_auto_algorithm (const GbCuda * cuda, const GbPlaneFilter * filter,
       && (!multiscale || radius <= FUSED_AUTO_MAX_RADIUS_BESIDE_MULTISCALE
           || (radius <= FUSED_BESIDE_MULTISCALE_SMALL_PLANE_MAX_RADIUS
               && samples < FUSED_BESIDE_MULTISCALE_MAX_SAMPLES)))
+    return GB_ALGORITHM_FUSED;
+  if (gb_fused_float_runs (plane->channels, bytes_per_sample,
+          filter->x.radius, filter->y.radius)
+      && (plane->channels == 4 || radius <= FUSED_FLOAT_AUTO_MAX_RADIUS
+          || (radius <= FUSED_FLOAT_AUTO_MAX_RADIUS_LARGE_PLANE
+              && samples >= FUSED_FLOAT_LARGE_PLANE_MIN_SAMPLES)))
     return GB_ALGORITHM_FUSED;
   if (radius <= (multiscale ? SEPARABLE_AUTO_MAX_RADIUS_BESIDE_MULTISCALE
           : plane->channels <= 2 ? SEPARABLE_AUTO_MAX_RADIUS_FEW_CHANNELS
@@ -1071,12 +1094,16 @@ launch_blur (GbCuda * cuda, const GbDevicePlane & plane, const GbTaps & taps,
     case GB_ALGORITHM_SEPARABLE:
       return gb_launch_separable (plane, taps, border, stream);
     case GB_ALGORITHM_FUSED:
-      /* The same filter as separable; where the tensor-core kernel does not
-       * run (before compute capability 8.0, past its radius, 16-bit
-       * samples), separable computes it. */
-      return fused_runs (cuda, filter, plane.bytes_per_sample)
-          ? launch_fused (cuda, filter, plane, taps, border, stream)
-          : gb_launch_separable (plane, taps, border, stream);
+      /* The same filter as separable: on the tensor cores for 8-bit
+       * samples, in FP32 for 16-bit ones; where neither kernel runs (before
+       * compute capability 8.0 for 8 bits, past their radii), separable
+       * computes it. */
+      if (fused_runs (cuda, filter, plane.bytes_per_sample))
+        return launch_fused (cuda, filter, plane, taps, border, stream);
+      if (gb_fused_float_runs (plane.channels, plane.bytes_per_sample,
+              taps.x.radius, taps.y.radius))
+        return gb_launch_fused_float (plane, taps, border, stream);
+      return gb_launch_separable (plane, taps, border, stream);
     case GB_ALGORITHM_RECURSIVE:
       return gb_launch_recursive (plane, taps, border, stream);
     case GB_ALGORITHM_MULTISCALE:

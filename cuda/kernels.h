@@ -218,6 +218,14 @@ size_t gb_fused_two_pass_bytes (int width, int height, int channels);
 #define GB_FUSED_MAX_RADIUS 56
 bool gb_fused_available (void);
 
+/* The fused separable filter in FP32 for 16-bit planes of one, two or
+ * four channels, radii up to 16 on each axis (kernels_fused_float.cu); any
+ * GPU the build has code for. */
+bool gb_fused_float_runs (int channels, int bytes_per_sample, int radius_x,
+    int radius_y);
+cudaError_t gb_launch_fused_float (const GbDevicePlane & plane,
+    const GbTaps & taps, GbBorder border, cudaStream_t stream);
+
 /* The taps of one axis as the tensor-core kernels read them: entry
  * GB_HALF_PAIRS_PAD + i holds taps i and i + 1 (of 0 .. 2 radius, zero
  * elsewhere) as an fp16 pair, so that a lane loads each register of its
@@ -290,6 +298,16 @@ gb_store4 (uint16_t * out, float4 v)
 {
   *reinterpret_cast < ushort4 * >(out) = make_ushort4 (gb_round_u16 (v.x),
       gb_round_u16 (v.y), gb_round_u16 (v.z), gb_round_u16 (v.w));
+}
+
+/* acc += w v, four neighbouring samples at once. */
+__device__ __forceinline__ void
+gb_fma4 (float4 & acc, float w, const float4 & v)
+{
+  acc.x += w * v.x;
+  acc.y += w * v.y;
+  acc.z += w * v.z;
+  acc.w += w * v.w;
 }
 
 /* Reads sample s of a row of interleaved pixels, s possibly outside

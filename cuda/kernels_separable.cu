@@ -442,15 +442,6 @@ store_output4 (const GbDevicePlane & plane, int s, int y, float4 value)
   }
 }
 
-__device__ __forceinline__ void
-fma4 (float4 & acc, float w, const float4 & v)
-{
-  acc.x += w * v.x;
-  acc.y += w * v.y;
-  acc.z += w * v.z;
-  acc.w += w * v.w;
-}
-
 template < int R, typename Sample > __global__ void
 __launch_bounds__ (BLOCKED_COL_THREADS_X * BLOCKED_COL_THREADS_Y)
 column_pass_blocked_kernel (GbDevicePlane plane, GbBorder border,
@@ -493,7 +484,7 @@ column_pass_blocked_kernel (GbDevicePlane plane, GbBorder border,
 #pragma unroll
     for (int m = 0; m < FIXED_COL_RUN; m++)
       if (j - m >= 0 && j - m <= 2 * R)
-        fma4 (acc[m], taps[j - m], sample);
+        gb_fma4 (acc[m], taps[j - m], sample);
   }
 #pragma unroll
   for (int m = 0; m < FIXED_COL_RUN; m++)
@@ -752,7 +743,7 @@ column_pass_runtime_blocked_kernel (GbDevicePlane plane, GbBorder border,
       const float wk = w[t + k];
 #pragma unroll
       for (int j = 0; j < BLOCKED_COL_RUN; j++)
-        fma4 (acc[j], wk, win[j + k]);
+        gb_fma4 (acc[j], wk, win[j + k]);
     }
 #pragma unroll
     for (int j = 0; j < BLOCKED_COL_RUN; j++)

@@ -314,7 +314,8 @@ gst_cuda_gauss_blur_algorithm_get_type (void)
     {GST_CUDA_GAUSS_BLUR_ALGORITHM_SEPARABLE,
         "A row pass, then a column pass", "separable"},
     {GST_CUDA_GAUSS_BLUR_ALGORITHM_FUSED,
-        "Row and column passes in one kernel (tensor cores)", "fused"},
+        "Row and column passes in one kernel (tensor cores for 8-bit "
+        "samples, FP32 for 16-bit)", "fused"},
     {GST_CUDA_GAUSS_BLUR_ALGORITHM_RECURSIVE,
         "Recursive (Deriche) filter: cost independent of sigma, "
         "radius unused", "recursive"},

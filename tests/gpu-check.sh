@@ -47,15 +47,16 @@ if [ "$what" = tests ] || [ "$what" = all ]; then
   # Frames in CUDA memory: cudaupload, nvh264dec, cudadownload around the
   # element (reads tests/data/video from this, the project root).
   step element-cuda 300 "$build/tests/test-element-cuda"
-  step pitches 120 "$build/tests/test-gpu-pitches"
+  step pitches 200 "$build/tests/test-gpu-pitches"
   step memcheck 100 compute-sanitizer --tool memcheck --error-exitcode 1 "$build/tests/test-gpu-parity" --quick
   step memcheck-formats 200 compute-sanitizer --tool memcheck --error-exitcode 1 "$build/tests/test-gpu-formats" --quick
   step memcheck-superposition 300 compute-sanitizer --tool memcheck --error-exitcode 1 "$build/tests/test-gpu-superposition" --quick
-  step memcheck-pitches 200 compute-sanitizer --tool memcheck --error-exitcode 1 "$build/tests/test-gpu-pitches"
+  step memcheck-pitches 300 compute-sanitizer --tool memcheck --error-exitcode 1 "$build/tests/test-gpu-pitches"
 fi
 if [ "$what" != bench ]; then
   step racecheck 400 compute-sanitizer --tool racecheck --error-exitcode 1 "$build/tests/test-gpu-parity" --race
   step racecheck-fused-shared 300 compute-sanitizer --tool racecheck --error-exitcode 1 "$build/tests/test-gpu-pitches" --fused-shared
+  step racecheck-fused-float 200 compute-sanitizer --tool racecheck --error-exitcode 1 "$build/tests/test-gpu-pitches" --fused-float
   step racecheck-superposition 400 compute-sanitizer --tool racecheck --error-exitcode 1 "$build/tests/test-gpu-superposition" --race
 fi
 if [ "$what" = bench ] || [ "$what" = all ]; then
