@@ -207,6 +207,7 @@ struct GbCuda
   GbSigmaMapFill pending_fill;  /* writes it first; NULL: written */
   void *pending_fill_data;
   bool fused_available;         /* the tensor-core kernel runs on the device */
+  size_t shared_per_block;      /* the device's opt-in shared memory a block */
   size_t fused_two_pass_max_bytes;      /* its two-pass form's intermediate
                                          * up to this size (half the L2) */
   unsigned allocations;
@@ -410,7 +411,7 @@ gb_cuda_auto_algorithm (const GbCuda * cuda, const GbPlaneFilter * filter,
               && samples < FUSED_BESIDE_MULTISCALE_MAX_SAMPLES)))
     return GB_ALGORITHM_FUSED;
   if (gb_fused_float_runs (plane->channels, bytes_per_sample,
-          filter->x.radius, filter->y.radius)
+          filter->x.radius, filter->y.radius, cuda->shared_per_block)
       && (plane->channels == 4 || radius <= FUSED_FLOAT_AUTO_MAX_RADIUS
           || (radius <= FUSED_FLOAT_AUTO_MAX_RADIUS_LARGE_PLANE
               && samples >= FUSED_FLOAT_LARGE_PLANE_MIN_SAMPLES)))
@@ -534,6 +535,12 @@ gb_cuda_create (int device_id, GbCuda ** out, GbError * error)
   }
   if (err == cudaSuccess)
     cuda->fused_available = gb_fused_available ();
+  if (err == cudaSuccess) {
+    int shared = 0;
+    err = cudaDeviceGetAttribute (&shared,
+        cudaDevAttrMaxSharedMemoryPerBlockOptin, cuda->device);
+    cuda->shared_per_block = (size_t) shared;
+  }
   if (err == cudaSuccess) {
     int l2_bytes = 0;
     err = cudaDeviceGetAttribute (&l2_bytes, cudaDevAttrL2CacheSize,
@@ -1101,7 +1108,7 @@ launch_blur (GbCuda * cuda, const GbDevicePlane & plane, const GbTaps & taps,
       if (fused_runs (cuda, filter, plane.bytes_per_sample))
         return launch_fused (cuda, filter, plane, taps, border, stream);
       if (gb_fused_float_runs (plane.channels, plane.bytes_per_sample,
-              taps.x.radius, taps.y.radius))
+              taps.x.radius, taps.y.radius, cuda->shared_per_block))
         return gb_launch_fused_float (plane, taps, border, stream);
       return gb_launch_separable (plane, taps, border, stream);
     case GB_ALGORITHM_RECURSIVE:

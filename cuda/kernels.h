@@ -219,10 +219,13 @@ size_t gb_fused_two_pass_bytes (int width, int height, int channels);
 bool gb_fused_available (void);
 
 /* The fused separable filter in FP32 for 16-bit planes of one, two or
- * four channels, radii up to 16 on each axis (kernels_fused_float.cu); any
- * GPU the build has code for. */
+ * four channels, radii up to 16 on each axis (kernels_fused_float.cu), on
+ * any GPU the build has code for whose blocks may opt in to the shared
+ * memory the radius needs (shared_per_block: the device's
+ * cudaDevAttrMaxSharedMemoryPerBlockOptin; up to 105 KiB, so radius 16
+ * not on compute capability 8.6 and 8.9, and up to radius 4 on 7.5). */
 bool gb_fused_float_runs (int channels, int bytes_per_sample, int radius_x,
-    int radius_y);
+    int radius_y, size_t shared_per_block);
 cudaError_t gb_launch_fused_float (const GbDevicePlane & plane,
     const GbTaps & taps, GbBorder border, cudaStream_t stream);
 

@@ -24,7 +24,9 @@
  * The radius R is a template parameter (taps by value, loops unrolled); a
  * filter of a smaller radius on either axis runs in the next kernel up with
  * its taps padded by zeros, which add nothing. Only the first 2 R rows of a
- * chunk are row-filtered twice. Every output sums its taps in the order
+ * chunk (rounded up to whole batches) are row-filtered twice. The shared
+ * memory grows with R, to 105 KiB at 16: gb_fused_float_runs() asks
+ * whether the device grants it. Every output sums its taps in the order
  * k = -r..r in float, as the separable passes and the CPU reference do: the
  * results differ from theirs only by FMA contraction, far below a 16-bit
  * level.
@@ -419,48 +421,63 @@ launch (const GbDevicePlane & plane, const GbTaps & taps, GbBorder border,
   return cudaGetLastError ();
 }
 
+static_assert (RADII[N_RADII - 1] == MAX_RADIUS && N_RADII == 5,
+    "the last kernel's radius; launch_channels () has a case for each");
+
+/* The radius of the kernel that runs a filter of that radius; 0: none. */
+int
+kernel_radius (int radius)
+{
+  for (int i = 0; i < N_RADII; i++)
+    if (radius <= RADII[i])
+      return RADII[i];
+  return 0;
+}
+
 template < int C > cudaError_t
 launch_channels (const GbDevicePlane & plane, const GbTaps & taps,
     GbBorder border, cudaStream_t stream)
 {
-  const int radius = max (taps.x.radius, taps.y.radius);
-  if (radius <= RADII[0])
-    return launch < C, RADII[0] > (plane, taps, border, stream, 0);
-  if (radius <= RADII[1])
-    return launch < C, RADII[1] > (plane, taps, border, stream, 1);
-  if (radius <= RADII[2])
-    return launch < C, RADII[2] > (plane, taps, border, stream, 2);
-  if (radius <= RADII[3])
-    return launch < C, RADII[3] > (plane, taps, border, stream, 3);
-  return launch < C, RADII[4] > (plane, taps, border, stream, 4);
+  switch (kernel_radius (max (taps.x.radius, taps.y.radius))) {
+    case RADII[0]:
+      return launch < C, RADII[0] > (plane, taps, border, stream, 0);
+    case RADII[1]:
+      return launch < C, RADII[1] > (plane, taps, border, stream, 1);
+    case RADII[2]:
+      return launch < C, RADII[2] > (plane, taps, border, stream, 2);
+    case RADII[3]:
+      return launch < C, RADII[3] > (plane, taps, border, stream, 3);
+    case RADII[4]:
+      return launch < C, RADII[4] > (plane, taps, border, stream, 4);
+  }
+  return cudaErrorInvalidValue;
 }
-
-static_assert (RADII[N_RADII - 1] == MAX_RADIUS, "the last kernel's radius");
 
 }                               /* namespace */
 
 bool
 gb_fused_float_runs (int channels, int bytes_per_sample, int radius_x,
-    int radius_y)
+    int radius_y, size_t shared_per_block)
 {
+  const int radius = kernel_radius (max (radius_x, radius_y));
   return bytes_per_sample == 2 && (channels == 1 || channels == 2
-      || channels == 4) && radius_x <= MAX_RADIUS && radius_y <= MAX_RADIUS
-      && (radius_x >= 1 || radius_y >= 1);
+      || channels == 4) && radius > 0 && (radius_x >= 1 || radius_y >= 1)
+      && shared_bytes (radius, channels) <= shared_per_block;
 }
 
 cudaError_t
 gb_launch_fused_float (const GbDevicePlane & plane, const GbTaps & taps,
     GbBorder border, cudaStream_t stream)
 {
-  if (!gb_fused_float_runs (plane.channels, plane.bytes_per_sample,
-          taps.x.radius, taps.y.radius))
+  if (plane.bytes_per_sample != 2)
     return cudaErrorInvalidValue;
   switch (plane.channels) {
     case 1:
       return launch_channels < 1 > (plane, taps, border, stream);
     case 2:
       return launch_channels < 2 > (plane, taps, border, stream);
-    default:
+    case 4:
       return launch_channels < 4 > (plane, taps, border, stream);
   }
+  return cudaErrorInvalidValue;
 }
