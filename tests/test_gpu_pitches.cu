@@ -24,6 +24,7 @@
 #include "cuda_backend.h"
 #include "filter.h"
 #include "gaussblur.h"
+#include "kernels.h"
 
 #include <cuda_runtime.h>
 #include <stdint.h>
@@ -313,6 +314,20 @@ main (int argc, char **argv)
     fprintf (stderr, "usage: %s [--fused-shared | --fused-float]\n",
         argv[0]);
     return 2;
+  }
+  /* The FP32 kernel's shared memory against the devices' limits (host
+   * arithmetic: runs without a GPU too): radius 16 needs 105 KiB, past
+   * compute capability 8.6's 99; 7.5's 64 take radius 4, not 8. */
+  if (!gb_fused_float_runs (4, 2, 16, 16, 227 * 1024)
+      || gb_fused_float_runs (1, 2, 16, 16, 99 * 1024)
+      || !gb_fused_float_runs (4, 2, 12, 12, 99 * 1024)
+      || !gb_fused_float_runs (4, 2, 4, 4, 64 * 1024)
+      || gb_fused_float_runs (1, 2, 5, 5, 64 * 1024)
+      || gb_fused_float_runs (4, 2, 17, 1, 227 * 1024)
+      || gb_fused_float_runs (3, 2, 4, 4, 227 * 1024)
+      || gb_fused_float_runs (1, 1, 4, 4, 227 * 1024)) {
+    printf ("FAIL: gb_fused_float_runs () against shared-memory limits\n");
+    return 1;
   }
   if (gb_cuda_create (-1, &cuda, &error) != GB_OK) {
     printf ("SKIP: %s\n", error.message);
