@@ -1337,7 +1337,7 @@ down_columns (const GbResample & r, const float *host_table, GbBorder border,
   const dim3 grid (blocks, (r.out_length + band - 1) / band);
   down_columns_kernel < D, InT > <<<grid, DOWN_THREADS, 0, stream>>> (r,
       weights, border, elements, band, in, in_pitch, out, out_pitch);
-  return cudaSuccess;
+  return cudaGetLastError ();
 }
 
 /* Both down passes in down_tile_kernel, where the plan allows: one factor
@@ -1412,7 +1412,7 @@ down_tile (const GbMultiscalePlan & plan, GbBorder border, int channels,
   }
   down_tile_kernel < D, InT > <<<blocks, TILE_THREADS, shared, stream>>> (rx,
       ry, weights, border, channels, shape, in, in_pitch, out, out_pitch);
-  return cudaSuccess;
+  return cudaGetLastError ();
 }
 
 /* overlap: in is the previous kernel's output, and the pass may start
@@ -1620,13 +1620,11 @@ gb_launch_multiscale (const GbDevicePlane & plane, const GbTaps & taps,
     return err;
   return gb_dispatch_sample (plane,[&] (auto tag) {
         using Sample = decltype (tag);
-        const cudaError_t launched = gb_dispatch_channels (plane,[&] (auto
-                channels) {
+        return gb_dispatch_channels (plane,[&] (auto channels) {
               return up < Sample, decltype (channels)::value > (plan.up_x,
                   plan.up_y, w, taps.multiscale_up_fragments, small,
                   small_pitch, (Sample *) plane.dst, plane.dst_pitch, alone,
                   stream);
             });
-        return launched != cudaSuccess ? launched : cudaGetLastError ();
       });
 }
