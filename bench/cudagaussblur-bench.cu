@@ -44,13 +44,16 @@
  * Usage: cudagaussblur-bench [--quick] [--no-cpu] [--cpu-only] [--no-npp]
  *                             [--format F[,F...]] [--formats all] [--width W]
  *                             [--sigma S] [--algorithm A] [--batch-ms MS]
- *                             [--eager] [--csv FILE]
+ *                             [--eager] [--planes-apart] [--csv FILE]
  * --format runs every case of the named formats (e.g. NV12: 1080p and 4K),
  * --formats all every case; --quick keeps the 1080p cases and four sigmas.
  * --width and --algorithm keep only the matching rows (e.g. to profile one
  * case); --sigma S runs that sigma alone (any value). --csv also writes every
  * GPU row to FILE (columns: CSV_HEADER below, bytes: the frame's; an empty
- * field was not measured), for docs/plot_performance.py.
+ * field was not measured), for docs/plot_performance.py. --planes-apart
+ * blurs each plane of a frame with launches of its own even where the fused
+ * filter could take them all in one (gb_cuda_set_planes_in_one_launch), to
+ * time the two against each other.
  */
 #include "gaussblur.h"
 #include "cuda_backend.h"
@@ -111,6 +114,8 @@ const Case cases[] = {
   {"I420", 1, 3, {{1, 1, 1}, {1, 2, 2}, {1, 2, 2}}, 1920, 1080, false},
   {"Y42B", 1, 3, {{1, 1, 1}, {1, 2, 1}, {1, 2, 1}}, 1920, 1080, false},
   {"Y444", 1, 3, {{1, 1, 1}, {1, 1, 1}, {1, 1, 1}}, 1920, 1080, false},
+  {"NV16", 1, 2, {{1, 1, 1}, {2, 2, 1}}, 1920, 1080, false},
+  {"NV24", 1, 2, {{1, 1, 1}, {2, 1, 1}}, 1920, 1080, false},
   {"GRAY16_LE", 2, 1, {{1, 1, 1}}, 1920, 1080, false},
   {"RGBA64_LE", 2, 1, {{4, 1, 1}}, 1920, 1080, false},
   {"P016_LE", 2, 2, {{1, 1, 1}, {2, 2, 2}}, 1920, 1080, false},
@@ -392,7 +397,7 @@ main (int argc, char **argv)
   /* One per plane; large: not on the stack. */
   static GbPlaneFilter filters[GB_MAX_PLANES];
   bool quick = false, with_cpu = true, gpu = true, with_npp = true;
-  bool all_formats = false;
+  bool all_formats = false, planes_apart = false;
   std::vector < std::string > only_formats;
   const char *only_algorithm = NULL, *csv_path = NULL;
   int only_width = 0;
@@ -434,13 +439,15 @@ main (int argc, char **argv)
       batch_seconds = atof (argv[++i]) / 1e3;
     else if (!strcmp (argv[i], "--csv") && i + 1 < argc)
       csv_path = argv[++i];
+    else if (!strcmp (argv[i], "--planes-apart"))
+      planes_apart = true;
     else if (!strcmp (argv[i], "--eager"))
       timing = Timing::EAGER;
     else {
       fprintf (stderr, "usage: %s [--quick] [--no-cpu] [--cpu-only] "
           "[--no-npp] [--format F[,F...]] [--formats all] [--width W] "
           "[--sigma S] [--algorithm A] [--batch-ms MS] [--eager] "
-          "[--csv FILE]\n", argv[0]);
+          "[--planes-apart] [--csv FILE]\n", argv[0]);
       return 2;
     }
   }
@@ -491,6 +498,8 @@ main (int argc, char **argv)
     printf ("no CUDA device (%s): CPU figures only\n", error.message);
     gpu = false;
   }
+  if (gpu)
+    gb_cuda_set_planes_in_one_launch (cuda, !planes_apart);
   if (gpu) {
     int device;
     CHECK_CUDA (cudaGetDevice (&device));

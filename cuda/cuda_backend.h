@@ -97,6 +97,11 @@ void gb_cuda_destroy (GbCuda * cuda);
  * Half the device's L2 unless a test sets it (0: never two-pass). */
 void gb_cuda_set_fused_two_pass_limit (GbCuda * cuda, size_t bytes);
 
+/* Whether the fused filter may blur a frame's planes in one launch where
+ * they qualify (gb_launch_fused_registers_planes; the default), or each
+ * plane with launches of its own on its stream: the benchmark times both. */
+void gb_cuda_set_planes_in_one_launch (GbCuda * cuda, int one_launch);
+
 /* The algorithm GB_ALGORITHM_AUTO means on the GPU for a plane of this
  * filter, channels and sample size (the handle asks for its largest plane;
  * the measured choice does not depend on the plane's size). */

@@ -509,21 +509,21 @@ unit_at_cost (const FusedParams & p, float c)
   return group * p.row_blocks + max (0, min (unit, p.row_blocks));
 }
 
-/* A block's share of the plane: a run of (column group, row block) units
- * in column-group order, of the same cost for every block (unit_at_cost),
- * visited in segments that end at column-group boundaries. For each, the
+/* Block b's share of the plane among n_blocks: a run of (column group, row
+ * block) units in column-group order, of the same cost for every block
+ * (unit_at_cost), visited in segments that end at column-group boundaries. For each, the
  * warp's strips' first column x0, the first row y0 and the row blocks;
  * warps past the plane's last strip skip it. */
 template < int MB, typename Segment > __device__ __forceinline__ void
-for_each_segment (const FusedParams & p, Segment && segment)
+for_each_segment (const FusedParams & p, int b, int n_blocks,
+    Segment && segment)
 {
   const int warp = threadIdx.x >> 5;
-  const int b = blockIdx.x;
   const float total = p.groups * p.segment_cost + (float) p.row_blocks
       * ((float) (p.groups - 2) + 2 * p.edge_weight);
-  int start = b == 0 ? 0 : unit_at_cost (p, total * b / gridDim.x);
-  const int end = b + 1 == (int) gridDim.x ? p.groups * p.row_blocks
-      : unit_at_cost (p, total * (b + 1) / gridDim.x);
+  int start = b == 0 ? 0 : unit_at_cost (p, total * b / n_blocks);
+  const int end = b + 1 == n_blocks ? p.groups * p.row_blocks
+      : unit_at_cost (p, total * (b + 1) / n_blocks);
   while (start < end) {
     const int group = start / p.row_blocks;
     const int first_block = start - group * p.row_blocks;
@@ -536,9 +536,9 @@ for_each_segment (const FusedParams & p, Segment && segment)
 }
 #endif
 
-template < int C, int K, bool NEAR > __global__ void
-__launch_bounds__ (WARPS * 32)
-fused_kernel (FusedParams p, GbBorder border)
+/* Block b of the n_blocks that filter plane p. */
+template < int C, int K, bool NEAR > __device__ __forceinline__ void
+fused_plane (const FusedParams & p, GbBorder border, int b, int n_blocks)
 {
 #ifdef GB_HAVE_MMA
   constexpr int MB = strips_per_warp (C);
@@ -562,7 +562,7 @@ fused_kernel (FusedParams p, GbBorder border)
   const float column_start = 128.0f * p.sum_x * p.sum_y + 0.5f;
 
   /* Each segment filters 2 H row blocks of apron more than it writes. */
-  for_each_segment < MB > (p,[&](int x0, int y0, int blocks) {
+  for_each_segment < MB > (p, b, n_blocks,[&](int x0, int y0, int blocks) {
     const int y_end = min (y0 + 8 * blocks, p.height);
     const int steps = blocks + 2 * H;
     const int x_first = x0 - 8 * H + 4 * q;
@@ -615,6 +615,13 @@ fused_kernel (FusedParams p, GbBorder border)
 #endif
 }
 
+template < int C, int K, bool NEAR > __global__ void
+__launch_bounds__ (WARPS * 32)
+fused_kernel (FusedParams p, GbBorder border)
+{
+  fused_plane < C, K, NEAR > (p, border, blockIdx.x, gridDim.x);
+}
+
 /* The two-pass form for larger radii, where a warp's apron rows would cost
  * more than they save: the row pass writes the fp16 intermediate (centred,
  * interleaved like the frame: row y, pixel x, channel c at
@@ -638,7 +645,8 @@ rows_kernel (FusedParams p, GbBorder border)
   row_weights < K > (p, g, q, row_a);
   const float row_start = -1152.0f * p.sum_x;
 
-  for_each_segment < MB > (p,[&](int x0, int y0, int blocks) {
+  for_each_segment < MB > (p, blockIdx.x, gridDim.x,[&](int x0, int y0,
+          int blocks) {
     const int x_first = x0 - 8 * H + 4 * q;
     const bool inside = p.aligned_in && x0 - 8 * H >= 0
         && x0 + MB * STRIP + 8 * H <= p.width;
@@ -720,7 +728,8 @@ columns_kernel (FusedParams p, GbBorder border)
   /* The weights came before the chain; the intermediate is rows_kernel's. */
   gb_wait_for_previous_kernel ();
 
-  for_each_segment < MB > (p,[&](int x0, int y0, int blocks) {
+  for_each_segment < MB > (p, blockIdx.x, gridDim.x,[&](int x0, int y0,
+          int blocks) {
     const int y_end = min (y0 + 8 * blocks, p.height);
     const int steps = blocks + 2 * H;
 
@@ -824,16 +833,47 @@ constexpr int MAX_K = 1 + (GB_FUSED_MAX_RADIUS + 7) / 8;
 /* The edge forms compiled for a channel count (near_edges () picks among
  * them): the inline rule (load_four_near) for all but two channels, the
  * out-of-line one for one and two. */
-constexpr bool
+__host__ __device__ constexpr bool
 has_inline_form (int channels)
 {
   return channels != 2;
 }
 
-constexpr bool
+__host__ __device__ constexpr bool
 has_out_of_line_form (int channels)
 {
   return channels <= 2;
+}
+
+/* A frame of two planes in one launch: blocks 0 .. first - 1 filter the
+ * luma plane (one channel, K0 k-steps), the rest the interleaved chroma
+ * plane (two channels, K1). One launch instead of one a plane on two
+ * streams: the planes' blocks share one wave. Frames of three planes were
+ * slower that way (Y444 and Y42B at sigma 3: 23-29 us in one launch, 13.4-
+ * 16.4 a launch a plane), as were planes of 4K (docs/performance.md, "A
+ * frame's planes in one launch"). */
+struct PlanePair
+{
+  FusedParams luma;
+  FusedParams chroma;
+  int first;                    /* the chroma plane's first block */
+};
+
+/* Four blocks an SM, as the one-plane kernels hold (up to 128 registers):
+ * the two bodies in one kernel took up to 152 and three blocks. */
+constexpr int PAIR_MIN_BLOCKS = 4;
+
+template < int K0, int K1 > __global__ void
+__launch_bounds__ (WARPS * 32, PAIR_MIN_BLOCKS)
+fused_pair_kernel (PlanePair pair, GbBorder border)
+{
+  const int b = blockIdx.x;
+  if (b < pair.first)
+    fused_plane < 1, K0, has_inline_form (1) > (pair.luma, border, b,
+        pair.first);
+  else
+    fused_plane < 2, K1, has_inline_form (2) > (pair.chroma, border,
+        b - pair.first, gridDim.x - pair.first);
 }
 
 template < int C, int K > FusedKernel
@@ -908,26 +948,28 @@ kernel_for (Kind kind, int channels, int k, bool near)
   return NULL;
 }
 
-/* Per device and kernel, once: the SMs and how many blocks of the kernel
- * each holds (host calls kept off the per-frame path). */
+/* Per device, and per device and kernel: the SMs and how many blocks of
+ * the kernel each holds (resident_blocks). */
 constexpr int CACHED_DEVICES = 16;
 std::atomic < int > cached_sms[CACHED_DEVICES];
 std::atomic < int > cached_resident[CACHED_DEVICES][KINDS][5][MAX_K + 1][2];
 
-cudaError_t
-residency (FusedKernel kernel, Kind kind, int channels, int k, bool near,
-    int *sms, int *resident)
+/* The SMs, and how many blocks of `kernel` each holds: asked once per
+ * device and kept in slot (device), so that host calls stay off the
+ * per-frame path. */
+template < typename Kernel, typename Slot > cudaError_t
+resident_blocks (Kernel kernel, Slot && slot, int *sms, int *resident)
 {
   int device;
   cudaError_t err = cudaGetDevice (&device);
-  const bool cached = device >= 0 && device < CACHED_DEVICES;
+  std::atomic < int > *cache = NULL;
 
   if (err != cudaSuccess)
     return err;
-  if (cached) {
+  if (device >= 0 && device < CACHED_DEVICES) {
+    cache = &slot (device);
     *sms = cached_sms[device].load (std::memory_order_relaxed);
-    *resident = cached_resident[device][kind][channels][k][near].load
-        (std::memory_order_relaxed);
+    *resident = cache->load (std::memory_order_relaxed);
     if (*sms > 0 && *resident > 0)
       return cudaSuccess;
   }
@@ -935,12 +977,20 @@ residency (FusedKernel kernel, Kind kind, int channels, int k, bool near,
   if (err == cudaSuccess)
     err = cudaOccupancyMaxActiveBlocksPerMultiprocessor (resident, kernel,
         WARPS * 32, 0);
-  if (err == cudaSuccess && cached && *resident > 0) {
+  if (err == cudaSuccess && cache && *resident > 0) {
     cached_sms[device].store (*sms, std::memory_order_relaxed);
-    cached_resident[device][kind][channels][k][near].store (*resident,
-        std::memory_order_relaxed);
+    cache->store (*resident, std::memory_order_relaxed);
   }
   return err;
+}
+
+cudaError_t
+residency (FusedKernel kernel, Kind kind, int channels, int k, bool near,
+    int *sms, int *resident)
+{
+  return resident_blocks (kernel,[&](int device) -> std::atomic < int >&{
+        return cached_resident[device][kind][channels][k][near];}, sms,
+      resident);
 }
 
 FusedParams
@@ -1006,6 +1056,18 @@ near_edges (Kind kind, int k, const FusedParams & p, int channels)
   return !has_out_of_line_form (channels) || p.gpu_share >= 1.0f || k < 4;
 }
 
+/* A plane's blocks cut to its units: no more than one a unit, nor (with
+ * apron rows) more than one per apron row blocks of output. */
+int
+within_units (int blocks, int units, int apron)
+{
+  if (apron > 0 && blocks > units / apron)
+    blocks = units / apron;
+  if (blocks > units)
+    blocks = units;
+  return blocks < 1 ? 1 : blocks;
+}
+
 /* Every block takes the same cost of the plane's row blocks
  * (unit_at_cost), and every SM the same number of blocks: equal work
  * everywhere, in one round. A
@@ -1040,12 +1102,7 @@ launch (Kind kind, int k, int apron, const FusedParams & p, int channels,
    * resident block (docs/performance.md). */
   if (kind == FUSED && k <= 3 && p.gpu_share < 1.0f && units < 4 * blocks)
     blocks = (int) (blocks * p.gpu_share + 0.5f);
-  if (apron > 0 && blocks > units / apron)
-    blocks = units / apron;
-  if (blocks > units)
-    blocks = units;
-  if (blocks < 1)
-    blocks = 1;
+  blocks = within_units (blocks, units, apron);
   FusedParams shares = p;
   /* The column pass reads the intermediate, no border rule along x. */
   shares.edge_weight = kind != COLUMNS && p.groups >= 3 ? EDGE_WEIGHT : 1.0f;
@@ -1058,7 +1115,123 @@ launch (Kind kind, int k, int apron, const FusedParams & p, int channels,
   return cudaGetLastError ();
 }
 
+/* The k-steps of the registers kernel for a plane's taps. */
+int
+k_steps (const GbTaps & taps)
+{
+  const int radius = taps.x.radius > taps.y.radius ? taps.x.radius
+      : taps.y.radius;
+  return 1 + (radius + 7) / 8;
+}
+
+/* The pair kernels: k-steps (K0, K1) = (2, 2), (3, 2) or (3, 3); NULL
+ * for other planes (planes_run). */
+typedef void (*PairKernel) (const PlanePair, GbBorder);
+
+PairKernel
+pair_kernel_for (int k0, int k1)
+{
+  if (k0 == 2 && k1 == 2)
+    return fused_pair_kernel < 2, 2 >;
+  if (k0 == 3 && k1 == 2)
+    return fused_pair_kernel < 3, 2 >;
+  if (k0 == 3 && k1 == 3)
+    return fused_pair_kernel < 3, 3 >;
+  return NULL;
+}
+
+/* Planes of at least this many luma samples keep a launch each: NV12 4K
+ * at sigma 3 measured 29.3 us in one launch against 27.5 apart (1080p,
+ * 2^21 samples: 11.8 against 13.8). */
+constexpr size_t PAIR_MAX_LUMA_SAMPLES = (size_t) 1 << 22;
+
+/* Measured on the H200 at 1080p (docs/performance.md, "A frame's planes
+ * in one launch"), us, one launch against apart, sigma 1 / 3: NV12 10.3 /
+ * 11.8 against 10.6 / 13.8, NV24 15.2 / 18.7-19.9 against 16.8 / 23.6;
+ * but NV16 (4:2:2: chroma of half the columns and every row) 13.5 / 18.9
+ * against 11.9-12.3 / 18.1, which keeps a launch a plane. */
+PairKernel
+planes_run (const GbDevicePlane * planes, const GbTaps * taps, int n_planes)
+{
+  if (n_planes != 2 || planes[0].channels != 1 || planes[1].channels != 2
+      || (size_t) planes[0].width * planes[0].height
+      >= PAIR_MAX_LUMA_SAMPLES
+      || (planes[1].height == planes[0].height
+          && planes[1].width < planes[0].width))
+    return NULL;
+  for (int i = 0; i < 2; i++) {
+    const int radius = taps[i].x.radius > taps[i].y.radius ? taps[i].x.radius
+        : taps[i].y.radius;
+    if (radius < 1 || planes[i].bytes_per_sample != 1
+        || !taps[i].x.half_pairs || !taps[i].y.half_pairs
+        || planes[i].width < 1 || planes[i].height < 1)
+      return NULL;
+  }
+  return pair_kernel_for (k_steps (taps[0]), k_steps (taps[1]));
+}
+
+/* Per device: the pair kernels' resident blocks, by k-steps. */
+std::atomic < int > cached_pair_resident[CACHED_DEVICES][MAX_K + 1]
+    [MAX_K + 1];
+
+/* Both planes in one launch: one wave of resident blocks, shared by the
+ * planes' units (8 rows of 1024 samples in either), each share cut to the
+ * limits of launch () (a block's apron rows; at most one a unit). Weighting
+ * the units by their k-steps, or two waves, measured slower (NV12 1080p
+ * sigma 3: 11.4-11.7 us; 11.8-13.0 and 14.7). */
+cudaError_t
+launch_pair (PairKernel kernel, const GbDevicePlane * planes,
+    const GbTaps * taps, GbBorder border, cudaStream_t stream)
+{
+  const int k[2] = { k_steps (taps[0]), k_steps (taps[1]) };
+  PlanePair pair;
+  FusedParams *params[2] = { &pair.luma, &pair.chroma };
+  int blocks[2];
+  int sms = 0, resident = 0;
+  cudaError_t err = resident_blocks (kernel,[&](int device) ->
+      std::atomic < int >&{
+        return cached_pair_resident[device][k[0]][k[1]];}, &sms, &resident);
+  if (err != cudaSuccess)
+    return err;
+  const int wave = (resident > 0 ? resident : 1) * sms;
+
+  double units = 0;
+  for (int i = 0; i < 2; i++) {
+    *params[i] = params_of (planes[i], taps[i]);
+    units += (double) params[i]->groups * params[i]->row_blocks;
+  }
+  for (int i = 0; i < 2; i++) {
+    FusedParams & p = *params[i];
+    const int plane_units = p.groups * p.row_blocks;
+    const int apron = k[i] - 1;
+    blocks[i] = within_units ((int) (wave * plane_units / units + 0.5),
+        plane_units, apron);
+    p.edge_weight = p.groups >= 3 ? EDGE_WEIGHT : 1.0f;
+    p.segment_cost = 2.0f * apron * APRON_WEIGHT;
+  }
+  pair.first = blocks[0];
+  kernel <<<blocks[0] + blocks[1], WARPS * 32, 0, stream>>> (pair, border);
+  return cudaGetLastError ();
+}
+
 }                               /* namespace */
+
+bool
+gb_fused_registers_planes_run (const GbDevicePlane * planes,
+    const GbTaps * taps, int n_planes)
+{
+  return planes_run (planes, taps, n_planes) != NULL;
+}
+
+cudaError_t
+gb_launch_fused_registers_planes (const GbDevicePlane * planes,
+    const GbTaps * taps, int n_planes, GbBorder border, cudaStream_t stream)
+{
+  PairKernel kernel = planes_run (planes, taps, n_planes);
+  if (!kernel)
+    return cudaErrorInvalidValue;
+  return launch_pair (kernel, planes, taps, border, stream);
+}
 
 int
 gb_fused_registers_max_radius (int channels)
@@ -1076,7 +1249,7 @@ gb_launch_fused_registers (const GbDevicePlane & plane, const GbTaps & taps,
 {
   const int radius = taps.x.radius > taps.y.radius ? taps.x.radius
       : taps.y.radius;
-  const int k = 1 + (radius + 7) / 8;
+  const int k = k_steps (taps);
 
   /* 8-bit samples only (exact as fp16), both radii within reach. */
   if (radius < 1 || radius > gb_fused_registers_max_radius (plane.channels)

@@ -12,14 +12,19 @@
  * device memory. Every algorithm, channel count and border runs here on
  * misaligned and aligned device frames of 8- and 16-bit samples; each must
  * match the CPU reference within 1 (in the sample's own unit) and leave
- * every byte outside its rows untouched. Exit 77 (skip) without a device.
+ * every byte outside its rows untouched. Multi-plane 8-bit frames (NV12,
+ * I420, Y444, NV24) run the fused filter likewise, each plane at an offset
+ * and pitch of its own, once with the planes in one launch where they
+ * qualify (gb_cuda_set_planes_in_one_launch: the semi-planar ones) and once
+ * each apart. Exit 77 (skip) without a device.
  *
- * Usage: test-gpu-pitches [--fused-shared | --fused-float]
+ * Usage: test-gpu-pitches [--fused-shared | --fused-float | --planes]
  *   --fused-shared  only the fused shared-memory kernel's cases, for
  *                   compute-sanitizer racecheck (the parity test's frames
  *                   fit in L2 and take the fused kernel's other forms).
  *   --fused-float   only the 16-bit fused kernel's cases
  *                   (kernels_fused_float.cu), for racecheck likewise.
+ *   --planes        only the multi-plane cases.
  */
 #include "cuda_backend.h"
 #include "filter.h"
@@ -261,12 +266,232 @@ run_sweep (GbCuda * cuda, const Sweep * w)
   { bytes, sizes, n_sizes, channels, N_ELEMENTS (channels), algorithms, \
     N_ELEMENTS (algorithms), sigmas, N_ELEMENTS (sigmas) }
 
+/* Multi-plane 8-bit layouts (as test-gpu-formats' layouts): plane 0 of one
+ * channel, the others alike. NV24 is here for the one-launch kernel of two
+ * full-size chroma channels at 3 k-steps, which 4:2:0 never takes (its
+ * chroma reaches 3 k-steps only where luma is past 3); I420 and Y444 launch
+ * a plane apart either way, and are here for that. */
+struct PlanesLayout
+{
+  const char *name;
+  int n_planes;
+  int chroma_channels;
+  int subsampling;              /* of the chroma planes, both ways */
+};
+
+static const PlanesLayout planes_layouts[] = {
+  {"NV12", 2, 2, 2}, {"I420", 3, 1, 2}, {"Y444", 3, 1, 1}, {"NV24", 2, 2, 1}
+};
+
+/* Alignment of a multi-plane frame's planes: all aligned, all misaligned,
+ * or mixed (odd planes misaligned), which the one launch must take plane
+ * by plane. */
+static int
+plane_misaligned (int misaligned, int p)
+{
+  return misaligned == 2 ? p % 2 : misaligned;
+}
+
+static const char *const alignment_names[] = { "aligned", "misaligned",
+  "mixed"
+};
+
+static int
+k_steps (const GbPlaneFilter * filter)
+{
+  const int radius = filter->x.radius > filter->y.radius ? filter->x.radius
+      : filter->y.radius;
+  return 1 + (radius + 7) / 8;
+}
+
+/* One multi-plane frame, blurred twice with the fused filter: its planes
+ * in one launch, then each apart; both against one CPU reference. */
+static void
+run_planes_case (GbCuda * cuda, const PlanesLayout * layout, int width,
+    int height, GbBorder border, double sigma, int misaligned)
+{
+  const int n_planes = layout->n_planes;
+  GbGeometry geometry = { };
+  GbParams params = gb_params_make (sigma, 0, GB_ALGORITHM_FUSED, border);
+  GbPlaneFilter *filters =
+      (GbPlaneFilter *) malloc (GB_MAX_PLANES * sizeof *filters);
+  int row_bytes[GB_MAX_PLANES] = { }, heights[GB_MAX_PLANES] = { };
+  uint8_t *host_src[GB_MAX_PLANES] = { }, *expected[GB_MAX_PLANES] = { };
+  uint8_t *actual[GB_MAX_PLANES] = { };
+  DeviceFrame src[GB_MAX_PLANES] = { }, dst[GB_MAX_PLANES] = { };
+  GbImage host_in = { {0}, {0} }, host_out = { {0}, {0} };
+  GbImage device_in = { {0}, {0} }, device_out = { {0}, {0} };
+  GbBlur *cpu = NULL;
+  GbError error;
+  char what[200];
+  int length;
+
+  geometry.n_planes = n_planes;
+  geometry.bytes_per_sample = 1;
+  for (int p = 0; p < n_planes; p++) {
+    GbPlaneGeometry *plane = &geometry.planes[p];
+    const int sub = p ? layout->subsampling : 1;
+    /* Chroma planes of odd sizes round up, as GStreamer's do. */
+    plane->width = (width + sub - 1) / sub;
+    plane->height = (height + sub - 1) / sub;
+    plane->channels = p ? layout->chroma_channels : 1;
+    plane->subsampling_x = plane->subsampling_y = sub;
+    row_bytes[p] = plane->width * plane->channels;
+    heights[p] = plane->height;
+    host_src[p] = (uint8_t *) malloc ((size_t) row_bytes[p] * heights[p]);
+    expected[p] = (uint8_t *) malloc ((size_t) row_bytes[p] * heights[p]);
+    actual[p] = (uint8_t *) malloc ((size_t) row_bytes[p] * heights[p]);
+    fill_source (host_src[p], plane->width, plane->height, plane->channels,
+        1);
+    host_in.data[p] = host_src[p];
+    host_in.stride[p] = row_bytes[p];
+    host_out.data[p] = expected[p];
+    host_out.stride[p] = row_bytes[p];
+  }
+  gb_plane_filters_resolve (&params, &geometry, filters);
+
+  /* The k-steps name the one-launch kernel (k0, k1) the frame takes, if
+   * any (at most 3 each). */
+  length = snprintf (what, sizeof what, "%s %s %dx%d sigma=%g k=%d",
+      layout->name, gb_border_name (border), width, height, sigma,
+      k_steps (&filters[0]));
+  for (int p = 1; p < n_planes; p++)
+    length += snprintf (what + length, sizeof what - length, ",%d",
+        k_steps (&filters[p]));
+  snprintf (what + length, sizeof what - length, " %s",
+      alignment_names[misaligned]);
+
+  if (gb_blur_create (GB_BACKEND_CPU, -1, &geometry, &cpu, &error) != GB_OK
+      || gb_blur_set_params (cpu, &params, &error) != GB_OK
+      || gb_blur_process (cpu, &host_in, &host_out, &error) != GB_OK) {
+    cases++;
+    printf ("FAIL: %s: CPU: %s\n", what, error.message);
+    failures++;
+    goto out;
+  }
+
+  for (int p = 0; p < n_planes; p++) {
+    const int m = plane_misaligned (misaligned, p);
+    /* Each plane an odd offset of its own when misaligned. */
+    if (!frame_alloc (&src[p], row_bytes[p], heights[p],
+            m ? misalignments[0].offset[0] + 2 * p : 0,
+            pitch_extra (row_bytes[p], 1, m, 0))
+        || !frame_alloc (&dst[p], row_bytes[p], heights[p],
+            m ? misalignments[0].offset[1] + 2 * p : 0,
+            pitch_extra (row_bytes[p], 1, m, 1))
+        || cudaMemcpy2D (src[p].data, src[p].pitch, host_src[p],
+            row_bytes[p], row_bytes[p], heights[p],
+            cudaMemcpyHostToDevice) != cudaSuccess) {
+      cases++;
+      printf ("FAIL: %s: device frames\n", what);
+      failures++;
+      goto out;
+    }
+    device_in.data[p] = src[p].data;
+    device_in.stride[p] = src[p].pitch;
+    device_out.data[p] = dst[p].data;
+    device_out.stride[p] = dst[p].pitch;
+  }
+  if (gb_cuda_configure (cuda, &geometry, &error) != GB_OK
+      || gb_cuda_set_filters (cuda, filters, &error) != GB_OK) {
+    cases++;
+    printf ("FAIL: %s: GPU: %s\n", what, error.message);
+    failures++;
+    goto out;
+  }
+
+  for (int one_launch = 1; one_launch >= 0; one_launch--) {
+    const char *mode = one_launch ? "one launch" : "planes apart";
+    int worst = 0, poisoned = 1, downloaded = 1, intact = 1;
+
+    cases++;
+    gb_cuda_set_planes_in_one_launch (cuda, one_launch);
+    /* Guard bytes again over the whole destination: the first run's
+     * output must not pass for the second's. */
+    for (int p = 0; p < n_planes; p++)
+      poisoned = poisoned && cudaMemset (dst[p].allocation, GUARD_BYTE,
+          dst[p].bytes) == cudaSuccess;
+    if (!poisoned) {
+      printf ("FAIL: %s %s: device frames\n", what, mode);
+      failures++;
+      continue;
+    }
+    if (gb_cuda_enqueue (cuda, &device_in, &device_out, GB_ALGORITHM_FUSED,
+            border, &error) != GB_OK
+        || gb_cuda_synchronize (cuda, &error) != GB_OK) {
+      printf ("FAIL: %s %s: GPU: %s\n", what, mode, error.message);
+      failures++;
+      continue;
+    }
+    for (int p = 0; p < n_planes; p++) {
+      if (cudaMemcpy2D (actual[p], row_bytes[p], dst[p].data, dst[p].pitch,
+              row_bytes[p], heights[p], cudaMemcpyDeviceToHost)
+          != cudaSuccess) {
+        downloaded = 0;
+        break;
+      }
+      for (int i = 0; i < row_bytes[p] * heights[p]; i++) {
+        const int d = abs (actual[p][i] - expected[p][i]);
+        worst = d > worst ? d : worst;
+      }
+      intact = intact && guards_intact (&dst[p], row_bytes[p], heights[p]);
+    }
+    if (!downloaded) {
+      printf ("FAIL: %s %s: download\n", what, mode);
+      failures++;
+      continue;
+    }
+    if (worst > 1) {
+      printf ("FAIL: %s %s: max difference %d\n", what, mode, worst);
+      failures++;
+    }
+    if (!intact) {
+      printf ("FAIL: %s %s: wrote outside the destination's rows\n", what,
+          mode);
+      failures++;
+    }
+  }
+out:
+  gb_cuda_set_planes_in_one_launch (cuda, 1);
+  gb_blur_destroy (cpu);
+  for (int p = 0; p < GB_MAX_PLANES; p++) {
+    cudaFree (src[p].allocation);
+    cudaFree (dst[p].allocation);
+    free (host_src[p]);
+    free (expected[p]);
+    free (actual[p]);
+  }
+  free (filters);
+}
+
+/* Automatic radius ceil(3.5 sigma): luma 4, 7, 11 and 16 at sigma 1, 2, 3
+ * and 4.5 (k-steps 2, 2, 3, 3), 4:2:0 chroma (half the sigma) 2, 4, 6 and
+ * 8 (2 each), full-size chroma as luma: the one-launch kernels (k0, k1) =
+ * (2, 2), (3, 2) and (3, 3). Sigma 5 (luma radius 18, 4 k-steps) is past
+ * them: its planes launch apart either way. A small frame, and one of many
+ * blocks each with several units and column groups (sized for memcheck). */
+static void
+run_planes_sweep (GbCuda * cuda)
+{
+  static const int sizes[][2] = { {97, 61}, {1283, 723} };
+  static const double sigmas[] = { 1.0, 2.0, 3.0, 4.5, 5.0 };
+
+  for (int misaligned = 0; misaligned < 3; misaligned++)
+    for (size_t l = 0; l < N_ELEMENTS (planes_layouts); l++)
+      for (size_t s = 0; s < N_ELEMENTS (sizes); s++)
+        for (int b = GB_BORDER_CLAMP; b <= GB_BORDER_ZERO; b++)
+          for (size_t g = 0; g < N_ELEMENTS (sigmas); g++)
+            run_planes_case (cuda, &planes_layouts[l], sizes[s][0],
+                sizes[s][1], (GbBorder) b, sigmas[g], misaligned);
+}
+
 int
 main (int argc, char **argv)
 {
   const char *option = argc > 1 ? argv[1] : "";
   const bool fused_shared_only = strcmp (option, "--fused-shared") == 0;
   const bool fused_float_only = strcmp (option, "--fused-float") == 0;
+  const bool planes_only = strcmp (option, "--planes") == 0;
   /* The last is for 16-bit samples only: an odd width past the 16-bit
    * fused kernel's 512-sample strips even in gray. Every height spans
    * several of its 8-row batches and, on frames this small, 16-row
@@ -310,9 +535,9 @@ main (int argc, char **argv)
   GbCuda *cuda;
   GbError error;
 
-  if (*option && !fused_shared_only && !fused_float_only) {
-    fprintf (stderr, "usage: %s [--fused-shared | --fused-float]\n",
-        argv[0]);
+  if (*option && !fused_shared_only && !fused_float_only && !planes_only) {
+    fprintf (stderr,
+        "usage: %s [--fused-shared | --fused-float | --planes]\n", argv[0]);
     return 2;
   }
   /* The FP32 kernel's shared memory against the devices' limits (host
@@ -335,10 +560,14 @@ main (int argc, char **argv)
   }
   if (fused_float_only) {
     run_sweep (cuda, &float16);
+  } else if (planes_only) {
+    run_planes_sweep (cuda);
   } else {
     if (!fused_shared_only) {
       run_sweep (cuda, &all8);
       run_sweep (cuda, &all16);
+      /* Before the two-pass limit goes: planes apart as they run. */
+      run_planes_sweep (cuda);
     }
     gb_cuda_set_fused_two_pass_limit (cuda, 0);
     run_sweep (cuda, &shared8);
