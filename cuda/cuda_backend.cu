@@ -1398,12 +1398,12 @@ finish_plane (GbCuda * cuda, int p, const GbImage * src, const GbImage * dst,
 }
 
 /* The fused filter of a frame's planes in one launch, on `stream`, where
- * they qualify (gb_launch_fused_registers_planes: NV12, NV21 and NV24
- * below 4K at sigma up to 4.5): NV12 1080p at sigma 1 / 3 on the H200,
- * 10.3 / 11.8 us against 10.6 / 13.8 with a launch a plane on the plane
- * streams (docs/performance.md, "A frame's planes in one launch"). Sets
- * *one_launch to false, having queued nothing, where the planes do not
- * qualify. */
+ * they qualify (gb_launch_fused_registers_planes: NV12, NV21, NV24, I420
+ * and YV12 below 4K at sigma up to 4.5): NV12 1080p at sigma 1 / 3 on the
+ * H200, 10.3 / 11.8 us against 10.6 / 13.8 with a launch a plane on the
+ * plane streams (docs/performance.md, "A frame's planes in one launch").
+ * Sets *one_launch to false, having queued nothing, where the planes do
+ * not qualify. */
 static GbStatus
 enqueue_planes_fused (GbCuda * cuda, const GbImage * src,
     const GbImage * dst, GbBorder border, bool *one_launch, GbError * error)

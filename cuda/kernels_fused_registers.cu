@@ -845,35 +845,56 @@ has_out_of_line_form (int channels)
   return channels <= 2;
 }
 
-/* A frame of two planes in one launch: blocks 0 .. first - 1 filter the
- * luma plane (one channel, K0 k-steps), the rest the interleaved chroma
- * plane (two channels, K1). One launch instead of one a plane on two
- * streams: the planes' blocks share one wave. Frames of three planes were
- * slower that way (Y444 and Y42B at sigma 3: 23-29 us in one launch, 13.4-
- * 16.4 a launch a plane), as were planes of 4K (docs/performance.md, "A
- * frame's planes in one launch"). */
-struct PlanePair
+/* A frame's planes in one launch: blocks 0 .. first[0] - 1 filter the
+ * luma plane (one channel, K0 k-steps), the rest its chroma (C1 channels,
+ * K1): one interleaved plane (NV12), or two planes of one channel and the
+ * same shape (I420), the second from block first[1]. One launch instead
+ * of one a plane on the plane streams: the planes' blocks share one wave.
+ * The second chroma plane differs from the first only in its addresses,
+ * so one chroma body serves both and reads every other parameter at a
+ * constant index: a body that indexed its plane's parameters by a register
+ * measured up to 50 % slower, and a body for each plane slower still
+ * (docs/performance.md, "A frame's planes in one launch"). */
+struct PlaneGroup
 {
   FusedParams luma;
-  FusedParams chroma;
-  int first;                    /* the chroma plane's first block */
+  FusedParams chroma;           /* the first chroma plane */
+  const uint8_t *src2;          /* the second's addresses, where one is */
+  uint8_t *dst2;
+  bool aligned_in2;
+  bool aligned_out2;
+  bool aligned_out4_2;
+  int first[2];                 /* each chroma plane's first block */
 };
 
 /* Four blocks an SM, as the one-plane kernels hold (up to 128 registers):
  * the two bodies in one kernel took up to 152 and three blocks. */
-constexpr int PAIR_MIN_BLOCKS = 4;
+constexpr int GROUP_MIN_BLOCKS = 4;
 
-template < int K0, int K1 > __global__ void
-__launch_bounds__ (WARPS * 32, PAIR_MIN_BLOCKS)
-fused_pair_kernel (PlanePair pair, GbBorder border)
+template < int C1, int K0, int K1 > __global__ void
+__launch_bounds__ (WARPS * 32, GROUP_MIN_BLOCKS)
+fused_group_kernel (PlaneGroup group, GbBorder border)
 {
   const int b = blockIdx.x;
-  if (b < pair.first)
-    fused_plane < 1, K0, has_inline_form (1) > (pair.luma, border, b,
-        pair.first);
-  else
-    fused_plane < 2, K1, has_inline_form (2) > (pair.chroma, border,
-        b - pair.first, gridDim.x - pair.first);
+  if (b < group.first[0]) {
+    fused_plane < 1, K0, has_inline_form (1) > (group.luma, border, b,
+        group.first[0]);
+  } else {
+    /* Interleaved chroma is one plane (compiled without a second). */
+    const bool second = C1 == 1 && b >= group.first[1];
+    FusedParams p = group.chroma;
+    if (second) {
+      p.src = group.src2;
+      p.dst = group.dst2;
+      p.aligned_in = group.aligned_in2;
+      p.aligned_out = group.aligned_out2;
+      p.aligned_out4 = group.aligned_out4_2;
+    }
+    const int first = second ? group.first[1] : group.first[0];
+    const int end = second ? gridDim.x : group.first[1];
+    fused_plane < C1, K1, has_inline_form (C1) > (p, border, b - first,
+        end - first);
+  }
 }
 
 template < int C, int K > FusedKernel
@@ -1124,84 +1145,107 @@ k_steps (const GbTaps & taps)
   return 1 + (radius + 7) / 8;
 }
 
-/* The pair kernels: k-steps (K0, K1) = (2, 2), (3, 2) or (3, 3); NULL
- * for other planes (planes_run). */
-typedef void (*PairKernel) (const PlanePair, GbBorder);
+/* The group kernels: chroma of C1 channels, k-steps (K0, K1) = (2, 2),
+ * (3, 2) or (3, 3); NULL for other planes (planes_run). */
+typedef void (*GroupKernel) (const PlaneGroup, GbBorder);
 
-PairKernel
-pair_kernel_for (int k0, int k1)
+template < int C1 > GroupKernel
+group_kernel_for (int k0, int k1)
 {
   if (k0 == 2 && k1 == 2)
-    return fused_pair_kernel < 2, 2 >;
+    return fused_group_kernel < C1, 2, 2 >;
   if (k0 == 3 && k1 == 2)
-    return fused_pair_kernel < 3, 2 >;
+    return fused_group_kernel < C1, 3, 2 >;
   if (k0 == 3 && k1 == 3)
-    return fused_pair_kernel < 3, 3 >;
+    return fused_group_kernel < C1, 3, 3 >;
   return NULL;
 }
 
 /* Planes of at least this many luma samples keep a launch each: NV12 4K
  * at sigma 3 measured 29.3 us in one launch against 27.5 apart (1080p,
  * 2^21 samples: 11.8 against 13.8). */
-constexpr size_t PAIR_MAX_LUMA_SAMPLES = (size_t) 1 << 22;
+constexpr size_t GROUP_MAX_LUMA_SAMPLES = (size_t) 1 << 22;
 
 /* Measured on the H200 at 1080p (docs/performance.md, "A frame's planes
  * in one launch"), us, one launch against apart, sigma 1 / 3: NV12 10.3 /
- * 11.8 against 10.6 / 13.8, NV24 15.2 / 18.7-19.9 against 16.8 / 23.6;
- * but NV16 (4:2:2: chroma of half the columns and every row) 13.5 / 18.9
- * against 11.9-12.3 / 18.1, which keeps a launch a plane. */
-PairKernel
+ * 11.8 against 10.6 / 13.8, NV24 15.2 / 18.7-19.9 against 16.8 / 23.6,
+ * I420 10.0-10.4 / 13.9-14.4 against 10.7 / 14.5. Chroma subsampled along
+ * one axis only keeps a launch a plane (NV16 13.2-13.9 / 18.3-19.5 against
+ * 11.4-11.5 / 19.4-19.7; Y42B 12.0-12.3 / 19.1-19.2 against 12.2-12.3 /
+ * 13.4), and so do three planes of full size (Y444 14.8 / 20.9-21.5
+ * against 14.9 / 16.5). */
+GroupKernel
 planes_run (const GbDevicePlane * planes, const GbTaps * taps, int n_planes)
 {
-  if (n_planes != 2 || planes[0].channels != 1 || planes[1].channels != 2
+  const int c1 = n_planes == 2 ? 2 : 1;
+  if (n_planes < 2 || n_planes > 3 || planes[0].channels != 1
       || (size_t) planes[0].width * planes[0].height
-      >= PAIR_MAX_LUMA_SAMPLES
-      || (planes[1].height == planes[0].height
-          && planes[1].width < planes[0].width))
+      >= GROUP_MAX_LUMA_SAMPLES
+      || (planes[1].width < planes[0].width)
+      != (planes[1].height < planes[0].height)
+      || (n_planes == 3 && planes[1].width == planes[0].width))
     return NULL;
-  for (int i = 0; i < 2; i++) {
+  for (int i = 0; i < n_planes; i++) {
     const int radius = taps[i].x.radius > taps[i].y.radius ? taps[i].x.radius
         : taps[i].y.radius;
     if (radius < 1 || planes[i].bytes_per_sample != 1
+        || planes[i].channels != (i ? c1 : 1)
         || !taps[i].x.half_pairs || !taps[i].y.half_pairs
         || planes[i].width < 1 || planes[i].height < 1)
       return NULL;
   }
-  return pair_kernel_for (k_steps (taps[0]), k_steps (taps[1]));
+  /* The second chroma plane runs with the first's parameters. */
+  if (n_planes == 3 && (planes[2].width != planes[1].width
+          || planes[2].height != planes[1].height
+          || planes[2].src_pitch != planes[1].src_pitch
+          || planes[2].dst_pitch != planes[1].dst_pitch
+          || taps[2].x.radius != taps[1].x.radius
+          || taps[2].y.radius != taps[1].y.radius
+          || taps[2].x.half_sum != taps[1].x.half_sum
+          || taps[2].y.half_sum != taps[1].y.half_sum))
+    return NULL;
+  return c1 == 2 ? group_kernel_for < 2 > (k_steps (taps[0]),
+      k_steps (taps[1])) : group_kernel_for < 1 > (k_steps (taps[0]),
+      k_steps (taps[1]));
 }
 
-/* Per device: the pair kernels' resident blocks, by k-steps. */
-std::atomic < int > cached_pair_resident[CACHED_DEVICES][MAX_K + 1]
+/* Per device: the group kernels' resident blocks, by chroma channels and
+ * k-steps. */
+std::atomic < int > cached_group_resident[CACHED_DEVICES][3][MAX_K + 1]
     [MAX_K + 1];
 
-/* Both planes in one launch: one wave of resident blocks, shared by the
- * planes' units (8 rows of 1024 samples in either), each share cut to the
- * limits of launch () (a block's apron rows; at most one a unit). Weighting
- * the units by their k-steps, or two waves, measured slower (NV12 1080p
- * sigma 3: 11.4-11.7 us; 11.8-13.0 and 14.7). */
+/* The planes in one launch: one wave of resident blocks, shared by the
+ * planes' units (8 rows of 1024 samples in any), each share cut to the
+ * limits of launch () (a block's apron rows; at most one a unit).
+ * Weighting the units by their k-steps, or two waves, measured slower
+ * (NV12 1080p sigma 3: 11.4-11.7 us; 11.8-13.0 and 14.7). */
 cudaError_t
-launch_pair (PairKernel kernel, const GbDevicePlane * planes,
-    const GbTaps * taps, GbBorder border, cudaStream_t stream)
+launch_group (GroupKernel kernel, const GbDevicePlane * planes,
+    const GbTaps * taps, int n_planes, GbBorder border, cudaStream_t stream)
 {
-  const int k[2] = { k_steps (taps[0]), k_steps (taps[1]) };
-  PlanePair pair;
-  FusedParams *params[2] = { &pair.luma, &pair.chroma };
-  int blocks[2];
+  const int c1 = planes[1].channels;
+  const int k[3] = { k_steps (taps[0]), k_steps (taps[1]),
+    k_steps (taps[n_planes - 1])
+  };
+  PlaneGroup group;
+  FusedParams params[3];
+  int blocks[3] = { 0, 0, 0 };
   int sms = 0, resident = 0;
   cudaError_t err = resident_blocks (kernel,[&](int device) ->
       std::atomic < int >&{
-        return cached_pair_resident[device][k[0]][k[1]];}, &sms, &resident);
+        return cached_group_resident[device][c1][k[0]][k[1]];}, &sms,
+      &resident);
   if (err != cudaSuccess)
     return err;
   const int wave = (resident > 0 ? resident : 1) * sms;
 
   double units = 0;
-  for (int i = 0; i < 2; i++) {
-    *params[i] = params_of (planes[i], taps[i]);
-    units += (double) params[i]->groups * params[i]->row_blocks;
+  for (int i = 0; i < n_planes; i++) {
+    params[i] = params_of (planes[i], taps[i]);
+    units += (double) params[i].groups * params[i].row_blocks;
   }
-  for (int i = 0; i < 2; i++) {
-    FusedParams & p = *params[i];
+  for (int i = 0; i < n_planes; i++) {
+    FusedParams & p = params[i];
     const int plane_units = p.groups * p.row_blocks;
     const int apron = k[i] - 1;
     blocks[i] = within_units ((int) (wave * plane_units / units + 0.5),
@@ -1209,8 +1253,17 @@ launch_pair (PairKernel kernel, const GbDevicePlane * planes,
     p.edge_weight = p.groups >= 3 ? EDGE_WEIGHT : 1.0f;
     p.segment_cost = 2.0f * apron * APRON_WEIGHT;
   }
-  pair.first = blocks[0];
-  kernel <<<blocks[0] + blocks[1], WARPS * 32, 0, stream>>> (pair, border);
+  group.luma = params[0];
+  group.chroma = params[1];
+  group.src2 = params[n_planes - 1].src;
+  group.dst2 = params[n_planes - 1].dst;
+  group.aligned_in2 = params[n_planes - 1].aligned_in;
+  group.aligned_out2 = params[n_planes - 1].aligned_out;
+  group.aligned_out4_2 = params[n_planes - 1].aligned_out4;
+  group.first[0] = blocks[0];
+  group.first[1] = blocks[0] + blocks[1];
+  kernel <<<blocks[0] + blocks[1] + blocks[2], WARPS * 32, 0, stream>>>
+      (group, border);
   return cudaGetLastError ();
 }
 
@@ -1227,10 +1280,10 @@ cudaError_t
 gb_launch_fused_registers_planes (const GbDevicePlane * planes,
     const GbTaps * taps, int n_planes, GbBorder border, cudaStream_t stream)
 {
-  PairKernel kernel = planes_run (planes, taps, n_planes);
+  GroupKernel kernel = planes_run (planes, taps, n_planes);
   if (!kernel)
     return cudaErrorInvalidValue;
-  return launch_pair (kernel, planes, taps, border, stream);
+  return launch_group (kernel, planes, taps, n_planes, border, stream);
 }
 
 int

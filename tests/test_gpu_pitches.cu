@@ -15,8 +15,8 @@
  * every byte outside its rows untouched. Multi-plane 8-bit frames (NV12,
  * I420, Y444, NV24) run the fused filter likewise, each plane at an offset
  * and pitch of its own, once with the planes in one launch where they
- * qualify (gb_cuda_set_planes_in_one_launch: the semi-planar ones) and once
- * each apart. Exit 77 (skip) without a device.
+ * qualify (gb_cuda_set_planes_in_one_launch: all but Y444) and once each
+ * apart. Exit 77 (skip) without a device.
  *
  * Usage: test-gpu-pitches [--fused-shared | --fused-float | --planes]
  *   --fused-shared  only the fused shared-memory kernel's cases, for
@@ -269,8 +269,9 @@ run_sweep (GbCuda * cuda, const Sweep * w)
 /* Multi-plane 8-bit layouts (as test-gpu-formats' layouts): plane 0 of one
  * channel, the others alike. NV24 is here for the one-launch kernel of two
  * full-size chroma channels at 3 k-steps, which 4:2:0 never takes (its
- * chroma reaches 3 k-steps only where luma is past 3); I420 and Y444 launch
- * a plane apart either way, and are here for that. */
+ * chroma reaches 3 k-steps only where luma is past 3). I420's two chroma
+ * planes share one body of the kernel; Y444 launches a plane apart either
+ * way. */
 struct PlanesLayout
 {
   const char *name;
@@ -284,16 +285,25 @@ static const PlanesLayout planes_layouts[] = {
 };
 
 /* Alignment of a multi-plane frame's planes: all aligned, all misaligned,
- * or mixed (odd planes misaligned), which the one launch must take plane
- * by plane. */
+ * mixed (odd planes misaligned), or odd offsets (odd planes at an odd
+ * address, every pitch aligned: I420's chroma planes keep equal pitches
+ * and share the one launch's chroma body, each with its own alignment).
+ * The one launch must take each plane's alignment as its own. */
 static int
 plane_misaligned (int misaligned, int p)
 {
-  return misaligned == 2 ? p % 2 : misaligned;
+  return misaligned >= 2 ? p % 2 : misaligned;
+}
+
+/* ...and its pitch: aligned in the odd offsets' mode. */
+static int
+pitch_misaligned (int misaligned, int p)
+{
+  return misaligned == 3 ? 0 : plane_misaligned (misaligned, p);
 }
 
 static const char *const alignment_names[] = { "aligned", "misaligned",
-  "mixed"
+  "mixed", "odd offsets"
 };
 
 static int
@@ -375,10 +385,12 @@ run_planes_case (GbCuda * cuda, const PlanesLayout * layout, int width,
     /* Each plane an odd offset of its own when misaligned. */
     if (!frame_alloc (&src[p], row_bytes[p], heights[p],
             m ? misalignments[0].offset[0] + 2 * p : 0,
-            pitch_extra (row_bytes[p], 1, m, 0))
+            pitch_extra (row_bytes[p], 1, pitch_misaligned (misaligned, p),
+                0))
         || !frame_alloc (&dst[p], row_bytes[p], heights[p],
             m ? misalignments[0].offset[1] + 2 * p : 0,
-            pitch_extra (row_bytes[p], 1, m, 1))
+            pitch_extra (row_bytes[p], 1, pitch_misaligned (misaligned, p),
+                1))
         || cudaMemcpy2D (src[p].data, src[p].pitch, host_src[p],
             row_bytes[p], row_bytes[p], heights[p],
             cudaMemcpyHostToDevice) != cudaSuccess) {
@@ -476,7 +488,7 @@ run_planes_sweep (GbCuda * cuda)
   static const int sizes[][2] = { {97, 61}, {1283, 723} };
   static const double sigmas[] = { 1.0, 2.0, 3.0, 4.5, 5.0 };
 
-  for (int misaligned = 0; misaligned < 3; misaligned++)
+  for (int misaligned = 0; misaligned < 4; misaligned++)
     for (size_t l = 0; l < N_ELEMENTS (planes_layouts); l++)
       for (size_t s = 0; s < N_ELEMENTS (sizes); s++)
         for (int b = GB_BORDER_CLAMP; b <= GB_BORDER_ZERO; b++)
