@@ -211,6 +211,7 @@ struct GbCuda
   size_t fused_two_pass_max_bytes;      /* its two-pass form's intermediate
                                          * up to this size (half the L2) */
   bool planes_apart;            /* gb_cuda_set_planes_in_one_launch (false) */
+  bool last_in_one_launch;      /* gb_cuda_last_frame_in_one_launch */
   unsigned allocations;
 };
 
@@ -386,6 +387,12 @@ void
 gb_cuda_set_planes_in_one_launch (GbCuda * cuda, int one_launch)
 {
   cuda->planes_apart = !one_launch;
+}
+
+int
+gb_cuda_last_frame_in_one_launch (const GbCuda * cuda)
+{
+  return cuda->last_in_one_launch;
 }
 
 GbAlgorithm
@@ -1399,11 +1406,11 @@ finish_plane (GbCuda * cuda, int p, const GbImage * src, const GbImage * dst,
 
 /* The fused filter of a frame's planes in one launch, on `stream`, where
  * they qualify (gb_launch_fused_registers_planes: NV12, NV21, NV24, I420
- * and YV12 below 4K at sigma up to 4.5): NV12 1080p at sigma 1 / 3 on the
- * H200, 10.3 / 11.8 us against 10.6 / 13.8 with a launch a plane on the
- * plane streams (docs/performance.md, "A frame's planes in one launch").
- * Sets *one_launch to false, having queued nothing, where the planes do
- * not qualify. */
+ * and YV12 at 1080p, not 4K, at sigma up to 4.5): NV12 1080p at sigma 1 /
+ * 3 on the H200, 10.3 / 11.8 us against 10.6 / 13.8 with a launch a plane
+ * on the plane streams (docs/performance.md, "A frame's planes in one
+ * launch"). Sets *one_launch to false, having queued nothing, where the
+ * planes do not qualify. */
 static GbStatus
 enqueue_planes_fused (GbCuda * cuda, const GbImage * src,
     const GbImage * dst, GbBorder border, bool *one_launch, GbError * error)
@@ -1453,10 +1460,12 @@ enqueue_planes (GbCuda * cuda, const GbImage * src, const GbImage * dst,
     if (status != GB_OK)
       return status;
   }
+  cuda->last_in_one_launch = false;
   if (algorithm == GB_ALGORITHM_FUSED && n_planes > 1 && !cuda->planes_apart) {
     bool one_launch = false;
     status = enqueue_planes_fused (cuda, src, dst, border, &one_launch,
         error);
+    cuda->last_in_one_launch = one_launch;
     if (status != GB_OK || one_launch)
       return status;
   }

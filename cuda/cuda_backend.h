@@ -101,6 +101,9 @@ void gb_cuda_set_fused_two_pass_limit (GbCuda * cuda, size_t bytes);
  * they qualify (gb_launch_fused_registers_planes; the default), or each
  * plane with launches of its own on its stream: the benchmark times both. */
 void gb_cuda_set_planes_in_one_launch (GbCuda * cuda, int one_launch);
+/* Whether the last frame enqueued had its planes blurred in one launch:
+ * for the tests, which check that the frames that qualify take it. */
+int gb_cuda_last_frame_in_one_launch (const GbCuda * cuda);
 
 /* The algorithm GB_ALGORITHM_AUTO means on the GPU for a plane of this
  * filter, channels and sample size (the handle asks for its largest plane;

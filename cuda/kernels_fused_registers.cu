@@ -52,6 +52,7 @@
 #include <cuda_fp16.h>
 
 #include <atomic>
+#include <cstring>
 
 namespace {
 
@@ -511,9 +512,9 @@ unit_at_cost (const FusedParams & p, float c)
 
 /* Block b's share of the plane among n_blocks: a run of (column group, row
  * block) units in column-group order, of the same cost for every block
- * (unit_at_cost), visited in segments that end at column-group boundaries. For each, the
- * warp's strips' first column x0, the first row y0 and the row blocks;
- * warps past the plane's last strip skip it. */
+ * (unit_at_cost), visited in segments that end at column-group boundaries.
+ * For each, the warp's strips' first column x0, the first row y0 and the
+ * row blocks; warps past the plane's last strip skip it. */
 template < int MB, typename Segment > __device__ __forceinline__ void
 for_each_segment (const FusedParams & p, int b, int n_blocks,
     Segment && segment)
@@ -850,11 +851,12 @@ has_out_of_line_form (int channels)
  * K1): one interleaved plane (NV12), or two planes of one channel and the
  * same shape (I420), the second from block first[1]. One launch instead
  * of one a plane on the plane streams: the planes' blocks share one wave.
- * The second chroma plane differs from the first only in its addresses,
- * so one chroma body serves both and reads every other parameter at a
- * constant index: a body that indexed its plane's parameters by a register
- * measured up to 50 % slower, and a body for each plane slower still
- * (docs/performance.md, "A frame's planes in one launch"). */
+ * The second chroma plane differs from the first only in its addresses
+ * (planes_run checks the rest, its taps included), so one chroma body
+ * serves both and reads every other parameter at a constant index. On
+ * I420 1080p at sigma 1 it measured 10.0-10.4 us, where a body indexing
+ * its plane's parameters by a register took 10.9-11.1 and a body for each
+ * plane 13.1 (docs/performance.md, "A frame's planes in one launch"). */
 struct PlaneGroup
 {
   FusedParams luma;
@@ -1077,6 +1079,15 @@ near_edges (Kind kind, int k, const FusedParams & p, int channels)
   return !has_out_of_line_form (channels) || p.gpu_share >= 1.0f || k < 4;
 }
 
+/* What for_each_segment () weighs a plane's units by: edge groups (with
+ * the border rule along x) and each segment's apron row blocks. */
+void
+set_costs (FusedParams & p, bool border_along_x, int apron)
+{
+  p.edge_weight = border_along_x && p.groups >= 3 ? EDGE_WEIGHT : 1.0f;
+  p.segment_cost = 2.0f * apron * APRON_WEIGHT;
+}
+
 /* A plane's blocks cut to its units: no more than one a unit, nor (with
  * apron rows) more than one per apron row blocks of output. */
 int
@@ -1126,8 +1137,7 @@ launch (Kind kind, int k, int apron, const FusedParams & p, int channels,
   blocks = within_units (blocks, units, apron);
   FusedParams shares = p;
   /* The column pass reads the intermediate, no border rule along x. */
-  shares.edge_weight = kind != COLUMNS && p.groups >= 3 ? EDGE_WEIGHT : 1.0f;
-  shares.segment_cost = 2.0f * apron * APRON_WEIGHT;
+  set_costs (shares, kind != COLUMNS, apron);
   /* The column pass starts while the row pass's last blocks finish. */
   if (kind == COLUMNS)
     return gb_launch_after_kernel (p.gpu_share >= 1.0f, kernel, blocks,
@@ -1162,9 +1172,18 @@ group_kernel_for (int k0, int k1)
 }
 
 /* Planes of at least this many luma samples keep a launch each: NV12 4K
- * at sigma 3 measured 29.3 us in one launch against 27.5 apart (1080p,
- * 2^21 samples: 11.8 against 13.8). */
+ * (2^23) at sigma 3 measured 29.3 us in one launch against 27.5 apart,
+ * 1080p (2^21) 11.8 against 13.8; the cut between them was not measured. */
 constexpr size_t GROUP_MAX_LUMA_SAMPLES = (size_t) 1 << 22;
+
+/* Whether two planes' taps along an axis are the same filter (their fp16
+ * tables follow from the weights). */
+bool
+same_taps (const GbAxisTaps & a, const GbAxisTaps & b)
+{
+  return a.radius == b.radius && a.half_sum == b.half_sum && a.host && b.host
+      && memcmp (a.host, b.host, sizeof (float) * (2 * a.radius + 1)) == 0;
+}
 
 /* Measured on the H200 at 1080p (docs/performance.md, "A frame's planes
  * in one launch"), us, one launch against apart, sigma 1 / 3: NV12 10.3 /
@@ -1194,15 +1213,14 @@ planes_run (const GbDevicePlane * planes, const GbTaps * taps, int n_planes)
         || planes[i].width < 1 || planes[i].height < 1)
       return NULL;
   }
-  /* The second chroma plane runs with the first's parameters. */
+  /* The second chroma plane runs with the first's parameters but its
+   * addresses: the same shape, pitches and taps. */
   if (n_planes == 3 && (planes[2].width != planes[1].width
           || planes[2].height != planes[1].height
           || planes[2].src_pitch != planes[1].src_pitch
           || planes[2].dst_pitch != planes[1].dst_pitch
-          || taps[2].x.radius != taps[1].x.radius
-          || taps[2].y.radius != taps[1].y.radius
-          || taps[2].x.half_sum != taps[1].x.half_sum
-          || taps[2].y.half_sum != taps[1].y.half_sum))
+          || !same_taps (taps[2].x, taps[1].x)
+          || !same_taps (taps[2].y, taps[1].y)))
     return NULL;
   return c1 == 2 ? group_kernel_for < 2 > (k_steps (taps[0]),
       k_steps (taps[1])) : group_kernel_for < 1 > (k_steps (taps[0]),
@@ -1250,8 +1268,7 @@ launch_group (GroupKernel kernel, const GbDevicePlane * planes,
     const int apron = k[i] - 1;
     blocks[i] = within_units ((int) (wave * plane_units / units + 0.5),
         plane_units, apron);
-    p.edge_weight = p.groups >= 3 ? EDGE_WEIGHT : 1.0f;
-    p.segment_cost = 2.0f * apron * APRON_WEIGHT;
+    set_costs (p, true, apron);
   }
   group.luma = params[0];
   group.chroma = params[1];

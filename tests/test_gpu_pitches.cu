@@ -285,25 +285,29 @@ static const PlanesLayout planes_layouts[] = {
 };
 
 /* Alignment of a multi-plane frame's planes: all aligned, all misaligned,
- * mixed (odd planes misaligned), or odd offsets (odd planes at an odd
- * address, every pitch aligned: I420's chroma planes keep equal pitches
- * and share the one launch's chroma body, each with its own alignment).
- * The one launch must take each plane's alignment as its own. */
+ * mixed (odd planes misaligned), odd offsets (odd planes at an odd
+ * address, every pitch aligned), or last offset (the last plane alone at
+ * an odd address, pitches aligned). In the last two I420's chroma planes
+ * keep equal pitches and share the one launch's chroma body with different
+ * alignments, either way round: each plane's must be its own. */
+#define ALIGNMENT_MODES 5
+
 static int
-plane_misaligned (int misaligned, int p)
+plane_misaligned (int misaligned, int p, int n_planes)
 {
-  return misaligned >= 2 ? p % 2 : misaligned;
+  return misaligned == 4 ? p == n_planes - 1 : misaligned >= 2 ? p % 2
+      : misaligned;
 }
 
-/* ...and its pitch: aligned in the odd offsets' mode. */
+/* ...and its pitch: aligned in the modes of odd offsets. */
 static int
-pitch_misaligned (int misaligned, int p)
+pitch_misaligned (int misaligned, int p, int n_planes)
 {
-  return misaligned == 3 ? 0 : plane_misaligned (misaligned, p);
+  return misaligned >= 3 ? 0 : plane_misaligned (misaligned, p, n_planes);
 }
 
-static const char *const alignment_names[] = { "aligned", "misaligned",
-  "mixed", "odd offsets"
+static const char *const alignment_names[ALIGNMENT_MODES] = { "aligned",
+  "misaligned", "mixed", "odd offsets", "last offset"
 };
 
 static int
@@ -334,7 +338,7 @@ run_planes_case (GbCuda * cuda, const PlanesLayout * layout, int width,
   GbBlur *cpu = NULL;
   GbError error;
   char what[200];
-  int length;
+  int length, qualifies;
 
   geometry.n_planes = n_planes;
   geometry.bytes_per_sample = 1;
@@ -381,16 +385,16 @@ run_planes_case (GbCuda * cuda, const PlanesLayout * layout, int width,
   }
 
   for (int p = 0; p < n_planes; p++) {
-    const int m = plane_misaligned (misaligned, p);
+    const int m = plane_misaligned (misaligned, p, n_planes);
     /* Each plane an odd offset of its own when misaligned. */
     if (!frame_alloc (&src[p], row_bytes[p], heights[p],
             m ? misalignments[0].offset[0] + 2 * p : 0,
-            pitch_extra (row_bytes[p], 1, pitch_misaligned (misaligned, p),
-                0))
+            pitch_extra (row_bytes[p], 1, pitch_misaligned (misaligned, p,
+                    n_planes), 0))
         || !frame_alloc (&dst[p], row_bytes[p], heights[p],
             m ? misalignments[0].offset[1] + 2 * p : 0,
-            pitch_extra (row_bytes[p], 1, pitch_misaligned (misaligned, p),
-                1))
+            pitch_extra (row_bytes[p], 1, pitch_misaligned (misaligned, p,
+                    n_planes), 1))
         || cudaMemcpy2D (src[p].data, src[p].pitch, host_src[p],
             row_bytes[p], row_bytes[p], heights[p],
             cudaMemcpyHostToDevice) != cudaSuccess) {
@@ -411,6 +415,14 @@ run_planes_case (GbCuda * cuda, const PlanesLayout * layout, int width,
     failures++;
     goto out;
   }
+
+  /* Which frames the backend must blur in one launch (planes_run ()):
+   * NV12 and NV24, and I420 whose chroma planes have equal pitches, all
+   * planes within 3 k-steps (luma below 2^22 samples, as here). */
+  qualifies = layout->n_planes == 2 || (layout->subsampling == 2
+      && src[1].pitch == src[2].pitch && dst[1].pitch == dst[2].pitch);
+  for (int p = 0; p < n_planes; p++)
+    qualifies = qualifies && k_steps (&filters[p]) <= 3;
 
   for (int one_launch = 1; one_launch >= 0; one_launch--) {
     const char *mode = one_launch ? "one launch" : "planes apart";
@@ -434,6 +446,11 @@ run_planes_case (GbCuda * cuda, const PlanesLayout * layout, int width,
       printf ("FAIL: %s %s: GPU: %s\n", what, mode, error.message);
       failures++;
       continue;
+    }
+    if (gb_cuda_last_frame_in_one_launch (cuda) != (one_launch && qualifies)) {
+      printf ("FAIL: %s %s: %s in one launch\n", what, mode,
+          gb_cuda_last_frame_in_one_launch (cuda) ? "blurred" : "not blurred");
+      failures++;
     }
     for (int p = 0; p < n_planes; p++) {
       if (cudaMemcpy2D (actual[p], row_bytes[p], dst[p].data, dst[p].pitch,
@@ -488,7 +505,7 @@ run_planes_sweep (GbCuda * cuda)
   static const int sizes[][2] = { {97, 61}, {1283, 723} };
   static const double sigmas[] = { 1.0, 2.0, 3.0, 4.5, 5.0 };
 
-  for (int misaligned = 0; misaligned < 4; misaligned++)
+  for (int misaligned = 0; misaligned < ALIGNMENT_MODES; misaligned++)
     for (size_t l = 0; l < N_ELEMENTS (planes_layouts); l++)
       for (size_t s = 0; s < N_ELEMENTS (sizes); s++)
         for (int b = GB_BORDER_CLAMP; b <= GB_BORDER_ZERO; b++)
