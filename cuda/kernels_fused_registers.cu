@@ -1156,7 +1156,9 @@ k_steps (const GbTaps & taps)
 }
 
 /* The group kernels: chroma of C1 channels, k-steps (K0, K1) = (2, 2),
- * (3, 2) or (3, 3); NULL for other planes (planes_run). */
+ * (3, 2) or, for interleaved chroma (NV24), (3, 3); NULL for other planes
+ * (planes_run). 4:2:0 chroma reaches 3 k-steps only where luma is past 3,
+ * so two chroma planes never take (3, 3): not compiled. */
 typedef void (*GroupKernel) (const PlaneGroup, GbBorder);
 
 template < int C1 > GroupKernel
@@ -1166,8 +1168,9 @@ group_kernel_for (int k0, int k1)
     return fused_group_kernel < C1, 2, 2 >;
   if (k0 == 3 && k1 == 2)
     return fused_group_kernel < C1, 3, 2 >;
-  if (k0 == 3 && k1 == 3)
-    return fused_group_kernel < C1, 3, 3 >;
+  if constexpr (C1 == 2)
+    if (k0 == 3 && k1 == 3)
+      return fused_group_kernel < C1, 3, 3 >;
   return NULL;
 }
 
