@@ -399,8 +399,7 @@ GbAlgorithm
 gb_cuda_auto_algorithm (const GbCuda * cuda, const GbPlaneFilter * filter,
     const GbPlaneGeometry * plane, int bytes_per_sample)
 {
-  const int radius = filter->x.radius > filter->y.radius ? filter->x.radius
-      : filter->y.radius;
+  const int radius = gb_plane_filter_radius (filter);
   const bool multiscale = filter->multiscale.factor_x != 0;
 
   /* Measured on an H100 (docs/performance.md): for GRAY8 and RGBA,
@@ -1084,8 +1083,7 @@ launch_fused (const GbCuda * cuda, const GbPlaneFilter * filter,
     const GbDevicePlane & plane, const GbTaps & taps, GbBorder border,
     cudaStream_t stream)
 {
-  const int radius = taps.x.radius > taps.y.radius ? taps.x.radius
-      : taps.y.radius;
+  const int radius = gb_taps_radius (taps);
   const bool two_pass = gb_fused_two_pass_bytes (plane.width, plane.height,
       plane.channels) <= cuda->fused_two_pass_max_bytes
       || !gb_plane_filter_isotropic (filter)
@@ -1428,13 +1426,12 @@ enqueue_planes_fused (GbCuda * cuda, const GbImage * src,
     planes[p] = device_plane (cuda, p, src, dst, filter->window);
     taps[p] = plane_taps (cuda, p);
   }
-  if (!gb_fused_registers_planes_run (planes, taps, n_planes))
-    return GB_OK;
-  *one_launch = true;
   err = gb_launch_fused_registers_planes (planes, taps, n_planes, border,
-      cuda->stream);
+      cuda->stream, one_launch);
   if (err != cudaSuccess)
     return cuda_fail (error, err, "cannot launch the blur kernel");
+  if (!*one_launch)
+    return GB_OK;
   for (int p = 0; p < n_planes; p++) {
     GbStatus status = finish_plane (cuda, p, src, dst, cuda->stream, error);
     if (status != GB_OK)

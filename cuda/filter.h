@@ -87,6 +87,15 @@ gb_plane_filter_isotropic (const GbPlaneFilter * filter)
       && filter->x.radius == filter->y.radius;
 }
 
+/* The larger of the two radii: how far the filter reaches along either
+ * axis. */
+static inline int
+gb_plane_filter_radius (const GbPlaneFilter * filter)
+{
+  return filter->x.radius > filter->y.radius ? filter->x.radius
+      : filter->y.radius;
+}
+
 #ifdef __cplusplus
 }
 #endif

@@ -111,6 +111,14 @@ struct GbTaps
   const uint32_t *multiscale_up_fragments;
 };
 
+/* The larger of the two radii: how far the filter reaches along either
+ * axis. */
+static inline int
+gb_taps_radius (const GbTaps & taps)
+{
+  return taps.x.radius > taps.y.radius ? taps.x.radius : taps.y.radius;
+}
+
 /* Calls launch(Sample ()) with Sample uint8_t or uint16_t for the plane's
  * sample size; a generic lambda takes it as
  *   [&] (auto tag) { using Sample = decltype (tag); ... }. */
@@ -213,13 +221,11 @@ int gb_fused_registers_max_radius (int channels);
  * channel and chroma in one interleaved plane (NV12, NV21, NV24) or two
  * 4:2:0 planes (I420, YV12), each with at most 3 k-steps (radius 16), luma
  * below 2^22 samples (1080p measured faster than a launch each, 4K slower:
- * kernels_fused_registers.cu).
- * gb_fused_registers_planes_run() says whether the planes qualify; the
- * launcher refuses those that do not. */
-bool gb_fused_registers_planes_run (const GbDevicePlane * planes,
-    const GbTaps * taps, int n_planes);
+ * kernels_fused_registers.cu). Where the planes do not qualify, queues
+ * nothing and sets *launched to false. */
 cudaError_t gb_launch_fused_registers_planes (const GbDevicePlane * planes,
-    const GbTaps * taps, int n_planes, GbBorder border, cudaStream_t stream);
+    const GbTaps * taps, int n_planes, GbBorder border, cudaStream_t stream,
+    bool *launched);
 /* Whether the shared-memory form has kernels for planes of that many
  * channels (not for three). */
 bool gb_fused_shared_has_kernel (int channels);

@@ -438,7 +438,7 @@ template < int C > cudaError_t
 launch_channels (const GbDevicePlane & plane, const GbTaps & taps,
     GbBorder border, cudaStream_t stream)
 {
-  switch (kernel_radius (max (taps.x.radius, taps.y.radius))) {
+  switch (kernel_radius (gb_taps_radius (taps))) {
     case RADII[0]:
       return launch < C, RADII[0] > (plane, taps, border, stream, 0);
     case RADII[1]:

@@ -1150,9 +1150,7 @@ launch (Kind kind, int k, int apron, const FusedParams & p, int channels,
 int
 k_steps (const GbTaps & taps)
 {
-  const int radius = taps.x.radius > taps.y.radius ? taps.x.radius
-      : taps.y.radius;
-  return 1 + (radius + 7) / 8;
+  return 1 + (gb_taps_radius (taps) + 7) / 8;
 }
 
 /* The group kernels: chroma of C1 channels, k-steps (K0, K1) = (2, 2),
@@ -1208,9 +1206,7 @@ planes_run (const GbDevicePlane * planes, const GbTaps * taps, int n_planes)
       || (n_planes == 3 && planes[1].width == planes[0].width))
     return NULL;
   for (int i = 0; i < n_planes; i++) {
-    const int radius = taps[i].x.radius > taps[i].y.radius ? taps[i].x.radius
-        : taps[i].y.radius;
-    if (radius < 1 || planes[i].bytes_per_sample != 1
+    if (gb_taps_radius (taps[i]) < 1 || planes[i].bytes_per_sample != 1
         || planes[i].channels != (i ? c1 : 1)
         || !taps[i].x.half_pairs || !taps[i].y.half_pairs
         || planes[i].width < 1 || planes[i].height < 1)
@@ -1289,20 +1285,15 @@ launch_group (GroupKernel kernel, const GbDevicePlane * planes,
 
 }                               /* namespace */
 
-bool
-gb_fused_registers_planes_run (const GbDevicePlane * planes,
-    const GbTaps * taps, int n_planes)
-{
-  return planes_run (planes, taps, n_planes) != NULL;
-}
-
 cudaError_t
 gb_launch_fused_registers_planes (const GbDevicePlane * planes,
-    const GbTaps * taps, int n_planes, GbBorder border, cudaStream_t stream)
+    const GbTaps * taps, int n_planes, GbBorder border, cudaStream_t stream,
+    bool *launched)
 {
   GroupKernel kernel = planes_run (planes, taps, n_planes);
+  *launched = kernel != NULL;
   if (!kernel)
-    return cudaErrorInvalidValue;
+    return cudaSuccess;
   return launch_group (kernel, planes, taps, n_planes, border, stream);
 }
 
@@ -1320,8 +1311,7 @@ cudaError_t
 gb_launch_fused_registers (const GbDevicePlane & plane, const GbTaps & taps,
     GbBorder border, cudaStream_t stream)
 {
-  const int radius = taps.x.radius > taps.y.radius ? taps.x.radius
-      : taps.y.radius;
+  const int radius = gb_taps_radius (taps);
   const int k = k_steps (taps);
 
   /* 8-bit samples only (exact as fp16), both radii within reach. */
