@@ -1066,6 +1066,18 @@ params_of (const GbDevicePlane & plane, const GbTaps & taps)
  * docs/performance.md, "Edges"). */
 constexpr float EDGE_WEIGHT = 1.5f;
 constexpr float APRON_WEIGHT = 1.0f;
+/* Swept again on the H200 (1.5, 2, 2.5, 3; 1080p and 4K, sigma 1 to 4.5;
+ * docs/performance.md, "Edge units"): 2.5 measured faster for the
+ * one-kernel form (up to 3 k-steps) on planes of two channels, whose edge
+ * strips take the border rule out of line (NV12 1080p sigma 1: 10.7 ->
+ * 9.4-9.7 us, NV24 15.4 -> 13.7, NV16 sigma 4.5 19.2-19.4 -> 17.3-17.9;
+ * NV16 at sigma 3 moves within its noise, 17.3-19.3), on luma
+ * beside them at 3 k-steps, and on a plane of one channel alone at 3
+ * k-steps below 4K (GRAY8 1080p sigma 3: 8.9 -> 8.4). Elsewhere it was
+ * slower or the same (RGBA 1080p sigma 1 12.9 -> 13.2, Y42B and Y444
+ * slower, GRAY8 4K the same or slower). */
+constexpr float HEAVY_EDGE_WEIGHT = 2.5f;
+constexpr size_t HEAVY_EDGE_MAX_SAMPLES = (size_t) 1 << 22;
 
 /* Whether a plane's edge groups take the inline border rule
  * (load_four_near) rather than the out-of-line one. Not for two channels:
@@ -1087,9 +1099,10 @@ near_edges (Kind kind, int k, const FusedParams & p, int channels)
 /* What for_each_segment () weighs a plane's units by: edge groups (with
  * the border rule along x) and each segment's apron row blocks. */
 void
-set_costs (FusedParams & p, bool border_along_x, int apron)
+set_costs (FusedParams & p, bool border_along_x, int apron, bool heavy_edges)
 {
-  p.edge_weight = border_along_x && p.groups >= 3 ? EDGE_WEIGHT : 1.0f;
+  p.edge_weight = !border_along_x || p.groups < 3 ? 1.0f
+      : heavy_edges ? HEAVY_EDGE_WEIGHT : EDGE_WEIGHT;
   p.segment_cost = 2.0f * apron * APRON_WEIGHT;
 }
 
@@ -1142,7 +1155,9 @@ launch (Kind kind, int k, int apron, const FusedParams & p, int channels,
   blocks = within_units (blocks, units, apron);
   FusedParams shares = p;
   /* The column pass reads the intermediate, no border rule along x. */
-  set_costs (shares, kind != COLUMNS, apron);
+  set_costs (shares, kind != COLUMNS, apron, kind == FUSED && k <= 3
+      && (channels == 2 || (channels == 1 && k == 3 && p.gpu_share >= 1.0f))
+      && (size_t) p.width * p.height < HEAVY_EDGE_MAX_SAMPLES);
   /* The column pass starts while the row pass's last blocks finish. */
   if (kind == COLUMNS)
     return gb_launch_after_kernel (p.gpu_share >= 1.0f, kernel, blocks,
@@ -1272,7 +1287,7 @@ launch_group (GroupKernel kernel, const GbDevicePlane * planes,
     const int apron = k[i] - 1;
     blocks[i] = within_units ((int) (wave * plane_units / units + 0.5),
         plane_units, apron);
-    set_costs (p, true, apron);
+    set_costs (p, true, apron, c1 == 2 && (i > 0 || k[0] == 3));
   }
   group.luma = params[0];
   group.chroma = params[1];
