@@ -313,9 +313,7 @@ static const char *const alignment_names[ALIGNMENT_MODES] = { "aligned",
 static int
 k_steps (const GbPlaneFilter * filter)
 {
-  const int radius = filter->x.radius > filter->y.radius ? filter->x.radius
-      : filter->y.radius;
-  return 1 + (radius + 7) / 8;
+  return 1 + (gb_plane_filter_radius (filter) + 7) / 8;
 }
 
 /* One multi-plane frame, blurred twice with the fused filter: its planes
