@@ -1,6 +1,7 @@
 /* Fused separable Gaussian on tensor cores, in registers: one kernel for
  * small radii, and a two-pass form (row pass, fp16 intermediate, column
- * pass) for larger ones. No shared memory.
+ * pass) for larger ones. Shared memory only to stage the rows of large
+ * one-channel planes (fused_plane_staged).
  *
  * Copyright (C) 2026 The cudagaussblur authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
@@ -17,7 +18,9 @@
  *            pixels are B, loaded from global memory straight into the
  *            fragment's layout: a lane's four k-slots are four neighbouring
  *            pixels of one row, one 4C-byte load (k-slots may be ordered at
- *            will as long as A is built the same way).
+ *            will as long as A is built the same way). One-channel planes
+ *            of 2^22 samples or more read them from rows their block
+ *            staged in shared memory, 16 bytes a thread.
  *   columns: m16n8k8, one row block per mma: the row pass's accumulator,
  *            converted to fp16, is the column pass's A fragment as it
  *            stands (M = columns, K = rows), and the weights are B. The
@@ -84,6 +87,9 @@ struct FusedParams
   uint8_t *mid;                 /* two-pass form: the fp16 intermediate */
   size_t mid_pitch;
   bool aligned_in;              /* four pixels in one load */
+  bool aligned_in16;            /* rows may be staged 16 bytes a copy */
+  bool staged;                  /* one channel: the block stages its rows
+                                 * (fused_plane_staged; staged_k ()) */
   bool aligned_out;             /* two pixels in one store */
   bool aligned_out4;            /* one channel: four pixels in one store */
   float gpu_share;              /* GbDevicePlane.gpu_share, in (0, 1] */
@@ -235,6 +241,26 @@ strips_per_warp (int channels)
 {
   return channels == 1 ? 2 : 1;
 }
+
+/* One channel: a block's four warps read the same rows, each its two strips
+ * and their apron, 16 bytes of a row per load instruction (8 rows x 4
+ * lanes x 4 bytes), half of each 32-byte sector. The block may instead
+ * stage its rows in shared memory together, 16 bytes a thread per cp.async
+ * (whole sectors, coalesced), STAGE_DEPTH - 1 row blocks ahead, each lane
+ * reading its words from there. The walk alone, without its arithmetic
+ * (bench/walk-probe.cu, H200, GRAY8, 2 k-steps), took 13.5 -> 8.4 us at 4K
+ * and 5.3 -> 3.9 at 1080p; the copy 5.5 and 2.9. The kernel itself
+ * (docs/performance.md, "Rows staged in shared memory"), GRAY8 4K sigma 1
+ * and 3: 16.1 / 18.1 -> 12.4 / 17.6-18.0 us; 1080p sigma 1: 6.9 -> 6.4, but
+ * sigma 3 (3 k-steps) 8.4 -> 9.1 (short runs of rows, a barrier each
+ * step), and the group kernels were slower at both (NV12 sigma 1: 9.2 ->
+ * 10.4). So staged_k (): planes of STAGED_MIN_SAMPLES up to MAX_STAGED_K
+ * k-steps, smaller planes alone on the GPU at 2 k-steps; the group
+ * kernels never. The cut between 2^21 and 2^23 samples was not measured.
+ * At 4 k-steps the two forms in one kernel took 204 registers (166
+ * before): not staged. */
+constexpr size_t STAGED_MIN_SAMPLES = (size_t) 1 << 22;
+constexpr int MAX_STAGED_K = 3;
 
 #ifdef GB_HAVE_MMA
 /* Row blocks of pixels the fused kernel keeps in registers: the one being
@@ -514,8 +540,10 @@ unit_at_cost (const FusedParams & p, float c)
  * block) units in column-group order, of the same cost for every block
  * (unit_at_cost), visited in segments that end at column-group boundaries.
  * For each, the warp's strips' first column x0, the first row y0 and the
- * row blocks; warps past the plane's last strip skip it. */
-template < int MB, typename Segment > __device__ __forceinline__ void
+ * row blocks; warps past the plane's last strip skip it, unless EVERY_WARP
+ * (the block stages its rows together: x0 is then past the plane). */
+template < int MB, bool EVERY_WARP = false, typename Segment >
+__device__ __forceinline__ void
 for_each_segment (const FusedParams & p, int b, int n_blocks,
     Segment && segment)
 {
@@ -530,21 +558,117 @@ for_each_segment (const FusedParams & p, int b, int n_blocks,
     const int first_block = start - group * p.row_blocks;
     const int segment_end = min (end, (group + 1) * p.row_blocks);
     const int warp_strip = (group * WARPS + warp) * MB;
-    if (warp_strip < p.strips)
+    if (EVERY_WARP || warp_strip < p.strips)
       segment (warp_strip * STRIP, 8 * first_block, segment_end - start);
     start = segment_end;
   }
 }
-#endif
 
-/* Block b of the n_blocks that filter plane p. */
-template < int C, int K, bool NEAR > __device__ __forceinline__ void
-fused_plane (const FusedParams & p, GbBorder border, int b, int n_blocks)
+constexpr int STAGE_DEPTH = 4;
+
+/* The staged window of a row block for k-steps K: the block's 128 columns
+ * and APRON either side (8 (K - 1) rounded up to whole 16-byte chunks), in
+ * rows STAGE_PITCH apart (16 bytes more than a row: a lane's word of row g
+ * lies in bank 11 g + q + ... mod 32, no two lanes of a load alike). */
+template < int K > struct StagedWindow
 {
-#ifdef GB_HAVE_MMA
+  static constexpr int APRON = 16 * ((8 * (K - 1) + 15) / 16);
+  static constexpr int CHUNKS = (WARPS * 2 * STRIP + 2 * APRON) / 16;
+  static constexpr int PITCH = 16 * CHUNKS + 16;
+  static constexpr int BYTES = 8 * PITCH;
+  static_assert (8 * CHUNKS <= WARPS * 32, "a chunk a thread");
+};
+
+/* Thread threadIdx.x's chunk of row block rb (frame rows 8 rb ..) into
+ * stage: window columns from x_window, all inside the frame. Rows outside
+ * it go through the border rule (zeros where it gives none). */
+template < int K > __device__ __forceinline__ void
+stage_chunk (uint8_t * stage, const FusedParams & p, int rb, int x_window,
+    GbBorder border)
+{
+  using W = StagedWindow < K >;
+  const int i = threadIdx.x;
+  if (i >= 8 * W::CHUNKS)
+    return;
+  const int r = i / W::CHUNKS;
+  const int c = i - r * W::CHUNKS;
+  uint8_t *to = stage + r * W::PITCH + 16 * c;
+  int y = 8 * rb + r;
+  if ((unsigned) y >= (unsigned) p.height)
+    y = gb_border_index (y, p.height, border);
+  if (y < 0) {
+    *reinterpret_cast < uint4 * >(to) = make_uint4 (0, 0, 0, 0);
+    return;
+  }
+  const uint32_t address = (uint32_t) __cvta_generic_to_shared (to);
+  asm volatile ("cp.async.cg.shared.global [%0], [%1], 16;"::"r" (address),
+      "l" (p.src + (size_t) y * p.src_pitch + x_window + 16 * c));
+}
+
+__device__ __forceinline__ void
+stage_commit ()
+{
+  asm volatile ("cp.async.commit_group;");
+}
+
+/* Waits for all but the last n committed stages. */
+template < int N > __device__ __forceinline__ void
+stage_wait ()
+{
+  asm volatile ("cp.async.wait_group %0;"::"n" (N));
+}
+
+/* Calls step (u, t) for the walk's steps t = 0 .. steps - 1, unrolled by
+ * RING so that u = t % RING, the ring slot, is known at compile time. */
+template < int RING, typename Step > __device__ __forceinline__ void
+for_each_step (int steps, Step && step)
+{
+  for (int t0 = 0; t0 < steps; t0 += RING)
+#pragma unroll
+    for (int u = 0; u < RING; u++) {
+      if (t0 + u >= steps)
+        break;
+      step (u, t0 + u);
+    }
+}
+
+/* Step t of a segment's walk from the lane's words px of row block t - H:
+ * its row pass into ring slot u, then the column pass of output block
+ * t - 2 H from the blocks t - 3 H .. t - H. */
+template < int C, int K, int MB, int RING > __device__ __forceinline__ void
+walk_step (const FusedParams & p, const uint32_t (&px)[K + MB - 1][C],
+    const uint32_t (&row_a)[K][4], const uint32_t (&column_b)[2 * K - 1],
+    float row_start, float column_start, uint32_t (&ring)[MB][C][RING][2],
+    int u, int t, int x0, int y0, int y_end)
+{
+  const int lane = threadIdx.x & 31;
+  float acc[MB][C][4];
+  row_pass < C, K, MB > (px, row_a, row_start, acc);
+#pragma unroll
+  for (int m = 0; m < MB; m++)
+#pragma unroll
+    for (int c = 0; c < C; c++) {
+      ring[m][c][u][0] = gb_pack_half2 (acc[m][c][0], acc[m][c][1]);
+      ring[m][c][u][1] = gb_pack_half2 (acc[m][c][2], acc[m][c][3]);
+    }
+  if (t >= 2 * (K - 1))
+    column_pass < C, MB, RING, 2 * K - 1 > (p, ring, u, column_b,
+        column_start, x0, y0 + 8 * (t - 2 * (K - 1)) + 2 * (lane & 3),
+        y_end, lane >> 2);
+}
+
+/* One segment of a warp's walk (for_each_segment: its strips from column
+ * x0, rows from y0, `blocks` row blocks of output), each lane loading its
+ * own words. Each segment filters 2 H row blocks of apron more than it
+ * writes. */
+template < int C, int K, bool NEAR > __device__ __forceinline__ void
+walk_loaded (const FusedParams & p, GbBorder border, int x0, int y0,
+    int blocks, const uint32_t (&row_a)[K][4],
+    const uint32_t (&column_b)[2 * K - 1], float row_start,
+    float column_start)
+{
   constexpr int MB = strips_per_warp (C);
   constexpr int H = K - 1;      /* row blocks of apron above and below */
-  constexpr int TAPS_Y = 2 * H + 1;     /* row blocks an output block reads */
   constexpr int RING = 2 * K;   /* a multiple of the pixel buffers */
   constexpr int LOADS = K + MB - 1;     /* k-steps loaded per row block */
   constexpr int BUFFERS = pixel_buffers (C, RING);
@@ -555,72 +679,141 @@ fused_plane (const FusedParams & p, GbBorder border, int b, int n_blocks)
   const int lane = threadIdx.x & 31;
   const int g = lane >> 2;      /* fragment group: M slots g, g + 8 */
   const int q = lane & 3;       /* fragment pair: k-slots 2q, 2q + 1 (+ 8) */
+  const int y_end = min (y0 + 8 * blocks, p.height);
+  const int steps = blocks + 2 * H;
+  const int x_first = x0 - 8 * H + 4 * q;
+  const bool inside = p.aligned_in && x0 - 8 * H >= 0
+      && x0 + MB * STRIP + 8 * H <= p.width;
+
+  uint32_t ring[MB][C][RING][2];
+  uint32_t pixels[BUFFERS][LOADS][C];
+#pragma unroll
+  for (int t = 1; t <= PREFETCH_AHEAD; t++)
+    prefetch_row < C, MB > (p, y0 + 8 * (t - H) + g, x0, q);
+#pragma unroll
+  for (int t = 0; t < BUFFERS - 1; t++)
+    fetch_row < C, LOADS, NEAR > (pixels[t], p, y0 + 8 * (t - H) + g,
+        x_first, inside, border);
+
+  for_each_step < RING > (steps,[&](int u, int t) {
+    if (t + BUFFERS - 1 < steps)
+      fetch_row < C, LOADS, NEAR > (pixels[(u + BUFFERS - 1) % BUFFERS], p,
+          y0 + 8 * (t + BUFFERS - 1 - H) + g, x_first, inside, border);
+    if (t + 1 + PREFETCH_AHEAD < steps)
+      prefetch_row < C, MB > (p, y0 + 8 * (t + 1 + PREFETCH_AHEAD - H) + g,
+          x0, q);
+    walk_step < C, K, MB, RING > (p, pixels[u % BUFFERS], row_a, column_b,
+        row_start, column_start, ring, u, t, x0, y0, y_end);
+  });
+}
+
+/* Block b of the n_blocks that filter plane p, each lane loading its own
+ * words. */
+template < int C, int K, bool NEAR > __device__ __forceinline__ void
+fused_plane (const FusedParams & p, GbBorder border, int b, int n_blocks)
+{
+  constexpr int MB = strips_per_warp (C);
+  const int lane = threadIdx.x & 31;
+  const int g = lane >> 2;
+  const int q = lane & 3;
+  uint32_t row_a[K][4];
+  uint32_t column_b[2 * K - 1];
+  row_weights < K > (p, g, q, row_a);
+  column_weights < 2 * K - 1 > (p, g, q, column_b);
+  const float row_start = -1152.0f * p.sum_x;
+  const float column_start = 128.0f * p.sum_x * p.sum_y + 0.5f;
+
+  for_each_segment < MB > (p, b, n_blocks,[&](int x0, int y0, int blocks) {
+    walk_loaded < C, K, NEAR > (p, border, x0, y0, blocks, row_a, column_b,
+        row_start, column_start);
+  });
+}
+
+/* fused_plane for one channel where p.staged: segments whose window
+ * (StagedWindow) lies inside the frame read rows the block staged
+ * together, with the same arithmetic in the same order as walk_loaded ()
+ * (the output is the same); the others (the frame's first and last column
+ * groups) take walk_loaded (): cp.async has no border rule, and loads
+ * made and stored at once would keep the whole block waiting each step. */
+template < int K, bool NEAR > __device__ __forceinline__ void
+fused_plane_staged (const FusedParams & p, GbBorder border, int b,
+    int n_blocks)
+{
+  constexpr int MB = strips_per_warp (1);
+  constexpr int H = K - 1;
+  constexpr int TAPS_Y = 2 * H + 1;
+  constexpr int RING = 2 * K;
+  constexpr int LOADS = K + MB - 1;
+  using W = StagedWindow < K >;
+  __shared__ __align__ (16) uint8_t stages[STAGE_DEPTH][W::BYTES];
+  const int warp = threadIdx.x >> 5;
+  const int lane = threadIdx.x & 31;
+  const int g = lane >> 2;
+  const int q = lane & 3;
   uint32_t row_a[K][4];
   uint32_t column_b[TAPS_Y];
   row_weights < K > (p, g, q, row_a);
   column_weights < TAPS_Y > (p, g, q, column_b);
   const float row_start = -1152.0f * p.sum_x;
   const float column_start = 128.0f * p.sum_x * p.sum_y + 0.5f;
+  /* The lane's first word in a staged row: 8 H columns left of its
+   * warp's strips, 4 q on. */
+  const int word = W::APRON - 8 * H + warp * MB * STRIP + 4 * q;
 
-  /* Each segment filters 2 H row blocks of apron more than it writes. */
-  for_each_segment < MB > (p, b, n_blocks,[&](int x0, int y0, int blocks) {
+  for_each_segment < MB, true > (p, b, n_blocks,[&](int x0, int y0,
+          int blocks) {
+    const int x_window = x0 - warp * MB * STRIP - W::APRON;
+    if (!p.staged || x_window < 0
+        || x_window + 16 * W::CHUNKS > p.width) {
+      if (x0 < p.width)
+        walk_loaded < 1, K, NEAR > (p, border, x0, y0, blocks, row_a,
+            column_b, row_start, column_start);
+      return;
+    }
     const int y_end = min (y0 + 8 * blocks, p.height);
     const int steps = blocks + 2 * H;
-    const int x_first = x0 - 8 * H + 4 * q;
-    const bool inside = p.aligned_in && x0 - 8 * H >= 0
-        && x0 + MB * STRIP + 8 * H <= p.width;
+    const int first = y0 / 8 - H;       /* the row block of step 0 */
 
-    uint32_t ring[MB][C][RING][2];
-    uint32_t pixels[BUFFERS][LOADS][C];
+    /* The previous segment's last reads are done before its slots fill. */
+    __syncthreads ();
 #pragma unroll
-    for (int t = 1; t <= PREFETCH_AHEAD; t++)
-      prefetch_row < C, MB > (p, y0 + 8 * (t - H) + g, x0, q);
-#pragma unroll
-    for (int t = 0; t < BUFFERS - 1; t++)
-      fetch_row < C, LOADS, NEAR > (pixels[t], p, y0 + 8 * (t - H) + g,
-          x_first, inside, border);
-
-    /* Step t: row block t - H into ring slot t % RING, then output block
-     * t - 2 H from the blocks t - 3 H .. t - H. */
-    for (int t0 = 0; t0 < steps; t0 += RING) {
-#pragma unroll
-      for (int u = 0; u < RING; u++) {
-        const int t = t0 + u;
-        if (t >= steps)
-          break;
-        if (t + BUFFERS - 1 < steps)
-          fetch_row < C, LOADS, NEAR > (pixels[(u + BUFFERS - 1) % BUFFERS],
-              p, y0 + 8 * (t + BUFFERS - 1 - H) + g, x_first, inside,
-              border);
-        if (t + 1 + PREFETCH_AHEAD < steps)
-          prefetch_row < C, MB > (p, y0 + 8 * (t + 1 + PREFETCH_AHEAD - H)
-              + g, x0, q);
-        {
-          float acc[MB][C][4];
-          row_pass < C, K, MB > (pixels[u % BUFFERS], row_a, row_start,
-              acc);
-#pragma unroll
-          for (int m = 0; m < MB; m++)
-#pragma unroll
-            for (int c = 0; c < C; c++) {
-              ring[m][c][u][0] = gb_pack_half2 (acc[m][c][0], acc[m][c][1]);
-              ring[m][c][u][1] = gb_pack_half2 (acc[m][c][2], acc[m][c][3]);
-            }
-        }
-        if (t >= 2 * H)
-          column_pass < C, MB, RING, TAPS_Y > (p, ring, u, column_b,
-              column_start, x0, y0 + 8 * (t - 2 * H) + 2 * q, y_end, g);
-      }
+    for (int t = 0; t < STAGE_DEPTH - 1; t++) {
+      if (t < steps)
+        stage_chunk < K > (stages[t], p, first + t, x_window, border);
+      stage_commit ();
     }
+    uint32_t ring[MB][1][RING][2];
+    for_each_step < RING > (steps,[&](int u, int t) {
+      /* Step t's stage is in, and every warp is past step t - 1's. */
+      stage_wait < STAGE_DEPTH - 2 > ();
+      __syncthreads ();
+      if (t + STAGE_DEPTH - 1 < steps)
+        stage_chunk < K > (stages[(t + STAGE_DEPTH - 1) % STAGE_DEPTH], p,
+            first + t + STAGE_DEPTH - 1, x_window, border);
+      stage_commit ();
+      const uint8_t *row = stages[t % STAGE_DEPTH] + g * W::PITCH + word;
+      uint32_t px[LOADS][1];
+#pragma unroll
+      for (int s = 0; s < LOADS; s++)
+        px[s][0] = *reinterpret_cast < const uint32_t * >(row + 16 * s);
+      walk_step < 1, K, MB, RING > (p, px, row_a, column_b, row_start,
+          column_start, ring, u, t, x0, y0, y_end);
+    });
   });
-#endif
 }
+
+#endif
 
 template < int C, int K, bool NEAR > __global__ void
 __launch_bounds__ (WARPS * 32)
 fused_kernel (FusedParams p, GbBorder border)
 {
-  fused_plane < C, K, NEAR > (p, border, blockIdx.x, gridDim.x);
+#ifdef GB_HAVE_MMA
+  if constexpr (C == 1 && K <= MAX_STAGED_K)
+    fused_plane_staged < K, NEAR > (p, border, blockIdx.x, gridDim.x);
+  else
+    fused_plane < C, K, NEAR > (p, border, blockIdx.x, gridDim.x);
+#endif
 }
 
 /* The two-pass form for larger radii, where a warp's apron rows would cost
@@ -877,6 +1070,7 @@ template < int C1, int K0, int K1 > __global__ void
 __launch_bounds__ (WARPS * 32, GROUP_MIN_BLOCKS)
 fused_group_kernel (PlaneGroup group, GbBorder border)
 {
+#ifdef GB_HAVE_MMA
   const int b = blockIdx.x;
   if (b < group.first[0]) {
     fused_plane < 1, K0, has_inline_form (1) > (group.luma, border, b,
@@ -902,6 +1096,7 @@ fused_group_kernel (PlaneGroup group, GbBorder border)
     fused_plane < C1, K1, has_inline_form (C1) && K0 < 3 > (p, border,
         b - first, end - first);
   }
+#endif
 }
 
 template < int C, int K > FusedKernel
@@ -1053,6 +1248,9 @@ params_of (const GbDevicePlane & plane, const GbTaps & taps)
   p.mid_pitch = plane.intermediate_pitch;
   p.aligned_in = (uintptr_t) plane.src % in_unit == 0
       && plane.src_pitch % in_unit == 0;
+  p.aligned_in16 = (uintptr_t) plane.src % 16 == 0
+      && plane.src_pitch % 16 == 0;
+  p.staged = false;             /* launch () decides: staged_k () */
   p.aligned_out = (uintptr_t) plane.dst % out_unit == 0
       && plane.dst_pitch % out_unit == 0;
   p.aligned_out4 = (uintptr_t) plane.dst % 4 == 0 && plane.dst_pitch % 4 == 0;
@@ -1076,8 +1274,25 @@ constexpr float APRON_WEIGHT = 1.0f;
  * k-steps below 4K (GRAY8 1080p sigma 3: 8.9 -> 8.4). Elsewhere it was
  * slower or the same (RGBA 1080p sigma 1 12.9 -> 13.2, Y42B and Y444
  * slower, GRAY8 4K the same or slower). */
+/* Planes that fused_plane_staged () stages take it too, their edge groups
+ * loading as before while the others stage (GRAY8 4K sigma 1 / 3: 13.9 /
+ * 20.4 us at 1.5, 12.4 / 17.0 at 2.5, 13.8 / 17.0 at 4), or
+ * STAGED_EDGE_WEIGHT below 4K (GRAY8 1080p sigma 1 and 2: 6.5-7.0 at 2.5,
+ * 6.4-6.5 at 4). */
 constexpr float HEAVY_EDGE_WEIGHT = 2.5f;
+constexpr float STAGED_EDGE_WEIGHT = 4.0f;
 constexpr size_t HEAVY_EDGE_MAX_SAMPLES = (size_t) 1 << 22;
+
+/* Whether the fused kernel of k-steps k stages plane p's rows: one
+ * channel up to MAX_STAGED_K k-steps on planes of STAGED_MIN_SAMPLES, and
+ * smaller planes alone on the GPU at 2 k-steps. */
+bool
+staged_k (const FusedParams & p, int channels, int k)
+{
+  return p.aligned_in16 && channels == 1 && k <= MAX_STAGED_K
+      && ((size_t) p.width * p.height >= STAGED_MIN_SAMPLES
+      || (k == 2 && p.gpu_share >= 1.0f));
+}
 
 /* Whether a plane's edge groups take the inline border rule
  * (load_four_near) rather than the out-of-line one. Not for two channels:
@@ -1102,7 +1317,8 @@ void
 set_costs (FusedParams & p, bool border_along_x, int apron, bool heavy_edges)
 {
   p.edge_weight = !border_along_x || p.groups < 3 ? 1.0f
-      : heavy_edges ? HEAVY_EDGE_WEIGHT : EDGE_WEIGHT;
+      : p.staged && (size_t) p.width * p.height < STAGED_MIN_SAMPLES
+      ? STAGED_EDGE_WEIGHT : heavy_edges ? HEAVY_EDGE_WEIGHT : EDGE_WEIGHT;
   p.segment_cost = 2.0f * apron * APRON_WEIGHT;
 }
 
@@ -1154,10 +1370,12 @@ launch (Kind kind, int k, int apron, const FusedParams & p, int channels,
     blocks = (int) (blocks * p.gpu_share + 0.5f);
   blocks = within_units (blocks, units, apron);
   FusedParams shares = p;
+  shares.staged = kind == FUSED && staged_k (p, channels, k);
   /* The column pass reads the intermediate, no border rule along x. */
   set_costs (shares, kind != COLUMNS, apron, kind == FUSED && k <= 3
-      && (channels == 2 || (channels == 1 && k == 3 && p.gpu_share >= 1.0f))
-      && (size_t) p.width * p.height < HEAVY_EDGE_MAX_SAMPLES);
+      && (shares.staged || ((channels == 2 || (channels == 1 && k == 3
+                      && p.gpu_share >= 1.0f))
+              && (size_t) p.width * p.height < HEAVY_EDGE_MAX_SAMPLES)));
   /* The column pass starts while the row pass's last blocks finish. */
   if (kind == COLUMNS)
     return gb_launch_after_kernel (p.gpu_share >= 1.0f, kernel, blocks,

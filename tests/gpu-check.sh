@@ -57,6 +57,7 @@ if [ "$what" != bench ]; then
   step racecheck 400 compute-sanitizer --tool racecheck --error-exitcode 1 "$build/tests/test-gpu-parity" --race
   step racecheck-fused-shared 300 compute-sanitizer --tool racecheck --error-exitcode 1 "$build/tests/test-gpu-pitches" --fused-shared
   step racecheck-fused-float 200 compute-sanitizer --tool racecheck --error-exitcode 1 "$build/tests/test-gpu-pitches" --fused-float
+  step racecheck-staged 300 compute-sanitizer --tool racecheck --error-exitcode 1 "$build/tests/test-gpu-pitches" --staged
   step racecheck-superposition 400 compute-sanitizer --tool racecheck --error-exitcode 1 "$build/tests/test-gpu-superposition" --race
 fi
 if [ "$what" = bench ] || [ "$what" = all ]; then

@@ -18,13 +18,18 @@
  * qualify (gb_cuda_set_planes_in_one_launch: all but Y444) and once each
  * apart. Exit 77 (skip) without a device.
  *
- * Usage: test-gpu-pitches [--fused-shared | --fused-float | --planes]
+ * Usage: test-gpu-pitches [--fused-shared | --fused-float | --planes |
+ *                          --staged]
  *   --fused-shared  only the fused shared-memory kernel's cases, for
  *                   compute-sanitizer racecheck (the parity test's frames
  *                   fit in L2 and take the fused kernel's other forms).
  *   --fused-float   only the 16-bit fused kernel's cases
  *                   (kernels_fused_float.cu), for racecheck likewise.
  *   --planes        only the multi-plane cases.
+ *   --staged        only the one-channel planes large enough for the fused
+ *                   kernel to stage their rows in shared memory
+ *                   (kernels_fused_registers.cu: 2^22 samples, 16-byte
+ *                   aligned), for racecheck.
  */
 #include "cuda_backend.h"
 #include "filter.h"
@@ -519,6 +524,7 @@ main (int argc, char **argv)
   const bool fused_shared_only = strcmp (option, "--fused-shared") == 0;
   const bool fused_float_only = strcmp (option, "--fused-float") == 0;
   const bool planes_only = strcmp (option, "--planes") == 0;
+  const bool staged_only = strcmp (option, "--staged") == 0;
   /* The last is for 16-bit samples only: an odd width past the 16-bit
    * fused kernel's 512-sample strips even in gray. Every height spans
    * several of its 8-row batches and, on frames this small, 16-row
@@ -551,6 +557,12 @@ main (int argc, char **argv)
   static const int float_sizes[][2] = { {61, 47}, {517, 45} };
   static const int float_channels[] = { 1, 2, 4 };
   static const double float_sigmas[] = { 1.0, 3.0 };
+  /* One-channel planes of at least 2^22 samples, whose aligned frames the
+   * fused kernel stages (2 and 3 k-steps: sigma 1, 3) except in their first
+   * and last column groups: a last group of one strip (4097) and of part
+   * of its strips (2100), odd heights. The misaligned frames load. */
+  static const int staged_sizes[][2] = { {2100, 2003}, {4097, 1025} };
+  static const int one_channel[] = { 1 };
   const Sweep all8 = SWEEP (1, sizes, n_sizes8, channel_counts, algorithms,
       sigmas);
   const Sweep all16 = SWEEP (2, sizes, N_ELEMENTS (sizes), channel_counts,
@@ -559,12 +571,15 @@ main (int argc, char **argv)
       shared_sigmas);
   const Sweep float16 = SWEEP (2, float_sizes, N_ELEMENTS (float_sizes),
       float_channels, fused, float_sigmas);
+  const Sweep staged8 = SWEEP (1, staged_sizes, N_ELEMENTS (staged_sizes),
+      one_channel, fused, float_sigmas);
   GbCuda *cuda;
   GbError error;
 
-  if (*option && !fused_shared_only && !fused_float_only && !planes_only) {
-    fprintf (stderr,
-        "usage: %s [--fused-shared | --fused-float | --planes]\n", argv[0]);
+  if (*option && !fused_shared_only && !fused_float_only && !planes_only
+      && !staged_only) {
+    fprintf (stderr, "usage: %s [--fused-shared | --fused-float | --planes "
+        "| --staged]\n", argv[0]);
     return 2;
   }
   /* The FP32 kernel's shared memory against the devices' limits (host
@@ -589,9 +604,12 @@ main (int argc, char **argv)
     run_sweep (cuda, &float16);
   } else if (planes_only) {
     run_planes_sweep (cuda);
+  } else if (staged_only) {
+    run_sweep (cuda, &staged8);
   } else {
     if (!fused_shared_only) {
       run_sweep (cuda, &all8);
+      run_sweep (cuda, &staged8);
       run_sweep (cuda, &all16);
       /* Before the two-pass limit goes: planes apart as they run. */
       run_planes_sweep (cuda);
