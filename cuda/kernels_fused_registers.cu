@@ -1242,8 +1242,7 @@ params_of (const GbDevicePlane & plane, const GbTaps & taps)
   p.strips = (plane.width + STRIP - 1) / STRIP;
   p.groups = (p.strips + per_block - 1) / per_block;
   p.row_blocks = (plane.height + 7) / 8;
-  p.gpu_share = plane.gpu_share > 0.0f && plane.gpu_share < 1.0f
-      ? plane.gpu_share : 1.0f;
+  p.gpu_share = gb_plane_alone (plane) ? 1.0f : plane.gpu_share;
   p.mid = (uint8_t *) plane.intermediate;
   p.mid_pitch = plane.intermediate_pitch;
   p.aligned_in = (uintptr_t) plane.src % in_unit == 0
