@@ -19,8 +19,9 @@
  *            fragment's layout: a lane's four k-slots are four neighbouring
  *            pixels of one row, one 4C-byte load (k-slots may be ordered at
  *            will as long as A is built the same way). One-channel planes
- *            of 2^22 samples or more read them from rows their block
- *            staged in shared memory, 16 bytes a thread.
+ *            of 2^22 samples or more, and smaller ones alone on the GPU at
+ *            2 k-steps, read them from rows their block staged in shared
+ *            memory, 16 bytes a thread (staged_k ()).
  *   columns: m16n8k8, one row block per mma: the row pass's accumulator,
  *            converted to fp16, is the column pass's A fragment as it
  *            stands (M = columns, K = rows), and the weights are B. The
@@ -568,8 +569,9 @@ constexpr int STAGE_DEPTH = 4;
 
 /* The staged window of a row block for k-steps K: the block's 128 columns
  * and APRON either side (8 (K - 1) rounded up to whole 16-byte chunks), in
- * rows STAGE_PITCH apart (16 bytes more than a row: a lane's word of row g
- * lies in bank 11 g + q + ... mod 32, no two lanes of a load alike). */
+ * rows PITCH apart: 16 bytes more than a row, so that rows start 12 banks
+ * apart (20 at 4 k-steps) and the 8 rows' words of a load (4 lanes a row,
+ * consecutive words) fall in 32 different banks. */
 template < int K > struct StagedWindow
 {
   static constexpr int APRON = 16 * ((8 * (K - 1) + 15) / 16);
