@@ -620,6 +620,26 @@ stage_wait ()
   asm volatile ("cp.async.wait_group %0;"::"n" (N));
 }
 
+/* A fused walk's weights (row_weights, column_weights) and the start
+ * values of its two passes' accumulators, loaded once a kernel. */
+template < int K > struct WalkTaps
+{
+  uint32_t row_a[K][4];
+  uint32_t column_b[2 * K - 1];
+  float row_start;
+  float column_start;
+};
+
+template < int K > __device__ __forceinline__ void
+walk_taps (const FusedParams & p, WalkTaps < K > &w)
+{
+  const int lane = threadIdx.x & 31;
+  row_weights < K > (p, lane >> 2, lane & 3, w.row_a);
+  column_weights < 2 * K - 1 > (p, lane >> 2, lane & 3, w.column_b);
+  w.row_start = -1152.0f * p.sum_x;
+  w.column_start = 128.0f * p.sum_x * p.sum_y + 0.5f;
+}
+
 /* Calls step (u, t) for the walk's steps t = 0 .. steps - 1, unrolled by
  * RING so that u = t % RING, the ring slot, is known at compile time. */
 template < int RING, typename Step > __device__ __forceinline__ void
@@ -639,13 +659,12 @@ for_each_step (int steps, Step && step)
  * t - 2 H from the blocks t - 3 H .. t - H. */
 template < int C, int K, int MB, int RING > __device__ __forceinline__ void
 walk_step (const FusedParams & p, const uint32_t (&px)[K + MB - 1][C],
-    const uint32_t (&row_a)[K][4], const uint32_t (&column_b)[2 * K - 1],
-    float row_start, float column_start, uint32_t (&ring)[MB][C][RING][2],
-    int u, int t, int x0, int y0, int y_end)
+    const WalkTaps < K > &w, uint32_t (&ring)[MB][C][RING][2], int u, int t,
+    int x0, int y0, int y_end)
 {
   const int lane = threadIdx.x & 31;
   float acc[MB][C][4];
-  row_pass < C, K, MB > (px, row_a, row_start, acc);
+  row_pass < C, K, MB > (px, w.row_a, w.row_start, acc);
 #pragma unroll
   for (int m = 0; m < MB; m++)
 #pragma unroll
@@ -654,8 +673,8 @@ walk_step (const FusedParams & p, const uint32_t (&px)[K + MB - 1][C],
       ring[m][c][u][1] = gb_pack_half2 (acc[m][c][2], acc[m][c][3]);
     }
   if (t >= 2 * (K - 1))
-    column_pass < C, MB, RING, 2 * K - 1 > (p, ring, u, column_b,
-        column_start, x0, y0 + 8 * (t - 2 * (K - 1)) + 2 * (lane & 3),
+    column_pass < C, MB, RING, 2 * K - 1 > (p, ring, u, w.column_b,
+        w.column_start, x0, y0 + 8 * (t - 2 * (K - 1)) + 2 * (lane & 3),
         y_end, lane >> 2);
 }
 
@@ -665,9 +684,7 @@ walk_step (const FusedParams & p, const uint32_t (&px)[K + MB - 1][C],
  * writes. */
 template < int C, int K, bool NEAR > __device__ __forceinline__ void
 walk_loaded (const FusedParams & p, GbBorder border, int x0, int y0,
-    int blocks, const uint32_t (&row_a)[K][4],
-    const uint32_t (&column_b)[2 * K - 1], float row_start,
-    float column_start)
+    int blocks, const WalkTaps < K > &w)
 {
   constexpr int MB = strips_per_warp (C);
   constexpr int H = K - 1;      /* row blocks of apron above and below */
@@ -704,8 +721,8 @@ walk_loaded (const FusedParams & p, GbBorder border, int x0, int y0,
     if (t + 1 + PREFETCH_AHEAD < steps)
       prefetch_row < C, MB > (p, y0 + 8 * (t + 1 + PREFETCH_AHEAD - H) + g,
           x0, q);
-    walk_step < C, K, MB, RING > (p, pixels[u % BUFFERS], row_a, column_b,
-        row_start, column_start, ring, u, t, x0, y0, y_end);
+    walk_step < C, K, MB, RING > (p, pixels[u % BUFFERS], w, ring, u, t,
+        x0, y0, y_end);
   });
 }
 
@@ -714,20 +731,12 @@ walk_loaded (const FusedParams & p, GbBorder border, int x0, int y0,
 template < int C, int K, bool NEAR > __device__ __forceinline__ void
 fused_plane (const FusedParams & p, GbBorder border, int b, int n_blocks)
 {
-  constexpr int MB = strips_per_warp (C);
-  const int lane = threadIdx.x & 31;
-  const int g = lane >> 2;
-  const int q = lane & 3;
-  uint32_t row_a[K][4];
-  uint32_t column_b[2 * K - 1];
-  row_weights < K > (p, g, q, row_a);
-  column_weights < 2 * K - 1 > (p, g, q, column_b);
-  const float row_start = -1152.0f * p.sum_x;
-  const float column_start = 128.0f * p.sum_x * p.sum_y + 0.5f;
+  WalkTaps < K > w;
+  walk_taps < K > (p, w);
 
-  for_each_segment < MB > (p, b, n_blocks,[&](int x0, int y0, int blocks) {
-    walk_loaded < C, K, NEAR > (p, border, x0, y0, blocks, row_a, column_b,
-        row_start, column_start);
+  for_each_segment < strips_per_warp (C) > (p, b, n_blocks,[&](int x0,
+          int y0, int blocks) {
+    walk_loaded < C, K, NEAR > (p, border, x0, y0, blocks, w);
   });
 }
 
@@ -743,7 +752,6 @@ fused_plane_staged (const FusedParams & p, GbBorder border, int b,
 {
   constexpr int MB = strips_per_warp (1);
   constexpr int H = K - 1;
-  constexpr int TAPS_Y = 2 * H + 1;
   constexpr int RING = 2 * K;
   constexpr int LOADS = K + MB - 1;
   using W = StagedWindow < K >;
@@ -752,12 +760,8 @@ fused_plane_staged (const FusedParams & p, GbBorder border, int b,
   const int lane = threadIdx.x & 31;
   const int g = lane >> 2;
   const int q = lane & 3;
-  uint32_t row_a[K][4];
-  uint32_t column_b[TAPS_Y];
-  row_weights < K > (p, g, q, row_a);
-  column_weights < TAPS_Y > (p, g, q, column_b);
-  const float row_start = -1152.0f * p.sum_x;
-  const float column_start = 128.0f * p.sum_x * p.sum_y + 0.5f;
+  WalkTaps < K > w;
+  walk_taps < K > (p, w);
   /* The lane's first word in a staged row: 8 H columns left of its
    * warp's strips, 4 q on. */
   const int word = W::APRON - 8 * H + warp * MB * STRIP + 4 * q;
@@ -768,8 +772,7 @@ fused_plane_staged (const FusedParams & p, GbBorder border, int b,
     if (!p.staged || x_window < 0
         || x_window + 16 * W::CHUNKS > p.width) {
       if (x0 < p.width)
-        walk_loaded < 1, K, NEAR > (p, border, x0, y0, blocks, row_a,
-            column_b, row_start, column_start);
+        walk_loaded < 1, K, NEAR > (p, border, x0, y0, blocks, w);
       return;
     }
     const int y_end = min (y0 + 8 * blocks, p.height);
@@ -798,8 +801,7 @@ fused_plane_staged (const FusedParams & p, GbBorder border, int b,
 #pragma unroll
       for (int s = 0; s < LOADS; s++)
         px[s][0] = *reinterpret_cast < const uint32_t * >(row + 16 * s);
-      walk_step < 1, K, MB, RING > (p, px, row_a, column_b, row_start,
-          column_start, ring, u, t, x0, y0, y_end);
+      walk_step < 1, K, MB, RING > (p, px, w, ring, u, t, x0, y0, y_end);
     });
   });
 }
@@ -1313,13 +1315,16 @@ near_edges (Kind kind, int k, const FusedParams & p, int channels)
 }
 
 /* What for_each_segment () weighs a plane's units by: edge groups (with
- * the border rule along x) and each segment's apron row blocks. */
+ * the border rule along x) and each segment's apron row blocks. A staged
+ * plane's edge groups load while the others stage: HEAVY_EDGE_WEIGHT at
+ * 4K, STAGED_EDGE_WEIGHT below. */
 void
 set_costs (FusedParams & p, bool border_along_x, int apron, bool heavy_edges)
 {
+  const bool large = (size_t) p.width * p.height >= STAGED_MIN_SAMPLES;
   p.edge_weight = !border_along_x || p.groups < 3 ? 1.0f
-      : p.staged && (size_t) p.width * p.height < STAGED_MIN_SAMPLES
-      ? STAGED_EDGE_WEIGHT : heavy_edges ? HEAVY_EDGE_WEIGHT : EDGE_WEIGHT;
+      : p.staged ? (large ? HEAVY_EDGE_WEIGHT : STAGED_EDGE_WEIGHT)
+      : heavy_edges ? HEAVY_EDGE_WEIGHT : EDGE_WEIGHT;
   p.segment_cost = 2.0f * apron * APRON_WEIGHT;
 }
 
@@ -1374,9 +1379,8 @@ launch (Kind kind, int k, int apron, const FusedParams & p, int channels,
   shares.staged = kind == FUSED && staged_k (p, channels, k);
   /* The column pass reads the intermediate, no border rule along x. */
   set_costs (shares, kind != COLUMNS, apron, kind == FUSED && k <= 3
-      && (shares.staged || ((channels == 2 || (channels == 1 && k == 3
-                      && p.gpu_share >= 1.0f))
-              && (size_t) p.width * p.height < HEAVY_EDGE_MAX_SAMPLES)));
+      && (channels == 2 || (channels == 1 && k == 3 && p.gpu_share >= 1.0f))
+      && (size_t) p.width * p.height < HEAVY_EDGE_MAX_SAMPLES);
   /* The column pass starts while the row pass's last blocks finish. */
   if (kind == COLUMNS)
     return gb_launch_after_kernel (p.gpu_share >= 1.0f, kernel, blocks,
