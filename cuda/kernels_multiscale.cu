@@ -9,7 +9,8 @@
  * in another order. The two down passes commute; on large planes (and at
  * D = 4) the GPU runs down along y first, so that the pass along x works
  * on an image D times shorter; where both axes share D and it measured
- * faster, one kernel takes both. Where a pass is a small matrix product
+ * faster, one kernel takes both; on planes of one or two 8-bit channels at
+ * D = 16 (and 8 on small planes), down along x first in its own kernel. Where a pass is a small matrix product
  * repeated over the tile (the interpolation along y, and down_tile's walk
  * at D = 16), it runs on the tensor cores with its weights split into
  * fp16 high and low parts. The kernels:
@@ -24,6 +25,12 @@
  *                      neighbouring samples down a band of rows, each row
  *                      feeding the few outputs whose taps it is, with its
  *                      rows copied ahead into shared memory asynchronously;
+ *   down_rows_kernel   down along x at the frame's size, 8-bit samples of
+ *                      one or two channels at D = 8 and 16 (templates on
+ *                      D and the channels): a warp stages the bytes of its
+ *                      32 outputs' taps once, as words, then each lane
+ *                      reads its taps as whole words; the column pass
+ *                      (resample_columns_kernel) follows;
  *   row_pass_kernel    along rows, staging a run of each row in shared
  *                      memory: down along x (templates on D and the input:
  *                      the frame's samples, or the float rows
@@ -1340,6 +1347,117 @@ down_columns (const GbResample & r, const float *host_table, GbBorder border,
   return cudaGetLastError ();
 }
 
+/* Down along x at the frame's size, 8-bit samples: a warp writes 32
+ * neighbouring outputs of one frame row, a lane one output (its C
+ * channels). The warp first stages the bytes its outputs read (31 D + RING
+ * D pixels) as words in shared memory, each byte once: words inside the
+ * row from two aligned loads and a funnel shift, the few that reach past
+ * its ends a byte at a time through the border rule. Output o's taps then
+ * start on a word boundary (o D C bytes on), and it reads them as whole
+ * words: a weight per byte (zero past the plan's taps), each a kernel
+ * parameter once the loop unrolls; no lane takes another path. */
+constexpr int DOWN_ROWS_THREADS = 128;
+constexpr size_t LEAN_ROWS_MAX_SAMPLES_D8 = (size_t) 1 << 22;
+constexpr int DOWN_ROWS_WARPS = DOWN_ROWS_THREADS / 32;
+
+template < int D, int C > struct DownRows
+{
+  static constexpr int TAPS = DownColumns < D, uint8_t >::RING * D;
+  static constexpr int TAP_WORDS = TAPS * C / 4;
+  static constexpr int STEP_WORDS = D * C / 4;  /* from one output to the next */
+  static constexpr int SPAN_WORDS = 31 * STEP_WORDS + TAP_WORDS;
+  static constexpr int STAGE_LOADS = (SPAN_WORDS + 31) / 32;
+  static_assert (TAPS * C % 4 == 0 && D * C % 4 == 0, "whole words");
+};
+
+/* Byte b of a row of `bytes` (a pixel's C samples each), through the
+ * border rule where b lies outside it. */
+template < int C > __device__ __forceinline__ uint32_t
+bordered_byte (const GbResample & r, const uint8_t * row, int b,
+    GbBorder border)
+{
+  const int pixel = b >= 0 ? b / C : -((C - 1 - b) / C);
+  const int x = resample_source (r, pixel, border);
+  return x < 0 ? 0u : (uint32_t) __ldg (row + x * C + (b - pixel * C));
+}
+
+template < int D, int C > __global__ void __launch_bounds__ (DOWN_ROWS_THREADS)
+down_rows_kernel (GbResample r, DownWeights < D > weights, GbBorder border,
+    int n_rows, const uint8_t * in, size_t in_pitch, float *out,
+    size_t out_pitch)
+{
+  using P = DownRows < D, C >;
+  __shared__ uint4 words_shared[DOWN_ROWS_WARPS][(P::SPAN_WORDS + 3) / 4];
+  const int warp = threadIdx.x >> 5;
+  const int lane = threadIdx.x & 31;
+  const int o0 = blockIdx.x * 32;
+  const int y = blockIdx.y * DOWN_ROWS_WARPS + warp;
+  if (y >= n_rows)
+    return;                     /* the whole warp: no block barrier below */
+  uint32_t *words = reinterpret_cast < uint32_t * >(words_shared[warp]);
+  const uint8_t *row = in + (size_t) y * in_pitch;
+  const int row_bytes = r.in_length * C;
+  const int byte0 = (o0 * D + r.first[0]) * C;
+
+#pragma unroll
+  for (int i = 0; i < P::STAGE_LOADS; i++) {
+    const int k = lane + 32 * i;
+    const int b = byte0 + 4 * k;
+    if (k >= P::SPAN_WORDS)
+      break;
+    uint32_t v;
+    /* two aligned words around bytes b .. b + 3, both inside the row */
+    if (b >= 4 && b + 8 <= row_bytes) {
+      const uint8_t *at = row + b;
+      const int skew = (int) ((uintptr_t) at & 3);
+      const uint32_t *w = reinterpret_cast < const uint32_t * >(at - skew);
+      v = __funnelshift_r (__ldg (w), __ldg (w + 1), 8 * skew);
+    } else {
+      v = bordered_byte < C > (r, row, b, border)
+          | bordered_byte < C > (r, row, b + 1, border) << 8
+          | bordered_byte < C > (r, row, b + 2, border) << 16
+          | bordered_byte < C > (r, row, b + 3, border) << 24;
+    }
+    words[k] = v;
+  }
+  __syncwarp ();
+
+  const int o = o0 + lane;
+  if (o >= r.out_length)
+    return;
+  const uint32_t *taps = words + lane * P::STEP_WORDS;
+  float acc[C] = { };
+  /* word k of the taps: its bytes 4 k .. 4 k + 3 */
+  auto add_word =[&](int k, uint32_t v) {
+#pragma unroll
+    for (int j = 0; j < 4; j++) {
+      const int b = 4 * k + j;
+      const float sample = __uint_as_float (__byte_perm (v, 0x4B000000u,
+              0x7540 + j)) - 8388608.0f;
+      acc[b % C] += weights.w[b / C] * sample;
+    }
+  };
+  if constexpr (P::STEP_WORDS % 4 == 0 && P::TAP_WORDS % 4 == 0) {
+    /* 16 bytes a load where every lane's taps start on 16 bytes */
+#pragma unroll
+    for (int k = 0; k < P::TAP_WORDS; k += 4) {
+      const uint4 v = *reinterpret_cast < const uint4 * >(taps + k);
+      add_word (k, v.x);
+      add_word (k + 1, v.y);
+      add_word (k + 2, v.z);
+      add_word (k + 3, v.w);
+    }
+  } else {
+#pragma unroll
+    for (int k = 0; k < P::TAP_WORDS; k++)
+      add_word (k, taps[k]);
+  }
+  float *dst = (float *) ((char *) out + (size_t) y * out_pitch) + o * C;
+#pragma unroll
+  for (int c = 0; c < C; c++)
+    dst[c] = acc[c];
+}
+
 /* Both down passes in down_tile_kernel, where the plan allows: one factor
  * for both axes and tiles of at least MIN_TILE small columns. Returns
  * cudaErrorNotSupported otherwise (the caller runs the two passes). */
@@ -1412,6 +1530,51 @@ down_tile (const GbMultiscalePlan & plan, GbBorder border, int channels,
   }
   down_tile_kernel < D, InT > <<<blocks, TILE_THREADS, shared, stream>>> (rx,
       ry, weights, border, channels, shape, in, in_pitch, out, out_pitch);
+  return cudaGetLastError ();
+}
+
+/* Where down_rows_kernel and then the column pass (columns ()) measured
+ * faster than the other down paths (H200, docs/performance.md, "The down
+ * pass"): planes of one or two 8-bit channels at D = 16 (GRAY8, NV12, I420
+ * at sigma 100, 1080p and 4K: 10 to 36 % faster), and at D = 8 below 2^22
+ * samples (1080p at sigma 30: 2 to 4 %; 4K lost 4 to 17 %). Four channels
+ * lost everywhere (RGBA 1080p sigma 100: 35.6 against 44.1 us): their
+ * bytes take a conversion each, four times a pixel's. D = 4 lost too. */
+bool
+lean_rows_pay (int factor, int channels, size_t samples)
+{
+  if (channels > 2)
+    return false;
+  return factor == 16 || (factor == 8 && samples < LEAN_ROWS_MAX_SAMPLES_D8);
+}
+
+/* Down along x with down_rows_kernel: 8-bit samples of one or two
+ * channels, D = 8 or 16 (lean_rows_pay). */
+template < int D > cudaError_t
+down_rows (const GbResample & r, const float *host_table, GbBorder border,
+    int channels, int n_rows, const uint8_t * in, size_t in_pitch, float *out,
+    size_t out_pitch, cudaStream_t stream)
+{
+  DownWeights < D > weights = { };
+  if (r.phases != 1 || r.step != D || r.taps > DownColumns < D,
+      uint8_t >::RING * D || !r.frame_border)
+    return cudaErrorInvalidValue;       /* not for any plan (multiscale.c) */
+  for (int t = 0; t < r.taps; t++)
+    weights.w[t] = host_table[r.weights + t];
+  const dim3 grid ((r.out_length + 31) / 32,
+      (n_rows + DOWN_ROWS_WARPS - 1) / DOWN_ROWS_WARPS);
+  switch (channels) {
+    case 1:
+      down_rows_kernel < D, 1 > <<<grid, DOWN_ROWS_THREADS, 0, stream>>> (r,
+          weights, border, n_rows, in, in_pitch, out, out_pitch);
+      break;
+    case 2:
+      down_rows_kernel < D, 2 > <<<grid, DOWN_ROWS_THREADS, 0, stream>>> (r,
+          weights, border, n_rows, in, in_pitch, out, out_pitch);
+      break;
+    default:
+      return cudaErrorInvalidValue;     /* not for lean_rows_pay */
+  }
   return cudaGetLastError ();
 }
 
@@ -1542,11 +1705,17 @@ gb_launch_multiscale (const GbDevicePlane & plane, const GbTaps & taps,
   float *small2 = small + (size_t) plan.small_height * small_row;
   const size_t small_pitch = small_row * sizeof (float);
   const size_t tall_pitch = frame_row * sizeof (float);
-  /* Down along y first where it measured faster (H100, docs/performance.md:
-   * D = 4 everywhere, 4K planes at every D); elsewhere the frame's rows,
-   * whose row pass has more threads for a small plane. */
-  const bool columns_first = plan.down_y.step == 4
-      || (size_t) plane.height * frame_row >= MULTISCALE_COLUMNS_FIRST_SAMPLES;
+  /* Down along x first in down_rows_kernel where that measured fastest
+   * (lean_rows_pay); else down along y first where it measured faster
+   * (H100, docs/performance.md: D = 4 everywhere, 4K planes at every D);
+   * elsewhere the frame's rows, whose row pass has more threads for a
+   * small plane. */
+  const size_t samples = (size_t) plane.height * frame_row;
+  const bool lean_rows = plane.bytes_per_sample == 1
+      && plan.down_x.step == plan.down_y.step
+      && lean_rows_pay (plan.down_x.step, c, samples);
+  const bool columns_first = !lean_rows && (plan.down_y.step == 4
+      || samples >= MULTISCALE_COLUMNS_FIRST_SAMPLES);
   /* Each pass after the first starts while the one before finishes, unless
    * the frame's other planes run beside this one: measured there, planar
    * formats gained and NV12 lost (docs/performance.md, "Passes that start
@@ -1568,6 +1737,16 @@ gb_launch_multiscale (const GbDevicePlane & plane, const GbTaps & taps,
     cudaError_t first_err = gb_dispatch_sample (plane,[&] (auto tag) {
           using Sample = decltype (tag);
           const Sample *src = (const Sample *) plane.src;
+          if constexpr (sizeof (Sample) == 1)
+            if (lean_rows)
+              return dispatch_factor (plan.down_x.step,[&] (auto d) {
+                    constexpr int D = decltype (d)::value;
+                    if constexpr (D == 8 || D == 16)
+                      return down_rows < D > (plan.down_x, plan.table, border,
+                          c, plane.height, src, plane.src_pitch, first,
+                          small_pitch, stream);
+                    return cudaErrorInvalidValue;  /* lean_rows_pay */
+                  });
           if (!columns_first)
             return dispatch_factor (plan.down_x.step,[&] (auto d) {
                   return row_pass < decltype (d)::value > (plan.down_x,
@@ -1592,7 +1771,7 @@ gb_launch_multiscale (const GbDevicePlane & plane, const GbTaps & taps,
         small_pitch, small, small_pitch, alone, stream);
   };
   cudaError_t err = cudaErrorNotSupported;
-  if (plan.down_x.step == plan.down_y.step)
+  if (plan.down_x.step == plan.down_y.step && !lean_rows)
     err = gb_dispatch_sample (plane,[&] (auto tag) {
           using Sample = decltype (tag);
           return dispatch_factor (plan.down_x.step,[&] (auto d) {
