@@ -10,10 +10,11 @@
  * D = 4) the GPU runs down along y first, so that the pass along x works
  * on an image D times shorter; where both axes share D and it measured
  * faster, one kernel takes both; on planes of one or two 8-bit channels at
- * D = 16 (and 8 on small planes), down along x first in its own kernel. Where a pass is a small matrix product
- * repeated over the tile (the interpolation along y, and down_tile's walk
- * at D = 16), it runs on the tensor cores with its weights split into
- * fp16 high and low parts. The kernels:
+ * D = 16 (and 8 on small planes), down along x first in its own kernel.
+ * Where a pass is a small matrix product repeated over the tile (the
+ * interpolation along y, and down_tile's walk at D = 16), it runs on the
+ * tensor cores with its weights split into fp16 high and low parts. The
+ * kernels:
  *   down_tile_kernel   both down passes (templates on D up to 16 and the
  *                      sample type): a block walks the frame columns of a
  *                      tile of the small image down its rows, as
