@@ -6,11 +6,12 @@
  *
  * Every pass is out[o] = sum_t w[phase][t] in[source(first(o) + t)] along
  * rows or along columns, summed in float like the CPU's (cpu_backend.c),
- * in another order. The two down passes commute; on large planes (and at
- * D = 4) the GPU runs down along y first, so that the pass along x works
- * on an image D times shorter; where both axes share D and it measured
- * faster, one kernel takes both; on planes of one or two 8-bit channels at
- * D = 16 (and 8 on small planes), down along x first in its own kernel.
+ * in another order. The two down passes commute. On planes of one or two
+ * 8-bit channels at D = 16 (and 8 on small planes) the GPU runs down along
+ * x first, in a kernel of its own; elsewhere, on large planes (and at D =
+ * 4), down along y first, so that the pass along x works on an image D
+ * times shorter; where both axes share D and it measured faster, one
+ * kernel takes both.
  * Where a pass is a small matrix product repeated over the tile (the
  * interpolation along y, and down_tile's walk at D = 16), it runs on the
  * tensor cores with its weights split into fp16 high and low parts. The
@@ -1352,13 +1353,13 @@ down_columns (const GbResample & r, const float *host_table, GbBorder border,
  * neighbouring outputs of one frame row, a lane one output (its C
  * channels). The warp first stages the bytes its outputs read (31 D + RING
  * D pixels) as words in shared memory, each byte once: words inside the
- * row from two aligned loads and a funnel shift, the few that reach past
- * its ends a byte at a time through the border rule. Output o's taps then
- * start on a word boundary (o D C bytes on), and it reads them as whole
+ * row from two aligned loads and a funnel shift, those within 4 bytes of
+ * the row's start or 8 of its end (or past them) a byte at a time through
+ * the border rule. Output o's taps then start on a word boundary ((o - o0)
+ * D C bytes on, o0 the warp's first output), and it reads them as whole
  * words: a weight per byte (zero past the plan's taps), each a kernel
  * parameter once the loop unrolls; no lane takes another path. */
 constexpr int DOWN_ROWS_THREADS = 128;
-constexpr size_t LEAN_ROWS_MAX_SAMPLES_D8 = (size_t) 1 << 22;
 constexpr int DOWN_ROWS_WARPS = DOWN_ROWS_THREADS / 32;
 
 template < int D, int C > struct DownRows
@@ -1534,6 +1535,8 @@ down_tile (const GbMultiscalePlan & plan, GbBorder border, int channels,
   return cudaGetLastError ();
 }
 
+constexpr size_t DOWN_ROWS_D8_MAX_SAMPLES = (size_t) 1 << 22;
+
 /* Where down_rows_kernel and then the column pass (columns ()) measured
  * faster than the other down paths (H200, docs/performance.md, "The down
  * pass"): planes of one or two 8-bit channels at D = 16 (GRAY8, NV12, I420
@@ -1542,15 +1545,15 @@ down_tile (const GbMultiscalePlan & plan, GbBorder border, int channels,
  * lost everywhere (RGBA 1080p sigma 100: 35.6 against 44.1 us): their
  * bytes take a conversion each, four times a pixel's. D = 4 lost too. */
 bool
-lean_rows_pay (int factor, int channels, size_t samples)
+down_rows_pays (int factor, int channels, size_t samples)
 {
   if (channels > 2)
     return false;
-  return factor == 16 || (factor == 8 && samples < LEAN_ROWS_MAX_SAMPLES_D8);
+  return factor == 16 || (factor == 8 && samples < DOWN_ROWS_D8_MAX_SAMPLES);
 }
 
 /* Down along x with down_rows_kernel: 8-bit samples of one or two
- * channels, D = 8 or 16 (lean_rows_pay). */
+ * channels, D = 8 or 16 (down_rows_pays). */
 template < int D > cudaError_t
 down_rows (const GbResample & r, const float *host_table, GbBorder border,
     int channels, int n_rows, const uint8_t * in, size_t in_pitch, float *out,
@@ -1574,7 +1577,7 @@ down_rows (const GbResample & r, const float *host_table, GbBorder border,
           weights, border, n_rows, in, in_pitch, out, out_pitch);
       break;
     default:
-      return cudaErrorInvalidValue;     /* not for lean_rows_pay */
+      return cudaErrorInvalidValue;     /* not for down_rows_pays */
   }
   return cudaGetLastError ();
 }
@@ -1707,15 +1710,15 @@ gb_launch_multiscale (const GbDevicePlane & plane, const GbTaps & taps,
   const size_t small_pitch = small_row * sizeof (float);
   const size_t tall_pitch = frame_row * sizeof (float);
   /* Down along x first in down_rows_kernel where that measured fastest
-   * (lean_rows_pay); else down along y first where it measured faster
+   * (down_rows_pays); else down along y first where it measured faster
    * (H100, docs/performance.md: D = 4 everywhere, 4K planes at every D);
    * elsewhere the frame's rows, whose row pass has more threads for a
    * small plane. */
   const size_t samples = (size_t) plane.height * frame_row;
-  const bool lean_rows = plane.bytes_per_sample == 1
+  const bool down_rows_first = plane.bytes_per_sample == 1
       && plan.down_x.step == plan.down_y.step
-      && lean_rows_pay (plan.down_x.step, c, samples);
-  const bool columns_first = !lean_rows && (plan.down_y.step == 4
+      && down_rows_pays (plan.down_x.step, c, samples);
+  const bool columns_first = !down_rows_first && (plan.down_y.step == 4
       || samples >= MULTISCALE_COLUMNS_FIRST_SAMPLES);
   /* Each pass after the first starts while the one before finishes, unless
    * the frame's other planes run beside this one: measured there, planar
@@ -1730,8 +1733,9 @@ gb_launch_multiscale (const GbDevicePlane & plane, const GbTaps & taps,
       || plan.down_y.in_length != plane.height)
     return cudaErrorInvalidValue;
 
-  /* Both down passes in one kernel where the plan allows it, else one
-   * after the other. */
+  /* Both down passes in one kernel where the plan allows it (not where
+   * down_rows_kernel's pass along x measured faster), else one after the
+   * other. */
   auto two_passes =[&]() {
     /* Only the passes at the frame read or write samples: one instance
      * each per sample type. */
@@ -1739,14 +1743,14 @@ gb_launch_multiscale (const GbDevicePlane & plane, const GbTaps & taps,
           using Sample = decltype (tag);
           const Sample *src = (const Sample *) plane.src;
           if constexpr (sizeof (Sample) == 1)
-            if (lean_rows)
+            if (down_rows_first)
               return dispatch_factor (plan.down_x.step,[&] (auto d) {
                     constexpr int D = decltype (d)::value;
                     if constexpr (D == 8 || D == 16)
                       return down_rows < D > (plan.down_x, plan.table, border,
                           c, plane.height, src, plane.src_pitch, first,
                           small_pitch, stream);
-                    return cudaErrorInvalidValue;  /* lean_rows_pay */
+                    return cudaErrorInvalidValue;  /* down_rows_pays */
                   });
           if (!columns_first)
             return dispatch_factor (plan.down_x.step,[&] (auto d) {
@@ -1772,7 +1776,7 @@ gb_launch_multiscale (const GbDevicePlane & plane, const GbTaps & taps,
         small_pitch, small, small_pitch, alone, stream);
   };
   cudaError_t err = cudaErrorNotSupported;
-  if (plan.down_x.step == plan.down_y.step && !lean_rows)
+  if (plan.down_x.step == plan.down_y.step && !down_rows_first)
     err = gb_dispatch_sample (plane,[&] (auto tag) {
           using Sample = decltype (tag);
           return dispatch_factor (plan.down_x.step,[&] (auto d) {

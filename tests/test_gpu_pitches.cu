@@ -563,6 +563,11 @@ main (int argc, char **argv)
    * of its strips (2100), odd heights. The misaligned frames load. */
   static const int staged_sizes[][2] = { {2100, 2003}, {4097, 1025} };
   static const int one_channel[] = { 1 };
+  /* multiscale's rows first in down_rows_kernel (one or two 8-bit
+   * channels): D = 16 here (sigma 60), D = 8 in the sweep above (20). */
+  static const int down_rows_channels[] = { 1, 2 };
+  static const GbAlgorithm multiscale[] = { GB_ALGORITHM_MULTISCALE };
+  static const double down_rows_sigmas[] = { 60.0 };
   const Sweep all8 = SWEEP (1, sizes, n_sizes8, channel_counts, algorithms,
       sigmas);
   const Sweep all16 = SWEEP (2, sizes, N_ELEMENTS (sizes), channel_counts,
@@ -573,6 +578,8 @@ main (int argc, char **argv)
       float_channels, fused, float_sigmas);
   const Sweep staged8 = SWEEP (1, staged_sizes, N_ELEMENTS (staged_sizes),
       one_channel, fused, float_sigmas);
+  const Sweep down_rows8 = SWEEP (1, sizes, n_sizes8, down_rows_channels,
+      multiscale, down_rows_sigmas);
   GbCuda *cuda;
   GbError error;
 
@@ -609,6 +616,7 @@ main (int argc, char **argv)
   } else {
     if (!fused_shared_only) {
       run_sweep (cuda, &all8);
+      run_sweep (cuda, &down_rows8);
       run_sweep (cuda, &staged8);
       run_sweep (cuda, &all16);
       /* Before the two-pass limit goes: planes apart as they run. */
