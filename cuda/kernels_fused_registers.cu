@@ -1286,6 +1286,13 @@ constexpr float HEAVY_EDGE_WEIGHT = 2.5f;
 constexpr float STAGED_EDGE_WEIGHT = 4.0f;
 constexpr size_t HEAVY_EDGE_MAX_SAMPLES = (size_t) 1 << 22;
 
+/* Planes that stage at every k-step up to MAX_STAGED_K. */
+bool
+staged_size (const FusedParams & p)
+{
+  return (size_t) p.width * p.height >= STAGED_MIN_SAMPLES;
+}
+
 /* Whether the fused kernel of k-steps k stages plane p's rows: one
  * channel up to MAX_STAGED_K k-steps on planes of STAGED_MIN_SAMPLES, and
  * smaller planes alone on the GPU at 2 k-steps. */
@@ -1293,8 +1300,7 @@ bool
 staged_k (const FusedParams & p, int channels, int k)
 {
   return p.aligned_in16 && channels == 1 && k <= MAX_STAGED_K
-      && ((size_t) p.width * p.height >= STAGED_MIN_SAMPLES
-      || (k == 2 && p.gpu_share >= 1.0f));
+      && (staged_size (p) || (k == 2 && p.gpu_share >= 1.0f));
 }
 
 /* Whether a plane's edge groups take the inline border rule
@@ -1321,9 +1327,8 @@ near_edges (Kind kind, int k, const FusedParams & p, int channels)
 void
 set_costs (FusedParams & p, bool border_along_x, int apron, bool heavy_edges)
 {
-  const bool large = (size_t) p.width * p.height >= STAGED_MIN_SAMPLES;
   p.edge_weight = !border_along_x || p.groups < 3 ? 1.0f
-      : p.staged ? (large ? HEAVY_EDGE_WEIGHT : STAGED_EDGE_WEIGHT)
+      : p.staged ? (staged_size (p) ? HEAVY_EDGE_WEIGHT : STAGED_EDGE_WEIGHT)
       : heavy_edges ? HEAVY_EDGE_WEIGHT : EDGE_WEIGHT;
   p.segment_cost = 2.0f * apron * APRON_WEIGHT;
 }

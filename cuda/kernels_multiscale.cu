@@ -1326,17 +1326,29 @@ columns (const GbResample & r, const float *weights, GbBorder border,
       out, out_pitch);
 }
 
+/* A down pass's weights as kernel parameters, zeros past its taps; false
+ * where r is no down pass of factor D (no plan makes one: multiscale.c). */
+template < int D > bool
+down_weights (const GbResample & r, const float *table,
+    DownWeights < D > &weights)
+{
+  if (r.phases != 1 || r.step != D || r.taps > GB_MULTISCALE_DOWN_TAPS (D)
+      || !r.frame_border)
+    return false;
+  weights = { };
+  for (int t = 0; t < r.taps; t++)
+    weights.w[t] = table[r.weights + t];
+  return true;
+}
+
 template < int D, typename InT > cudaError_t
 down_columns (const GbResample & r, const float *host_table, GbBorder border,
     int elements, const InT * in, size_t in_pitch, float *out,
     size_t out_pitch, cudaStream_t stream)
 {
-  using P = DownColumns < D, InT >;
-  DownWeights < D > weights = { };
-  if (r.phases != 1 || r.step != D || r.taps > P::TAPS || !r.frame_border)
-    return cudaErrorInvalidValue;       /* not for any plan (multiscale.c) */
-  for (int t = 0; t < r.taps; t++)
-    weights.w[t] = host_table[r.weights + t];
+  DownWeights < D > weights;
+  if (!down_weights < D > (r, host_table, weights))
+    return cudaErrorInvalidValue;
   const int groups = (elements + 3) / 4;
   const int blocks = (groups + DOWN_THREADS - 1) / DOWN_THREADS;
   int band = 16;
@@ -1502,7 +1514,7 @@ down_tile (const GbMultiscalePlan & plan, GbBorder border, int channels,
   using P = DownTile < D, InT >;
   const GbResample & rx = plan.down_x;
   const GbResample & ry = plan.down_y;
-  DownWeights < D > weights = { };
+  DownWeights < D > weights;
   if (rx.step != D || ry.step != D || rx.phases != 1 || ry.phases != 1
       || rx.taps > P::TAPS || ry.taps != rx.taps || ry.weights != rx.weights
       || !rx.frame_border || !ry.frame_border || !tile_pays (D, samples))
@@ -1513,8 +1525,7 @@ down_tile (const GbMultiscalePlan & plan, GbBorder border, int channels,
   shape.tx = (TILE_SPAN - 16) / (D * channels) - (P::RING - 1);
   if (shape.tx < MIN_TILE)
     return cudaErrorNotSupported;
-  for (int t = 0; t < rx.taps; t++)
-    weights.w[t] = plan.table[rx.weights + t];
+  down_weights < D > (rx, plan.table, weights);  /* checked above */
   shape.tiles_x = (rx.out_length + shape.tx - 1) / shape.tx;
   shape.ty = tile_rows (D, samples);
   shape.aligned = ((uintptr_t) in | in_pitch) % 16 == 0;
@@ -1559,12 +1570,9 @@ down_rows (const GbResample & r, const float *host_table, GbBorder border,
     int channels, int n_rows, const uint8_t * in, size_t in_pitch, float *out,
     size_t out_pitch, cudaStream_t stream)
 {
-  DownWeights < D > weights = { };
-  if (r.phases != 1 || r.step != D || r.taps > DownColumns < D,
-      uint8_t >::RING * D || !r.frame_border)
-    return cudaErrorInvalidValue;       /* not for any plan (multiscale.c) */
-  for (int t = 0; t < r.taps; t++)
-    weights.w[t] = host_table[r.weights + t];
+  DownWeights < D > weights;
+  if (!down_weights < D > (r, host_table, weights))
+    return cudaErrorInvalidValue;
   const dim3 grid ((r.out_length + 31) / 32,
       (n_rows + DOWN_ROWS_WARPS - 1) / DOWN_ROWS_WARPS);
   switch (channels) {
