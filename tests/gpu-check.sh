@@ -58,6 +58,7 @@ if [ "$what" != bench ]; then
   step racecheck-fused-shared 300 compute-sanitizer --tool racecheck --error-exitcode 1 "$build/tests/test-gpu-pitches" --fused-shared
   step racecheck-fused-float 200 compute-sanitizer --tool racecheck --error-exitcode 1 "$build/tests/test-gpu-pitches" --fused-float
   step racecheck-staged 300 compute-sanitizer --tool racecheck --error-exitcode 1 "$build/tests/test-gpu-pitches" --staged
+  step racecheck-down-rows 300 compute-sanitizer --tool racecheck --error-exitcode 1 "$build/tests/test-gpu-pitches" --down-rows
   step racecheck-superposition 400 compute-sanitizer --tool racecheck --error-exitcode 1 "$build/tests/test-gpu-superposition" --race
 fi
 if [ "$what" = bench ] || [ "$what" = all ]; then

@@ -525,6 +525,7 @@ main (int argc, char **argv)
   const bool fused_float_only = strcmp (option, "--fused-float") == 0;
   const bool planes_only = strcmp (option, "--planes") == 0;
   const bool staged_only = strcmp (option, "--staged") == 0;
+  const bool down_rows_only = strcmp (option, "--down-rows") == 0;
   /* The last is for 16-bit samples only: an odd width past the 16-bit
    * fused kernel's 512-sample strips even in gray. Every height spans
    * several of its 8-row batches and, on frames this small, 16-row
@@ -568,6 +569,8 @@ main (int argc, char **argv)
   static const int down_rows_channels[] = { 1, 2 };
   static const GbAlgorithm multiscale[] = { GB_ALGORITHM_MULTISCALE };
   static const double down_rows_sigmas[] = { 60.0 };
+  /* For racecheck: down_rows_kernel alone, at both its D. */
+  static const double down_rows_both[] = { 20.0, 60.0 };
   const Sweep all8 = SWEEP (1, sizes, n_sizes8, channel_counts, algorithms,
       sigmas);
   const Sweep all16 = SWEEP (2, sizes, N_ELEMENTS (sizes), channel_counts,
@@ -580,13 +583,15 @@ main (int argc, char **argv)
       one_channel, fused, float_sigmas);
   const Sweep down_rows8 = SWEEP (1, sizes, n_sizes8, down_rows_channels,
       multiscale, down_rows_sigmas);
+  const Sweep down_rows_race = SWEEP (1, sizes, n_sizes8, down_rows_channels,
+      multiscale, down_rows_both);
   GbCuda *cuda;
   GbError error;
 
   if (*option && !fused_shared_only && !fused_float_only && !planes_only
-      && !staged_only) {
+      && !staged_only && !down_rows_only) {
     fprintf (stderr, "usage: %s [--fused-shared | --fused-float | --planes "
-        "| --staged]\n", argv[0]);
+        "| --staged | --down-rows]\n", argv[0]);
     return 2;
   }
   /* The FP32 kernel's shared memory against the devices' limits (host
@@ -613,6 +618,8 @@ main (int argc, char **argv)
     run_planes_sweep (cuda);
   } else if (staged_only) {
     run_sweep (cuda, &staged8);
+  } else if (down_rows_only) {
+    run_sweep (cuda, &down_rows_race);
   } else {
     if (!fused_shared_only) {
       run_sweep (cuda, &all8);
