@@ -8,9 +8,8 @@
  * rows or along columns, summed in float like the CPU's (cpu_backend.c),
  * in another order. The two down passes commute. On planes of one or two
  * 8-bit channels at D = 16 (and 8 on small planes) the GPU runs down along
- * x first, in a kernel of its own; elsewhere, on large planes (and at D =
- * 4), down along y first, so that the pass along x works on an image D
- * times shorter; where both axes share D and it measured faster, one
+ * x first, in a kernel of its own; elsewhere, on large planes, down along
+ * y first, so that the pass along x works on an image D times shorter; where both axes share D and it measured faster, one
  * kernel takes both.
  * Where a pass is a small matrix product repeated over the tile (the
  * interpolation along y, and down_tile's walk at D = 16), it runs on the
@@ -1554,7 +1553,7 @@ constexpr size_t DOWN_ROWS_D8_MAX_SAMPLES = (size_t) 1 << 22;
  * at sigma 100, 1080p and 4K: 10 to 36 % faster), and at D = 8 below 2^22
  * samples (1080p at sigma 30: 2 to 4 %; 4K lost 4 to 17 %). Four channels
  * lost everywhere (RGBA 1080p sigma 100: 35.6 against 44.1 us): their
- * bytes take a conversion each, four times a pixel's. D = 4 lost too. */
+ * bytes take a conversion each, four times a pixel's. */
 bool
 down_rows_pays (int factor, int channels, size_t samples)
 {
@@ -1621,9 +1620,7 @@ row_pass (const GbResample & r, const float *host_table, GbBorder border,
 template < typename Launch > cudaError_t
 dispatch_factor (int factor, Launch && launch)
 {
-  switch (factor) {
-    case 4:
-      return launch (std::integral_constant < int, 4 > ());
+  switch (factor) {             /* GB_MULTISCALE_MIN_FACTOR up */
     case 8:
       return launch (std::integral_constant < int, 8 > ());
     case 16:
@@ -1719,15 +1716,14 @@ gb_launch_multiscale (const GbDevicePlane & plane, const GbTaps & taps,
   const size_t tall_pitch = frame_row * sizeof (float);
   /* Down along x first in down_rows_kernel where that measured fastest
    * (down_rows_pays); else down along y first where it measured faster
-   * (H100, docs/performance.md: D = 4 everywhere, 4K planes at every D);
-   * elsewhere the frame's rows, whose row pass has more threads for a
-   * small plane. */
+   * (H100, docs/performance.md: 4K planes at every D); elsewhere the
+   * frame's rows, whose row pass has more threads for a small plane. */
   const size_t samples = (size_t) plane.height * frame_row;
   const bool down_rows_first = plane.bytes_per_sample == 1
       && plan.down_x.step == plan.down_y.step
       && down_rows_pays (plan.down_x.step, c, samples);
-  const bool columns_first = !down_rows_first && (plan.down_y.step == 4
-      || samples >= MULTISCALE_COLUMNS_FIRST_SAMPLES);
+  const bool columns_first = !down_rows_first
+      && samples >= MULTISCALE_COLUMNS_FIRST_SAMPLES;
   /* Each pass after the first starts while the one before finishes, unless
    * the frame's other planes run beside this one: measured there, planar
    * formats gained and NV12 lost (docs/performance.md, "Passes that start

@@ -13,14 +13,15 @@
 #define SHARE 0.75              /* prefilter and interpolation sigma, in D */
 #define REACH 3.5               /* each stage is cut at REACH of its sigma */
 
-/* The least sigma factor d takes: sigma / d at least 3.2, or 2.5 for d = 8
- * (multiscale.h: the error bound). The GPU's cost per sample grows with D:
- * measured on the H100, D = 8 beat D = 4 from sigma 20 by 11 to 36 %, and
- * D = 16 lost to D = 8 at sigma 40 to 50 by 4 to 16 %. */
+/* The least sigma factor d takes: 12.8 for d = 8 (a small blur of at least
+ * 1.2 small samples), 3.2 d beyond, where D doubles as the small blur's
+ * taps require (multiscale.h: the error bound). D = 8 from the least sigma
+ * on: D = 4 took 17 to 39 % longer on the GPU at sigma 15 (H200,
+ * docs/performance.md, "D = 8 from sigma 12.8"). */
 static double
 smallest_sigma (int d)
 {
-  return d * (d == 8 ? 2.5 : 3.2);
+  return d == 8 ? GB_MULTISCALE_MIN_SIGMA : 3.2 * d;
 }
 
 /* Appends n weights exp(-d^2 / (2 s^2)) for d = d0, d0 + step..., normalised
@@ -230,7 +231,7 @@ gb_multiscale_plan (double sigma_x, double sigma_y, int width, int height,
 size_t
 gb_multiscale_scratch_floats (int width, int height)
 {
-  Axis axes[5];                 /* D = 4, 8 .. 64 */
+  Axis axes[4];                 /* D = 8 .. 64 */
   int n = 0, d, i, j;
   size_t most = 0;
 

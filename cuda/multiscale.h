@@ -5,9 +5,9 @@
  *
  * A Gaussian of sigma is three Gaussians in a row, sigma^2 = sp^2 + (D ss)^2
  * + su^2: a prefilter (sp = 0.75 D) evaluated only every D samples, a blur
- * of that D-times smaller image (ss >= sqrt (2.5^2 - 1.125) = 2.26 small
- * samples: D is the largest with sigma / D >= 3.2, or 2.5 for D = 8, from 4
- * up), and an
+ * of that D-times smaller image (D = 8 from sigma 12.8, where ss =
+ * sqrt (1.6^2 - 1.125) = 1.2 small samples; from 16 up, the largest D with
+ * sigma / D >= 3.2, ss >= 3.0), and an
  * interpolating Gaussian (su = 0.75 D) back to every sample. The prefilter
  * leaves at most exp(-2 pi^2 0.75^2) = 1.5e-5 of any frequency that would
  * alias; the interpolation as little of the spectral images. Each stage is
@@ -19,9 +19,9 @@
  * one (or zeros), which the small blur's clamp (or zero) rule at the small
  * image's edge reproduces exactly. The result is the Gaussian of the
  * border-extended frame either way. Measured against the exact sampled
- * Gaussian (docs/multiscale_error.py, every border): at most 0.15 of a level
- * per axis before rounding, for sigma 12.8 to 250 (0.12 with sigma / D >=
- * 3.2 everywhere, which kept D = 4 up to sigma 25.6).
+ * Gaussian (docs/multiscale_error.py, clamp border): at most 0.20 of a level
+ * per axis before rounding, for sigma 12.8 to 250 (0.12 where sigma / D >=
+ * 3.2; D = 4 from 12.8 kept 0.15, and was slower).
  *
  * Six separable passes, each out[o] = sum_t w[phase][t] in[map(first(o) + t)]
  * with phase = o % phases and first(o) = (o / phases) * step + first[phase]:
@@ -39,9 +39,9 @@
 extern "C" {
 #endif
 
-/* The factor D is a power of two from 4 (sigma >= 12.8) to 64. */
+/* The factor D is a power of two from 8 (sigma >= 12.8) to 64. */
 #define GB_MULTISCALE_MIN_SIGMA 12.8
-#define GB_MULTISCALE_MIN_FACTOR 4
+#define GB_MULTISCALE_MIN_FACTOR 8
 #define GB_MULTISCALE_MAX_FACTOR 64
 #define GB_MULTISCALE_TABLE 2048    /* floats of all weights of a plan */
 

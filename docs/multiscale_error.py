@@ -34,11 +34,23 @@ def ms_matrix(N, sigma, D, c=0.75, trunc=3.5, smin=3.0):
         idx = np.arange(i0, i1+1); w = gauss_w(D*(idx - u), su)
         for i,wi in zip(idx,w): Up[x, clamp(int(i),Ws)] += wi
     return Up @ Bs @ Dn, ss
-for sigma in [8, 13, 20, 30, 50, 100, 250]:
-    for D in [2,4,8,16,32,64]:
-        if sigma/D < 3.2: continue
+def plan_factor(sigma):
+    # cuda/multiscale.c, axis_stages: the largest D from 8 whose least sigma
+    # it reaches (12.8 for D = 8: sigma_small >= 1.2; 3.2 D beyond)
+    D = 64
+    while D > 8 and sigma < 3.2*D:
+        D //= 2
+    return D
+import sys
+# every factor's end points (least sigma, just below the next one's) and
+# sigmas between; "all" also prints the factors the plan does not pick
+sigmas = [12.8, 13, 14, 15, 17, 20, 25.6, 30, 40, 51.1, 51.2, 60, 80, 100,
+          102.3, 102.4, 150, 204.7, 204.8, 250]
+for sigma in sigmas:
+    for D in ([plan_factor(sigma)] if sys.argv[1:] != ["all"] else [4,8,16,32,64]):
+        if sigma*sigma - 2*(0.75*D)**2 <= 0: continue
         N = 600 if sigma < 60 else 2000
         K = exact_matrix(N, sigma); M, ss = ms_matrix(N, sigma, D)
         d = M - K
         worst = 255*max(np.maximum(d,0).sum(1).max(), np.maximum(-d,0).sum(1).max())
-        print(f"sigma {sigma:5} D {D:3} sigma_small {ss:5.2f}  1D worst error {worst:.4f} levels  (2D ~{2*worst:.3f})")
+        print(f"sigma {sigma:5} D {D:3} sigma_small {ss:5.2f}  1D worst error {worst:.4f} levels  (2D ~{2*worst:.3f})", flush=True)
