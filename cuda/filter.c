@@ -114,7 +114,8 @@ gb_plane_filters_resolve (const GbParams * params, const GbGeometry * geometry,
     if (filter->window.width > 0 && filter->window.height > 0)
       gb_multiscale_plan (filter->x.sigma, filter->y.sigma,
           filter->window.width, filter->window.height, params->border,
-          &filter->multiscale);
+          gb_multiscale_early_d16 (plane->channels,
+              geometry->bytes_per_sample), &filter->multiscale);
     filter->sharpen = (float) params->sharpen;
     filter->sigma_range = params->sigma_range;
     filter->iterations = params->iterations;

@@ -14,14 +14,23 @@
 #define REACH 3.5               /* each stage is cut at REACH of its sigma */
 
 /* The least sigma factor d takes: 12.8 for d = 8 (a small blur of at least
- * 1.2 small samples), 3.2 d beyond, where D doubles as the small blur's
- * taps require (multiscale.h: the error bound). D = 8 from the least sigma
- * on: D = 4 took 17 to 39 % longer on the GPU at sigma 15 (H200,
- * docs/performance.md, "D = 8 from sigma 12.8"). */
+ * 1.2 small samples), 25.6 for d = 16 on early_d16 planes (the same), and
+ * 3.2 d elsewhere, where D doubles as the small blur's taps require
+ * (multiscale.h: the error bound). D = 8 from the least sigma on: D = 4
+ * took 17 to 39 % longer on the GPU at sigma 15 (H200, docs/performance.md,
+ * "D = 8 from sigma 12.8"). */
 static double
-smallest_sigma (int d)
+smallest_sigma (int d, int early_d16)
 {
-  return d == 8 ? GB_MULTISCALE_MIN_SIGMA : 3.2 * d;
+  if (d == 8)
+    return GB_MULTISCALE_MIN_SIGMA;
+  return d == 16 && early_d16 ? 2 * GB_MULTISCALE_MIN_SIGMA : 3.2 * d;
+}
+
+int
+gb_multiscale_early_d16 (int channels, int bytes_per_sample)
+{
+  return bytes_per_sample == 1 && (channels == 1 || channels == 4);
 }
 
 /* Appends n weights exp(-d^2 / (2 s^2)) for d = d0, d0 + step..., normalised
@@ -74,12 +83,13 @@ typedef struct
 } Axis;
 
 static Axis
-axis_stages (double sigma, GbBorder border)
+axis_stages (double sigma, GbBorder border, int early_d16)
 {
   Axis a;
 
   a.d = GB_MULTISCALE_MAX_FACTOR;
-  while (a.d > GB_MULTISCALE_MIN_FACTOR && sigma < smallest_sigma (a.d))
+  while (a.d > GB_MULTISCALE_MIN_FACTOR
+      && sigma < smallest_sigma (a.d, early_d16))
     a.d /= 2;
   a.sp = SHARE * a.d;
   a.ss = sqrt (sigma * sigma - 2.0 * a.sp * a.sp) / a.d;
@@ -189,7 +199,7 @@ plan_up (GbMultiscalePlan * plan, GbResample * r, const Axis * a,
 
 int
 gb_multiscale_plan (double sigma_x, double sigma_y, int width, int height,
-    GbBorder border, GbMultiscalePlan * plan)
+    GbBorder border, int early_d16, GbMultiscalePlan * plan)
 {
   Axis x, y;
   int same_d, same_blur, ok;
@@ -200,8 +210,13 @@ gb_multiscale_plan (double sigma_x, double sigma_y, int width, int height,
       || !(sigma_y >= GB_MULTISCALE_MIN_SIGMA) || sigma_x > GB_MAX_SIGMA
       || sigma_y > GB_MAX_SIGMA)
     return 0;
-  x = axis_stages (sigma_x, border);
-  y = axis_stages (sigma_y, border);
+  /* D = 16 early only where both axes reach it: a plane whose axes take
+   * different D runs the slower down passes (Y42B's chroma at sigma 30, 15
+   * across: 34.7 -> 39.6 us a frame). */
+  early_d16 = early_d16 && sigma_x >= 2 * GB_MULTISCALE_MIN_SIGMA
+      && sigma_y >= 2 * GB_MULTISCALE_MIN_SIGMA;
+  x = axis_stages (sigma_x, border, early_d16);
+  y = axis_stages (sigma_y, border, early_d16);
   /* Both axes share what they can: an isotropic plan has one set of
    * weights per stage, in the order down, blur, up. */
   same_d = x.d == y.d;
@@ -238,10 +253,12 @@ gb_multiscale_scratch_floats (int width, int height)
   /* The margin of a factor is largest at its largest sigma (and under
    * the mirror border, which keeps the widest margin); every term
    * below grows with the margins, the width and the height, so these
-   * bound every plan of this plane and of any smaller window. */
+   * bound every plan of this plane and of any smaller window (a factor's
+   * largest sigma is the same for every plane but at D = 8, whose largest
+   * is that of planes whose D = 16 starts late). */
   for (d = GB_MULTISCALE_MIN_FACTOR; d <= GB_MULTISCALE_MAX_FACTOR; d *= 2)
     axes[n++] = axis_stages (d == GB_MULTISCALE_MAX_FACTOR ? GB_MAX_SIGMA
-        : smallest_sigma (2 * d) - 1e-6, GB_BORDER_MIRROR);
+        : smallest_sigma (2 * d, 0) - 1e-6, GB_BORDER_MIRROR, 0);
   for (i = 0; i < n; i++)
     for (j = 0; j < n; j++) {
       const size_t small_width = small_length (&axes[i], width);

@@ -6,8 +6,9 @@
  * A Gaussian of sigma is three Gaussians in a row, sigma^2 = sp^2 + (D ss)^2
  * + su^2: a prefilter (sp = 0.75 D) evaluated only every D samples, a blur
  * of that D-times smaller image (D = 8 from sigma 12.8, where ss =
- * sqrt (1.6^2 - 1.125) = 1.2 small samples; from 16 up, the largest D with
- * sigma / D >= 3.2, ss >= 3.0), and an
+ * sqrt (1.6^2 - 1.125) = 1.2 small samples; D = 16 from 25.6 on some
+ * planes, the same; elsewhere the largest D with sigma / D >= 3.2, ss >=
+ * 3.0), and an
  * interpolating Gaussian (su = 0.75 D) back to every sample. The prefilter
  * leaves at most exp(-2 pi^2 0.75^2) = 1.5e-5 of any frequency that would
  * alias; the interpolation as little of the spectral images. Each stage is
@@ -19,7 +20,7 @@
  * one (or zeros), which the small blur's clamp (or zero) rule at the small
  * image's edge reproduces exactly. The result is the Gaussian of the
  * border-extended frame either way. Measured against the exact sampled
- * Gaussian (docs/multiscale_error.py, clamp border): at most 0.20 of a level
+ * Gaussian (docs/multiscale_error.py, clamp border): at most 0.22 of a level
  * per axis before rounding, for sigma 12.8 to 250 (0.12 where sigma / D >=
  * 3.2; D = 4 from 12.8 kept 0.15, and was slower).
  *
@@ -79,9 +80,16 @@ typedef struct {
 
 /* Fills plan for sigma_x, sigma_y >= GB_MULTISCALE_MIN_SIGMA (each axis has
  * its own factor) on a width x height plane; returns 0 (plan unusable, both
- * factors 0) when either is below it. */
+ * factors 0) when either is below it. early_d16 (gb_multiscale_early_d16):
+ * D = 16 from sigma 25.6 instead of 51.2, where both axes reach 25.6. */
 int gb_multiscale_plan (double sigma_x, double sigma_y, int width, int height,
-    GbBorder border, GbMultiscalePlan * plan);
+    GbBorder border, int early_d16, GbMultiscalePlan * plan);
+
+/* Whether a plane's D = 16 starts at sigma 25.6: 8-bit planes of one or
+ * four channels, where that measured faster on the GPU (docs/performance.md,
+ * "D = 8 from sigma 12.8"); 16-bit and two-channel planes lost. Both
+ * backends take the same plan. */
+int gb_multiscale_early_d16 (int channels, int bytes_per_sample);
 
 /* Floats per channel of scratch any plan of this plane size (or of any
  * smaller window of it) needs: the larger of (rows down, small columns up),

@@ -34,20 +34,23 @@ def ms_matrix(N, sigma, D, c=0.75, trunc=3.5, smin=3.0):
         idx = np.arange(i0, i1+1); w = gauss_w(D*(idx - u), su)
         for i,wi in zip(idx,w): Up[x, clamp(int(i),Ws)] += wi
     return Up @ Bs @ Dn, ss
-def plan_factor(sigma):
+def plan_factor(sigma, early_d16):
     # cuda/multiscale.c, axis_stages: the largest D from 8 whose least sigma
-    # it reaches (12.8 for D = 8: sigma_small >= 1.2; 3.2 D beyond)
+    # it reaches (12.8 for D = 8: sigma_small >= 1.2; 25.6 for D = 16 on
+    # early_d16 planes, the same; 3.2 D elsewhere)
     D = 64
-    while D > 8 and sigma < 3.2*D:
+    while D > 8 and sigma < (25.6 if D == 16 and early_d16 else 3.2*D):
         D //= 2
     return D
 import sys
 # every factor's end points (least sigma, just below the next one's) and
-# sigmas between; "all" also prints the factors the plan does not pick
-sigmas = [12.8, 13, 14, 15, 17, 20, 25.6, 30, 40, 51.1, 51.2, 60, 80, 100,
-          102.3, 102.4, 150, 204.7, 204.8, 250]
+# sigmas between; "early" takes the plan of 8-bit planes of one and four
+# channels (gb_multiscale_early_d16), "all" prints every factor
+sigmas = [12.8, 13, 14, 15, 17, 20, 25.5, 25.6, 27, 30, 35, 40, 51.1, 51.2,
+          60, 80, 100, 102.3, 102.4, 150, 204.7, 204.8, 250]
+early = sys.argv[1:] == ["early"]
 for sigma in sigmas:
-    for D in ([plan_factor(sigma)] if sys.argv[1:] != ["all"] else [4,8,16,32,64]):
+    for D in ([4,8,16,32,64] if sys.argv[1:] == ["all"] else [plan_factor(sigma, early)]):
         if sigma*sigma - 2*(0.75*D)**2 <= 0: continue
         N = 600 if sigma < 60 else 2000
         K = exact_matrix(N, sigma); M, ss = ms_matrix(N, sigma, D)
