@@ -2015,9 +2015,10 @@ test_fused (void)
  * groups print theirs). A filter on the wrong axis, with the wrong sigma,
  * or rounded through 8 bits (up to 128 off) fails. */
 #define EXACT_BOUND_16 64
-/* Multi-scale: at most 0.20 of a level per axis (docs/multiscale_error.py:
- * 0.197 at sigma 12.8, where D = 8 leaves the smallest small blur), 103
- * units in 2D, and rounding. Measured: 75 on a step edge at sigma 12.8. */
+/* Multi-scale on 16-bit planes (whose D = 16 starts at sigma 51.2): at most
+ * 0.20 of a level per axis (docs/multiscale_error.py: 0.197 at sigma 12.8,
+ * where D = 8 leaves the smallest small blur), 103 units in 2D, and
+ * rounding. Measured: 75 on a step edge at sigma 12.8. */
 #define MULTISCALE_EXACT_BOUND_16 104
 
 static const GbAlgorithm issue4_algorithms[] = {
