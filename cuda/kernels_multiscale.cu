@@ -9,8 +9,8 @@
  * in another order. The two down passes commute. On planes of one or two
  * 8-bit channels at D = 16 (and 8 on small planes) the GPU runs down along
  * x first, in a kernel of its own; elsewhere, on large planes, down along
- * y first, so that the pass along x works on an image D times shorter; where both axes share D and it measured faster, one
- * kernel takes both.
+ * y first, so that the pass along x works on an image D times shorter;
+ * where both axes share D and it measured faster, one kernel takes both.
  * Where a pass is a small matrix product repeated over the tile (the
  * interpolation along y, and down_tile's walk at D = 16), it runs on the
  * tensor cores with its weights split into fp16 high and low parts. The
