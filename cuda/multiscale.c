@@ -16,8 +16,9 @@
 /* The least sigma factor d takes: 12.8 for d = 8 (a small blur of at least
  * 1.2 small samples), 25.6 for d = 16 on early_d16 planes (the same), and
  * 3.2 d elsewhere, where D doubles as the small blur's taps require
- * (multiscale.h: the error bound). D = 8 from the least sigma on: D = 4
- * took 17 to 39 % longer on the GPU at sigma 15 (H200, docs/performance.md,
+ * (multiscale.h: the error bound). D = 8 from the least sigma on: frames
+ * with D = 4 took 5 to 43 % longer on the GPU at sigma 15, except P016_LE
+ * (level), Y42B and NV16 (1 to 2 % shorter; H200, docs/performance.md,
  * "D = 8 from sigma 12.8"). */
 static double
 smallest_sigma (int d, int early_d16)
@@ -202,7 +203,7 @@ gb_multiscale_plan (double sigma_x, double sigma_y, int width, int height,
     GbBorder border, int early_d16, GbMultiscalePlan * plan)
 {
   Axis x, y;
-  int same_d, same_blur, ok;
+  int early, same_d, same_blur, ok;
 
   memset (plan, 0, sizeof *plan);
   /* Above GB_MAX_SIGMA the margin would outgrow the scratch bound. */
@@ -213,10 +214,10 @@ gb_multiscale_plan (double sigma_x, double sigma_y, int width, int height,
   /* D = 16 early only where both axes reach it: a plane whose axes take
    * different D runs the slower down passes (Y42B's chroma at sigma 30, 15
    * across: 34.7 -> 39.6 us a frame). */
-  early_d16 = early_d16 && sigma_x >= 2 * GB_MULTISCALE_MIN_SIGMA
+  early = early_d16 && sigma_x >= 2 * GB_MULTISCALE_MIN_SIGMA
       && sigma_y >= 2 * GB_MULTISCALE_MIN_SIGMA;
-  x = axis_stages (sigma_x, border, early_d16);
-  y = axis_stages (sigma_y, border, early_d16);
+  x = axis_stages (sigma_x, border, early);
+  y = axis_stages (sigma_y, border, early);
   /* Both axes share what they can: an isotropic plan has one set of
    * weights per stage, in the order down, blur, up. */
   same_d = x.d == y.d;

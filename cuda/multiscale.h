@@ -21,7 +21,7 @@
  * image's edge reproduces exactly. The result is the Gaussian of the
  * border-extended frame either way. Measured against the exact sampled
  * Gaussian (docs/multiscale_error.py, clamp border): at most 0.22 of a level
- * per axis before rounding, for sigma 12.8 to 250 (0.12 where sigma / D >=
+ * per axis before rounding, for sigma 12.8 to 250 (0.13 where sigma / D >=
  * 3.2; D = 4 from 12.8 kept 0.15, and was slower).
  *
  * Six separable passes, each out[o] = sum_t w[phase][t] in[map(first(o) + t)]
@@ -87,8 +87,9 @@ int gb_multiscale_plan (double sigma_x, double sigma_y, int width, int height,
 
 /* Whether a plane's D = 16 starts at sigma 25.6: 8-bit planes of one or
  * four channels, where that measured faster on the GPU (docs/performance.md,
- * "D = 8 from sigma 12.8"); 16-bit and two-channel planes lost. Both
- * backends take the same plan. */
+ * "D = 8 from sigma 12.8"); GRAY16 and two-channel planes lost (RGBA64
+ * gained at 1080p, not timed at 4K: left out). Both backends take the same
+ * plan. */
 int gb_multiscale_early_d16 (int channels, int bytes_per_sample);
 
 /* Floats per channel of scratch any plan of this plane size (or of any

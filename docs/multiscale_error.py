@@ -49,11 +49,15 @@ import sys
 sigmas = [12.8, 13, 14, 15, 17, 20, 25.5, 25.6, 27, 30, 35, 40, 51.1, 51.2,
           60, 80, 100, 102.3, 102.4, 150, 204.7, 204.8, 250]
 early = sys.argv[1:] == ["early"]
-for sigma in sigmas:
-    for D in ([4,8,16,32,64] if sys.argv[1:] == ["all"] else [plan_factor(sigma, early)]):
-        if sigma*sigma - 2*(0.75*D)**2 <= 0: continue
-        N = 600 if sigma < 60 else 2000
-        K = exact_matrix(N, sigma); M, ss = ms_matrix(N, sigma, D)
-        d = M - K
-        worst = 255*max(np.maximum(d,0).sum(1).max(), np.maximum(-d,0).sum(1).max())
-        print(f"sigma {sigma:5} D {D:3} sigma_small {ss:5.2f}  1D worst error {worst:.4f} levels  (2D ~{2*worst:.3f})", flush=True)
+cases = [(sigma, D) for sigma in sigmas
+         for D in ([4,8,16,32,64] if sys.argv[1:] == ["all"] else [plan_factor(sigma, early)])]
+if sys.argv[1:] == ["below"]:
+    # why no smaller small blur: D = 8 and 16 below their least sigma
+    cases = [(s, 8) for s in (9, 10, 11, 12)] + [(s, 16) for s in (18, 20, 22, 24)]
+for sigma, D in cases:
+    if sigma*sigma - 2*(0.75*D)**2 <= 0: continue
+    N = 600 if sigma < 60 else 2000
+    K = exact_matrix(N, sigma); M, ss = ms_matrix(N, sigma, D)
+    d = M - K
+    worst = 255*max(np.maximum(d,0).sum(1).max(), np.maximum(-d,0).sum(1).max())
+    print(f"sigma {sigma:5} D {D:3} sigma_small {ss:5.2f}  1D worst error {worst:.4f} levels  (2D ~{2*worst:.3f})", flush=True)

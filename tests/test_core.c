@@ -1790,6 +1790,57 @@ phase_spread (const GbResample * r)
   return highest - lowest;
 }
 
+/* Floats per channel a plan's images take (kernels_multiscale.cu and
+ * cpu_backend.c lay them out alike): the frame decimated along one axis,
+ * the larger of the two orders', then two small images. */
+static size_t
+plan_scratch_floats (const GbMultiscalePlan * plan, int width, int height)
+{
+  const size_t rows = (size_t) height * plan->small_width;
+  const size_t columns = (size_t) plan->small_height * width;
+
+  return (rows > columns ? rows : columns)
+      + 2 * (size_t) plan->small_height * plan->small_width;
+}
+
+/* One plan against the bounds the GPU kernels and the scratch are sized
+ * by. */
+static void
+check_plan_bounds (double sigma_x, double sigma_y, int width, int height,
+    int early_d16, int *plans)
+{
+  GbMultiscalePlan plan;
+  const int ok = gb_multiscale_plan (sigma_x, sigma_y, width, height,
+      GB_BORDER_MIRROR, early_d16, &plan);
+
+  check (ok, "sigma %g x %g on %dx%d: no plan", sigma_x, sigma_y, width,
+      height);
+  if (!ok)
+    return;
+  (*plans)++;
+  check (plan.down_x.taps <= GB_MULTISCALE_DOWN_TAPS (plan.factor_x)
+      && plan.down_y.taps <= GB_MULTISCALE_DOWN_TAPS (plan.factor_y)
+      && plan.blur_x.taps <= GB_MULTISCALE_BLUR_TAPS
+      && plan.blur_y.taps <= GB_MULTISCALE_BLUR_TAPS
+      && plan.up_x.taps <= GB_MULTISCALE_UP_TAPS
+      && plan.up_y.taps <= GB_MULTISCALE_UP_TAPS,
+      "sigma %g x %g on %dx%d (D %d x %d): taps down %d/%d, blur "
+      "%d/%d, up %d/%d past the bounds", sigma_x, sigma_y, width, height,
+      plan.factor_x, plan.factor_y, plan.down_x.taps, plan.down_y.taps,
+      plan.blur_x.taps, plan.blur_y.taps, plan.up_x.taps, plan.up_y.taps);
+  check (phase_spread (&plan.up_x) <= 1 && phase_spread (&plan.up_y) <= 1,
+      "sigma %g x %g on %dx%d: the interpolation's phases start %d and "
+      "%d samples apart (the GPU's up pass takes at most 1)", sigma_x,
+      sigma_y, width, height, phase_spread (&plan.up_x),
+      phase_spread (&plan.up_y));
+  check (plan_scratch_floats (&plan, width, height)
+      <= gb_multiscale_scratch_floats (width, height),
+      "sigma %g x %g on %dx%d (early D = 16: %d): %zu floats of scratch, "
+      "past the %zu sized for the plane", sigma_x, sigma_y, width, height,
+      early_d16, plan_scratch_floats (&plan, width, height),
+      gb_multiscale_scratch_floats (width, height));
+}
+
 static void
 test_multiscale_plan_bounds (void)
 {
@@ -1802,42 +1853,19 @@ test_multiscale_plan_bounds (void)
   int z, k, o, early, plans = 0;
 
   group_begin ("multiscale: plan bounds");
-  for (early = 0; early <= 1; early++)
-  for (z = 0; z < N_ELEMENTS (sizes); z++)
-    for (k = 0; k <= 2372; k++)
-      for (o = -1; o < N_ELEMENTS (other_sigmas); o++) {
-        /* sigma_x from 12.8 to 250 in steps of 0.1; sigma_y the same, or
-         * one of other_sigmas */
+  /* sigma_x from 12.8 to 250 in steps of 0.1; sigma_y the same, or one of
+   * other_sigmas; planes whose D = 16 starts at 25.6 and the others */
+  for (early = 0; early <= 1; early++) {
+    for (z = 0; z < N_ELEMENTS (sizes); z++) {
+      for (k = 0; k <= 2372; k++) {
         const double sigma_x = k < 2372 ? GB_MULTISCALE_MIN_SIGMA + 0.1 * k
             : GB_MAX_SIGMA;
-        const double sigma_y = o < 0 ? sigma_x : other_sigmas[o];
-        GbMultiscalePlan plan;
-        const int ok = gb_multiscale_plan (sigma_x, sigma_y, sizes[z][0],
-            sizes[z][1], GB_BORDER_MIRROR, early, &plan);
-
-        check (ok, "sigma %g x %g on %dx%d: no plan", sigma_x, sigma_y,
-            sizes[z][0], sizes[z][1]);
-        if (!ok)
-          continue;
-        plans++;
-        check (plan.down_x.taps <= GB_MULTISCALE_DOWN_TAPS (plan.factor_x)
-            && plan.down_y.taps <= GB_MULTISCALE_DOWN_TAPS (plan.factor_y)
-            && plan.blur_x.taps <= GB_MULTISCALE_BLUR_TAPS
-            && plan.blur_y.taps <= GB_MULTISCALE_BLUR_TAPS
-            && plan.up_x.taps <= GB_MULTISCALE_UP_TAPS
-            && plan.up_y.taps <= GB_MULTISCALE_UP_TAPS,
-            "sigma %g x %g on %dx%d (D %d x %d): taps down %d/%d, blur "
-            "%d/%d, up %d/%d past the bounds", sigma_x, sigma_y, sizes[z][0],
-            sizes[z][1], plan.factor_x, plan.factor_y, plan.down_x.taps,
-            plan.down_y.taps, plan.blur_x.taps, plan.blur_y.taps,
-            plan.up_x.taps, plan.up_y.taps);
-        check (phase_spread (&plan.up_x) <= 1
-            && phase_spread (&plan.up_y) <= 1,
-            "sigma %g x %g on %dx%d: the interpolation's phases start %d and "
-            "%d samples apart (the GPU's up pass takes at most 1)", sigma_x,
-            sigma_y, sizes[z][0], sizes[z][1], phase_spread (&plan.up_x),
-            phase_spread (&plan.up_y));
+        for (o = -1; o < N_ELEMENTS (other_sigmas); o++)
+          check_plan_bounds (sigma_x, o < 0 ? sigma_x : other_sigmas[o],
+              sizes[z][0], sizes[z][1], early, &plans);
       }
+    }
+  }
   printf ("     %d plans\n", plans);
   group_end ();
 }
@@ -2257,7 +2285,8 @@ frame_fill_step (Frame * frame)
 
 /* The recursive and multi-scale filters on 16-bit frames against the exact
  * Gaussian: the largest distance per sigma is printed; all within
- * EXACT_BOUND_16. */
+ * EXACT_BOUND_16 (recursive) or MULTISCALE_EXACT_BOUND_16. Multi-scale at
+ * sigma 12.8 takes D = 8 with the least small blur, at 60 D = 16. */
 static void
 test_16bit_exact (void)
 {
@@ -2273,9 +2302,10 @@ test_16bit_exact (void)
     {GB_ALGORITHM_RECURSIVE, 7.0, 40, 31},
     {GB_ALGORITHM_RECURSIVE, 20.0, 40, 31},
     {GB_ALGORITHM_RECURSIVE, 60.0, 40, 31},
-    {GB_ALGORITHM_MULTISCALE, 12.8, 100, 71},   /* D = 8: the least small blur */
+    {GB_ALGORITHM_MULTISCALE, 12.8, 100, 71},
     {GB_ALGORITHM_MULTISCALE, 20.0, 100, 71},
     {GB_ALGORITHM_MULTISCALE, 30.0, 100, 71},
+    {GB_ALGORITHM_MULTISCALE, 60.0, 100, 71},
   };
   int i, n, b, pattern, overall = 0;
   double worst_own = 0.0;
