@@ -1514,10 +1514,11 @@ down_tile (const GbMultiscalePlan & plan, GbBorder border, int channels,
   using P = DownTile < D, InT >;
   const GbResample & rx = plan.down_x;
   const GbResample & ry = plan.down_y;
+  /* Both axes one down pass of factor D, with the same weights. */
   DownWeights < D > weights;
-  if (rx.step != D || ry.step != D || rx.phases != 1 || ry.phases != 1
-      || rx.taps > P::TAPS || ry.taps != rx.taps || ry.weights != rx.weights
-      || !rx.frame_border || !ry.frame_border || !tile_pays (D, samples))
+  if (!down_weights < D > (rx, plan.table, weights) || ry.step != D
+      || ry.phases != 1 || ry.taps != rx.taps || ry.weights != rx.weights
+      || !ry.frame_border || !tile_pays (D, samples))
     return cudaErrorNotSupported;
   /* A tile is tx + RING - 1 blocks of D pixels, with room for the
    * skew of its first pixel in 16 bytes. */
@@ -1525,7 +1526,6 @@ down_tile (const GbMultiscalePlan & plan, GbBorder border, int channels,
   shape.tx = (TILE_SPAN - 16) / (D * channels) - (P::RING - 1);
   if (shape.tx < MIN_TILE)
     return cudaErrorNotSupported;
-  down_weights < D > (rx, plan.table, weights);  /* checked above */
   shape.tiles_x = (rx.out_length + shape.tx - 1) / shape.tx;
   shape.ty = tile_rows (D, samples);
   shape.aligned = ((uintptr_t) in | in_pitch) % 16 == 0;

@@ -214,8 +214,8 @@ gb_multiscale_plan (double sigma_x, double sigma_y, int width, int height,
   /* D = 16 early only where both axes reach it: a plane whose axes take
    * different D runs the slower down passes (Y42B's chroma at sigma 30, 15
    * across: 34.7 -> 39.6 us a frame). */
-  early = early_d16 && sigma_x >= 2 * GB_MULTISCALE_MIN_SIGMA
-      && sigma_y >= 2 * GB_MULTISCALE_MIN_SIGMA;
+  early = early_d16 && sigma_x >= smallest_sigma (16, 1)
+      && sigma_y >= smallest_sigma (16, 1);
   x = axis_stages (sigma_x, border, early);
   y = axis_stages (sigma_y, border, early);
   /* Both axes share what they can: an isotropic plan has one set of
