@@ -38,6 +38,9 @@
  *                      down_columns_kernel left), and the small blur along
  *                      x (D = 1);
  *   resample_columns_kernel  down along y after the rows;
+ *   columns_blur_x_kernel  down along y after the rows, a whole small row
+ *                      a block, and the small blur along x on it in shared
+ *                      memory (at D = 8 on short rows: one kernel fewer);
  *   blur_columns_kernel  the small blur along y: runs of output rows
  *                      sliding over rows staged once per block;
  *   up_kernel          both up passes: reads a patch of the small image,
@@ -81,39 +84,34 @@ constexpr int COLUMN_SPLIT = 4;
 constexpr int COLUMN_RUNS = COLUMN_THREADS / COLUMN_SPLIT;     /* per block */
 constexpr int MAX_COLUMN_TAPS = 512;
 
-__global__ void __launch_bounds__ (COLUMN_THREADS)
-resample_columns_kernel (GbResample r, const float *weights,
-    GbBorder border, int elements, const float *in, size_t in_pitch,
-    float *out, size_t out_pitch)
+/* Sources and weights of output row o's taps: a zero row of the zero
+ * border as row 0 with weight 0. */
+__device__ __forceinline__ void
+column_taps (const GbResample & r, const float *weights, GbBorder border,
+    int o, const float *in, size_t in_pitch, const float **sources,
+    float *taps)
 {
-  __shared__ const float *sources[MAX_COLUMN_TAPS];
-  __shared__ float taps[MAX_COLUMN_TAPS];
-  __shared__ float4 partial[COLUMN_SPLIT - 1][COLUMN_RUNS];
-  const int o = blockIdx.y;
   const int phase = r.phases == 1 ? 0 : o % r.phases;
   const int first = (r.phases == 1 ? o : o / r.phases) * r.step
       + r.first[phase];
-
   for (int t = threadIdx.x; t < r.taps; t += COLUMN_THREADS) {
     const int s = resample_source (r, first + t, border);
     sources[t] = (const float *) ((const char *) in
         + (size_t) max (s, 0) * in_pitch);
     taps[t] = s < 0 ? 0.0f : weights[r.weights + phase * r.taps + t];
   }
-  __syncthreads ();
-  gb_wait_for_previous_kernel ();
+}
 
-  const int run = threadIdx.x % COLUMN_RUNS;
-  const int split = threadIdx.x / COLUMN_RUNS;
-  const int e0 = (blockIdx.x * COLUMN_RUNS + run) * COLUMN_RUN;
-  const int n = e0 < elements ? min (COLUMN_RUN, elements - e0) : 0;
-  const bool vector = n == COLUMN_RUN && in_pitch % 16 == 0
-      && (uintptr_t) in % 16 == 0;
+/* This thread's quarter (split) of the taps of n <= 4 elements from e0. */
+__device__ __forceinline__ float4
+column_sum (const GbResample & r, const float *const *sources,
+    const float *taps, int split, int e0, int n, bool vector)
+{
   const int per_split = (r.taps + COLUMN_SPLIT - 1) / COLUMN_SPLIT;
   const int t_end = min (r.taps, (split + 1) * per_split);
   float4 acc = make_float4 (0.0f, 0.0f, 0.0f, 0.0f);
   int t = split * per_split;
-  if (vector)
+  if (vector && n == COLUMN_RUN)
     for (; t + 4 <= t_end; t += 4) {
       float4 v[4];
 #pragma unroll
@@ -140,6 +138,29 @@ resample_columns_kernel (GbResample r, const float *weights,
     if (n > 3)
       acc.w += w * __ldg (src + 3);
   }
+  return acc;
+}
+
+__global__ void __launch_bounds__ (COLUMN_THREADS)
+resample_columns_kernel (GbResample r, const float *weights,
+    GbBorder border, int elements, const float *in, size_t in_pitch,
+    float *out, size_t out_pitch)
+{
+  __shared__ const float *sources[MAX_COLUMN_TAPS];
+  __shared__ float taps[MAX_COLUMN_TAPS];
+  __shared__ float4 partial[COLUMN_SPLIT - 1][COLUMN_RUNS];
+  const int o = blockIdx.y;
+
+  column_taps (r, weights, border, o, in, in_pitch, sources, taps);
+  __syncthreads ();
+  gb_wait_for_previous_kernel ();
+
+  const int run = threadIdx.x % COLUMN_RUNS;
+  const int split = threadIdx.x / COLUMN_RUNS;
+  const int e0 = (blockIdx.x * COLUMN_RUNS + run) * COLUMN_RUN;
+  const int n = e0 < elements ? min (COLUMN_RUN, elements - e0) : 0;
+  const bool vector = in_pitch % 16 == 0 && (uintptr_t) in % 16 == 0;
+  float4 acc = column_sum (r, sources, taps, split, e0, n, vector);
   if (split > 0)
     partial[split - 1][run] = acc;
   __syncthreads ();
@@ -980,6 +1001,88 @@ row_pass_kernel (GbResample r, RowWeights < D > weights, GbBorder border,
   }
 }
 
+/* Down along y, then the small blur along x on the same row, where the
+ * frame went down along x first: a block sums one whole row of the small
+ * image (every element, as resample_columns_kernel does a part of one),
+ * holds it in shared memory with the small image's rule either side (clamp,
+ * or zeros under the zero border), and blurs it along x from there, every
+ * tap a kernel parameter. One kernel fewer in the chain than
+ * resample_columns_kernel and row_pass_kernel < 1 >, and the small image
+ * between them never leaves the SM. */
+constexpr int ROW_BLUR_MAX_FLOATS = 8192;       /* partial sums and the row */
+
+__global__ void __launch_bounds__ (COLUMN_THREADS)
+columns_blur_x_kernel (GbResample r, GbResample bx,
+    RowWeights < 1 > blur_weights, const float *weights, GbBorder border,
+    int channels, const float *in, size_t in_pitch, float *out,
+    size_t out_pitch)
+{
+  __shared__ const float *sources[MAX_COLUMN_TAPS];
+  __shared__ float taps[MAX_COLUMN_TAPS];
+  /* (COLUMN_SPLIT - 1) partial sums a run, then the row and its borders */
+  extern __shared__ float4 partial[];
+  const int o = blockIdx.x;
+  const int elements = bx.in_length * channels;
+  const int runs = (elements + COLUMN_RUN - 1) / COLUMN_RUN;
+  /* element e (from -left) of the row at row[e]: output e's tap t is
+   * element e + (t - left / channels) channels */
+  const int left = -bx.first[0] * channels;
+  float *row = reinterpret_cast < float *>(partial
+      + (COLUMN_SPLIT - 1) * runs) + left;
+
+  column_taps (r, weights, border, o, in, in_pitch, sources, taps);
+  __syncthreads ();
+  gb_wait_for_previous_kernel ();
+
+  const int split = threadIdx.x / COLUMN_RUNS;
+  const bool vector = in_pitch % 16 == 0 && (uintptr_t) in % 16 == 0;
+  for (int run = threadIdx.x % COLUMN_RUNS; run < runs; run += COLUMN_RUNS) {
+    const int e0 = run * COLUMN_RUN;
+    const int n = min (COLUMN_RUN, elements - e0);
+    const float4 acc = column_sum (r, sources, taps, split, e0, n, vector);
+    if (split > 0) {
+      partial[(split - 1) * runs + run] = acc;
+      continue;
+    }
+    const float v[4] = { acc.x, acc.y, acc.z, acc.w };
+    for (int k = 0; k < n; k++)
+      row[e0 + k] = v[k];
+  }
+  __syncthreads ();
+  if (split == 0)
+    for (int run = threadIdx.x; run < runs; run += COLUMN_RUNS) {
+      const int e0 = run * COLUMN_RUN;
+      for (int k = 0; k < COLUMN_SPLIT - 1; k++) {
+        const float4 p = partial[k * runs + run];
+        const float v[4] = { p.x, p.y, p.z, p.w };
+        for (int j = 0; j < 4 && e0 + j < elements; j++)
+          row[e0 + j] += v[j];
+      }
+    }
+  __syncthreads ();
+
+  /* Past either end, through the rule, as far as the padded taps read
+   * (finite values for the zero weights too). */
+  const int right = GB_MULTISCALE_BLUR_TAPS * channels - left;
+  for (int j = threadIdx.x; j < left + right; j += COLUMN_THREADS) {
+    const int e = j < left ? j - left : elements + j - left;
+    const int x = e >= 0 ? e / channels : -((channels - 1 - e) / channels);
+    const int s = resample_source (bx, x, border);
+    row[e] = s < 0 ? 0.0f : row[s * channels + e - x * channels];
+  }
+  __syncthreads ();
+
+  float *dst = (float *) ((char *) out + (size_t) o * out_pitch);
+  for (int e = threadIdx.x; e < elements; e += COLUMN_THREADS) {
+    const float *src = row + e - left;
+    float acc = 0.0f;
+#pragma unroll
+    for (int t = 0; t < GB_MULTISCALE_BLUR_TAPS; t++)
+      acc += blur_weights.w[t] * src[t * channels];
+    dst[e] = acc;
+  }
+}
+
 /* Both up passes in one: a block writes a tile of UP_ROWS frame rows and
  * tile_width pixels. It reads the patch of the small image the tile
  * reaches, resamples it along x into shared memory (every small row of the
@@ -1324,6 +1427,46 @@ columns (const GbResample & r, const float *weights, GbBorder border,
   return gb_launch_after_kernel (overlap, resample_columns_kernel, grid,
       COLUMN_THREADS, 0, stream, r, weights, border, elements, in, in_pitch,
       out, out_pitch);
+}
+
+/* Where columns_blur_x_kernel measured faster than the two kernels (H200,
+ * docs/performance.md, "The small blur along x inside the column pass"):
+ * D = 8 along y, rows of up to 320 elements (GRAY8 1080p sigma 15 19.0 ->
+ * 17.9 us, Y42B 46.3 -> 42.7). At D = 16 the frames lost (GRAY8 1080p
+ * sigma 30 19.6 -> 20.2), as did rows of 500 elements (NV12 4K's chroma,
+ * 67.6 -> 68.0), whose runs a thread takes two at a time. */
+bool
+columns_blur_x_pays (int factor, int elements)
+{
+  return factor == 8 && elements <= 320;
+}
+
+/* Down along y and the small blur along x in columns_blur_x_kernel:
+ * cudaErrorNotSupported where that does not pay or the row does not fit
+ * its shared memory (then the two kernels). */
+cudaError_t
+columns_blur_x (const GbResample & r, const GbResample & bx,
+    const float *host_table, const float *weights, GbBorder border,
+    int channels, const float *in, size_t in_pitch, float *out,
+    size_t out_pitch, bool overlap, cudaStream_t stream)
+{
+  RowWeights < 1 > blur_weights = { };
+  if (bx.phases != 1 || bx.step != 1 || bx.taps > GB_MULTISCALE_BLUR_TAPS
+      || bx.in_length != bx.out_length || bx.first[0] > 0
+      || r.out_length <= 0)
+    return cudaErrorInvalidValue;       /* not for any plan (multiscale.c) */
+  for (int t = 0; t < bx.taps; t++)
+    blur_weights.w[t] = host_table[bx.weights + t];
+  const int elements = bx.in_length * channels;
+  const int runs = (elements + COLUMN_RUN - 1) / COLUMN_RUN;
+  const size_t floats = (size_t) 4 * (COLUMN_SPLIT - 1) * runs + elements
+      + GB_MULTISCALE_BLUR_TAPS * channels;
+  if (!columns_blur_x_pays (r.step, elements) || floats > ROW_BLUR_MAX_FLOATS)
+    return cudaErrorNotSupported;
+  return gb_launch_after_kernel (overlap, columns_blur_x_kernel,
+      dim3 (r.out_length), COLUMN_THREADS, sizeof (float) * floats, stream, r,
+      bx, blur_weights, weights, border, channels, in, in_pitch, out,
+      out_pitch);
 }
 
 /* A down pass's weights as kernel parameters, zeros past its taps; false
@@ -1741,6 +1884,7 @@ gb_launch_multiscale (const GbDevicePlane & plane, const GbTaps & taps,
   /* Both down passes in one kernel where the plan allows it (not where
    * down_rows_kernel's pass along x measured faster), else one after the
    * other. */
+  bool blurred_x = false;
   auto two_passes =[&]() {
     /* Only the passes at the frame read or write samples: one instance
      * each per sample type. */
@@ -1777,6 +1921,14 @@ gb_launch_multiscale (const GbDevicePlane & plane, const GbTaps & taps,
                 border, c, plan.small_height, (const float *) first,
                 tall_pitch, small, small_pitch, alone, stream);
           });
+    /* Down along y, and the small blur along x with it where the row
+     * fits: then the x-blurred image is in small2. */
+    cudaError_t err = columns_blur_x (plan.down_y, plan.blur_x, plan.table,
+        w, border, c, first, small_pitch, small2, small_pitch, alone, stream);
+    if (err != cudaErrorNotSupported) {
+      blurred_x = err == cudaSuccess;
+      return err;
+    }
     return columns (plan.down_y, w, border, (int) small_row, first,
         small_pitch, small, small_pitch, alone, stream);
   };
@@ -1798,9 +1950,10 @@ gb_launch_multiscale (const GbDevicePlane & plane, const GbTaps & taps,
     err = two_passes ();
   if (err != cudaSuccess)
     return err;
-  err = row_pass < 1 > (plan.blur_x, plan.table, border, c,
-      plan.small_height, (const float *) small, small_pitch, small2,
-      small_pitch, alone, stream);
+  if (!blurred_x)
+    err = row_pass < 1 > (plan.blur_x, plan.table, border, c,
+        plan.small_height, (const float *) small, small_pitch, small2,
+        small_pitch, alone, stream);
   if (err != cudaSuccess)
     return err;
   err = blur_columns (plan.blur_y, w, border, (int) small_row, small2,

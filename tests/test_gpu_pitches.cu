@@ -569,7 +569,8 @@ main (int argc, char **argv)
   static const int down_rows_channels[] = { 1, 2 };
   static const GbAlgorithm multiscale[] = { GB_ALGORITHM_MULTISCALE };
   static const double down_rows_sigmas[] = { 60.0 };
-  /* For racecheck: down_rows_kernel alone, at both its D. */
+  /* For racecheck: down_rows_kernel at both its D, and at D = 8 the
+   * column pass that blurs its rows along x (columns_blur_x_kernel). */
   static const double down_rows_both[] = { 20.0, 60.0 };
   const Sweep all8 = SWEEP (1, sizes, n_sizes8, channel_counts, algorithms,
       sigmas);
