@@ -1173,6 +1173,12 @@ device_plane (const GbCuda * cuda, int p, const GbImage * src,
     plane.gpu_share = samples > 0 ? (float) ((double) geometry->width
         * geometry->height * geometry->channels / samples) : 1.0f;
   }
+  plane.frame_mixed_factors = false;
+  for (int i = 0; i < cuda->geometry.n_planes; i++) {
+    const GbMultiscalePlan *plan = &cuda->filters[i].multiscale;
+    if (plan->factor_x != plan->factor_y)
+      plane.frame_mixed_factors = true;
+  }
   return plane;
 }
 

@@ -56,6 +56,9 @@ struct GbDevicePlane
    * plane's share of the frame's samples, so that a kernel sized to the
    * GPU's resident blocks leaves room for the others. */
   float gpu_share;
+  /* Whether a plane of the frame has a multi-scale plan whose axes take
+   * different D (its chain is the longer one: kernels_multiscale.cu). */
+  bool frame_mixed_factors;
 };
 
 /* Whether the plane has the GPU to itself: no other plane of its frame runs

@@ -102,12 +102,13 @@ column_taps (const GbResample & r, const float *weights, GbBorder border,
   }
 }
 
-/* This thread's quarter (split) of the taps of n <= 4 elements from e0. */
-__device__ __forceinline__ float4
+/* This thread's part (split, of SPLIT) of the taps of n <= 4 elements
+ * from e0. */
+template < int SPLIT = COLUMN_SPLIT > __device__ __forceinline__ float4
 column_sum (const GbResample & r, const float *const *sources,
     const float *taps, int split, int e0, int n, bool vector)
 {
-  const int per_split = (r.taps + COLUMN_SPLIT - 1) / COLUMN_SPLIT;
+  const int per_split = (r.taps + SPLIT - 1) / SPLIT;
   const int t_end = min (r.taps, (split + 1) * per_split);
   float4 acc = make_float4 (0.0f, 0.0f, 0.0f, 0.0f);
   int t = split * per_split;
@@ -1011,15 +1012,16 @@ row_pass_kernel (GbResample r, RowWeights < D > weights, GbBorder border,
  * between them never leaves the SM. */
 constexpr int ROW_BLUR_MAX_FLOATS = 8192;       /* partial sums and the row */
 
-__global__ void __launch_bounds__ (COLUMN_THREADS)
+template < int SPLIT > __global__ void __launch_bounds__ (COLUMN_THREADS)
 columns_blur_x_kernel (GbResample r, GbResample bx,
     RowWeights < 1 > blur_weights, const float *weights, GbBorder border,
     int channels, const float *in, size_t in_pitch, float *out,
     size_t out_pitch)
 {
+  constexpr int RUNS = COLUMN_THREADS / SPLIT;
   __shared__ const float *sources[MAX_COLUMN_TAPS];
   __shared__ float taps[MAX_COLUMN_TAPS];
-  /* (COLUMN_SPLIT - 1) partial sums a run, then the row and its borders */
+  /* (SPLIT - 1) partial sums a run, then the row and its borders */
   extern __shared__ float4 partial[];
   const int o = blockIdx.x;
   const int elements = bx.in_length * channels;
@@ -1028,18 +1030,19 @@ columns_blur_x_kernel (GbResample r, GbResample bx,
    * element e + (t - left / channels) channels */
   const int left = -bx.first[0] * channels;
   float *row = reinterpret_cast < float *>(partial
-      + (COLUMN_SPLIT - 1) * runs) + left;
+      + (SPLIT - 1) * runs) + left;
 
   column_taps (r, weights, border, o, in, in_pitch, sources, taps);
   __syncthreads ();
   gb_wait_for_previous_kernel ();
 
-  const int split = threadIdx.x / COLUMN_RUNS;
+  const int split = threadIdx.x / RUNS;
   const bool vector = in_pitch % 16 == 0 && (uintptr_t) in % 16 == 0;
-  for (int run = threadIdx.x % COLUMN_RUNS; run < runs; run += COLUMN_RUNS) {
+  for (int run = threadIdx.x % RUNS; run < runs; run += RUNS) {
     const int e0 = run * COLUMN_RUN;
     const int n = min (COLUMN_RUN, elements - e0);
-    const float4 acc = column_sum (r, sources, taps, split, e0, n, vector);
+    const float4 acc = column_sum < SPLIT > (r, sources, taps, split, e0, n,
+        vector);
     if (split > 0) {
       partial[(split - 1) * runs + run] = acc;
       continue;
@@ -1050,9 +1053,9 @@ columns_blur_x_kernel (GbResample r, GbResample bx,
   }
   __syncthreads ();
   if (split == 0)
-    for (int run = threadIdx.x; run < runs; run += COLUMN_RUNS) {
+    for (int run = threadIdx.x; run < runs; run += RUNS) {
       const int e0 = run * COLUMN_RUN;
-      for (int k = 0; k < COLUMN_SPLIT - 1; k++) {
+      for (int k = 0; k < SPLIT - 1; k++) {
         const float4 p = partial[k * runs + run];
         const float v[4] = { p.x, p.y, p.z, p.w };
         for (int j = 0; j < 4 && e0 + j < elements; j++)
@@ -1431,24 +1434,33 @@ columns (const GbResample & r, const float *weights, GbBorder border,
 
 /* Where columns_blur_x_kernel measured faster than the two kernels (H200,
  * docs/performance.md, "The small blur along x inside the column pass"):
- * D = 8 along y, rows of up to 320 elements (GRAY8 1080p sigma 15 19.0 ->
- * 17.9 us, Y42B 46.3 -> 42.7). At D = 16 the frames lost (GRAY8 1080p
- * sigma 30 19.6 -> 20.2), as did rows of 500 elements (NV12 4K's chroma,
- * 67.6 -> 68.0), whose runs a thread takes two at a time. */
+ * D = 8 along y on rows of up to 320 elements (GRAY8 1080p sigma 15 19.0
+ * -> 17.9 us, Y42B 46.3 -> 42.7); D = 16 on rows of up to 160 elements of
+ * a plane beside others (alone false: its kernels start without dependent
+ * launches, so one kernel fewer saves a whole gap; I420 1080p sigma 30
+ * 29.1 -> 27.7), unless a plane of the frame has axes of different D (NV16
+ * at sigma 100, whose chroma's chain is then longer: 39.0 -> 42.4). Lost:
+ * D = 16 on a plane alone (GRAY8 1080p sigma 30 19.6 -> 20.1) and on NV12
+ * 4K's luma (250 elements, 46.4 -> 49.1); rows of 500 elements at D = 8
+ * (NV12 4K's chroma, 67.6 -> 68.0). */
 bool
-columns_blur_x_pays (int factor, int elements)
+columns_blur_x_pays (int factor, int elements, bool alone,
+    bool frame_mixed_factors)
 {
-  return factor == 8 && elements <= 320;
+  return (factor == 8 && elements <= 320)
+      || (factor == 16 && !alone && !frame_mixed_factors && elements <= 160);
 }
 
 /* Down along y and the small blur along x in columns_blur_x_kernel:
  * cudaErrorNotSupported where that does not pay or the row does not fit
- * its shared memory (then the two kernels). */
+ * its shared memory (then the two kernels). alone: the plane runs by
+ * itself, and its passes start early (gb_launch_after_kernel). */
 cudaError_t
 columns_blur_x (const GbResample & r, const GbResample & bx,
     const float *host_table, const float *weights, GbBorder border,
     int channels, const float *in, size_t in_pitch, float *out,
-    size_t out_pitch, bool overlap, cudaStream_t stream)
+    size_t out_pitch, bool alone, bool frame_mixed_factors,
+    cudaStream_t stream)
 {
   RowWeights < 1 > blur_weights = { };
   if (bx.phases != 1 || bx.step != 1 || bx.taps > GB_MULTISCALE_BLUR_TAPS
@@ -1459,11 +1471,17 @@ columns_blur_x (const GbResample & r, const GbResample & bx,
     blur_weights.w[t] = host_table[bx.weights + t];
   const int elements = bx.in_length * channels;
   const int runs = (elements + COLUMN_RUN - 1) / COLUMN_RUN;
-  const size_t floats = (size_t) 4 * (COLUMN_SPLIT - 1) * runs + elements
+  /* Short rows in eight parts of the taps (each thread's half as long:
+   * I420's chroma at D = 16, 70 elements, sigma 100 30.0 -> 28.3 us), so
+   * that every thread has a run. */
+  const int split = runs <= COLUMN_THREADS / 8 ? 8 : COLUMN_SPLIT;
+  const size_t floats = (size_t) 4 * (split - 1) * runs + elements
       + GB_MULTISCALE_BLUR_TAPS * channels;
-  if (!columns_blur_x_pays (r.step, elements) || floats > ROW_BLUR_MAX_FLOATS)
+  if (!columns_blur_x_pays (r.step, elements, alone, frame_mixed_factors)
+      || floats > ROW_BLUR_MAX_FLOATS)
     return cudaErrorNotSupported;
-  return gb_launch_after_kernel (overlap, columns_blur_x_kernel,
+  return gb_launch_after_kernel (alone, split == 8
+      ? columns_blur_x_kernel < 8 > : columns_blur_x_kernel < COLUMN_SPLIT >,
       dim3 (r.out_length), COLUMN_THREADS, sizeof (float) * floats, stream, r,
       bx, blur_weights, weights, border, channels, in, in_pitch, out,
       out_pitch);
@@ -1924,7 +1942,8 @@ gb_launch_multiscale (const GbDevicePlane & plane, const GbTaps & taps,
     /* Down along y, and the small blur along x with it where the row
      * fits: then the x-blurred image is in small2. */
     cudaError_t err = columns_blur_x (plan.down_y, plan.blur_x, plan.table,
-        w, border, c, first, small_pitch, small2, small_pitch, alone, stream);
+        w, border, c, first, small_pitch, small2, small_pitch, alone,
+        plane.frame_mixed_factors, stream);
     if (err != cudaErrorNotSupported) {
       blurred_x = err == cudaSuccess;
       return err;
