@@ -40,7 +40,8 @@
  *   resample_columns_kernel  down along y after the rows;
  *   columns_blur_x_kernel  down along y after the rows, a whole small row
  *                      a block, and the small blur along x on it in shared
- *                      memory (at D = 8 on short rows: one kernel fewer);
+ *                      memory (short rows, where columns_blur_x_pays: one
+ *                      kernel fewer);
  *   blur_columns_kernel  the small blur along y: runs of output rows
  *                      sliding over rows staged once per block;
  *   up_kernel          both up passes: reads a patch of the small image,
