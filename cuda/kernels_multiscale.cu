@@ -31,7 +31,8 @@
  *                      D and the channels): a warp stages the bytes of its
  *                      32 outputs' taps once, as words, then each lane
  *                      reads its taps as whole words; the column pass
- *                      (resample_columns_kernel) follows;
+ *                      (resample_columns_kernel, or columns_blur_x_kernel)
+ *                      follows;
  *   row_pass_kernel    along rows, staging a run of each row in shared
  *                      memory: down along x (templates on D and the input:
  *                      the frame's samples, or the float rows
@@ -1464,8 +1465,10 @@ columns_blur_x (const GbResample & r, const GbResample & bx,
     cudaStream_t stream)
 {
   RowWeights < 1 > blur_weights = { };
+  /* The kernel pads the row for a blur centred on its output (taps 2 rs +
+   * 1 from -rs, plan_blur), within the padded taps. */
   if (bx.phases != 1 || bx.step != 1 || bx.taps > GB_MULTISCALE_BLUR_TAPS
-      || bx.in_length != bx.out_length || bx.first[0] > 0
+      || bx.in_length != bx.out_length || bx.taps != 1 - 2 * bx.first[0]
       || r.out_length <= 0)
     return cudaErrorInvalidValue;       /* not for any plan (multiscale.c) */
   for (int t = 0; t < bx.taps; t++)

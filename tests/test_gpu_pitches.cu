@@ -19,7 +19,7 @@
  * apart. Exit 77 (skip) without a device.
  *
  * Usage: test-gpu-pitches [--fused-shared | --fused-float | --planes |
- *                          --staged]
+ *                          --staged | --down-rows]
  *   --fused-shared  only the fused shared-memory kernel's cases, for
  *                   compute-sanitizer racecheck (the parity test's frames
  *                   fit in L2 and take the fused kernel's other forms).
@@ -30,6 +30,8 @@
  *                   kernel to stage their rows in shared memory
  *                   (kernels_fused_registers.cu: 2^22 samples, 16-byte
  *                   aligned), for racecheck.
+ *   --down-rows     only multiscale on planes whose rows go down along x
+ *                   first in down_rows_kernel, for racecheck.
  */
 #include "cuda_backend.h"
 #include "filter.h"
@@ -570,7 +572,13 @@ main (int argc, char **argv)
   static const GbAlgorithm multiscale[] = { GB_ALGORITHM_MULTISCALE };
   static const double down_rows_sigmas[] = { 60.0 };
   /* For racecheck: down_rows_kernel at both its D, and at D = 8 the
-   * column pass that blurs its rows along x (columns_blur_x_kernel). */
+   * column pass that blurs its rows along x (columns_blur_x_kernel): in
+   * eight tap parts on the first three sizes' rows (at most 32 runs), in
+   * four on the last's (two channels: 276 elements, more runs than a block
+   * has threads for). */
+  static const int down_rows_sizes[][2] = { {61, 47}, {256, 64}, {130, 70},
+  {1024, 64}
+  };
   static const double down_rows_both[] = { 20.0, 60.0 };
   const Sweep all8 = SWEEP (1, sizes, n_sizes8, channel_counts, algorithms,
       sigmas);
@@ -584,8 +592,9 @@ main (int argc, char **argv)
       one_channel, fused, float_sigmas);
   const Sweep down_rows8 = SWEEP (1, sizes, n_sizes8, down_rows_channels,
       multiscale, down_rows_sigmas);
-  const Sweep down_rows_race = SWEEP (1, sizes, n_sizes8, down_rows_channels,
-      multiscale, down_rows_both);
+  const Sweep down_rows_race = SWEEP (1, down_rows_sizes,
+      N_ELEMENTS (down_rows_sizes), down_rows_channels, multiscale,
+      down_rows_both);
   GbCuda *cuda;
   GbError error;
 
