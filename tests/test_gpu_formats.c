@@ -58,7 +58,12 @@ static const Variant variants[] = {
   {1.0, 1.0, 0.0, 1, 0},
   {3.0, 3.0, 0.0, 1, 0},
   {10.0, 10.0, 0.0, 0, 0},
-  {30.0, 30.0, 0.0, 0, 0},      /* multiscale on luma and chroma */
+  /* multiscale on luma and chroma; on multi-plane 8-bit frames the luma's
+   * column pass at D = 16 blurs along x too (columns_blur_x_kernel) */
+  {30.0, 30.0, 0.0, 1, 0},
+  /* multiscale of D = 16 across and 8 down on full-size planes: the rows
+   * first in row_pass_kernel < 16 >, then columns_blur_x_kernel at D = 8 */
+  {60.0, 20.0, 0.0, 1, 0},
   {2.0, 6.0, 0.0, 0, 0},
   {0.0, 3.0, 0.0, 0, 0},
   {4.0, 0.0, 0.0, 0, 0},
