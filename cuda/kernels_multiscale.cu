@@ -541,6 +541,21 @@ template < int D > struct RowWeights
   float w[RowPass < D >::TAPS];
 };
 
+/* A pass along rows' weights as kernel parameters, zeros past its taps;
+ * false where r is no such pass of factor D (no plan makes one:
+ * multiscale.c). */
+template < int D > bool
+row_weights (const GbResample & r, const float *table,
+    RowWeights < D > &weights)
+{
+  if (r.phases != 1 || r.step != D || r.taps > RowPass < D >::TAPS)
+    return false;
+  weights = { };
+  for (int t = 0; t < r.taps; t++)
+    weights.w[t] = table[r.weights + t];
+  return true;
+}
+
 
 /* Rows one block takes: as many as fill the four lanes. */
 __host__ __device__ __forceinline__ int
@@ -1464,15 +1479,13 @@ columns_blur_x (const GbResample & r, const GbResample & bx,
     size_t out_pitch, bool alone, bool frame_mixed_factors,
     cudaStream_t stream)
 {
-  RowWeights < 1 > blur_weights = { };
   /* The kernel pads the row for a blur centred on its output (taps 2 rs +
    * 1 from -rs, plan_blur), within the padded taps. */
-  if (bx.phases != 1 || bx.step != 1 || bx.taps > GB_MULTISCALE_BLUR_TAPS
+  RowWeights < 1 > blur_weights;
+  if (!row_weights < 1 > (bx, host_table, blur_weights)
       || bx.in_length != bx.out_length || bx.taps != 1 - 2 * bx.first[0]
       || r.out_length <= 0)
     return cudaErrorInvalidValue;       /* not for any plan (multiscale.c) */
-  for (int t = 0; t < bx.taps; t++)
-    blur_weights.w[t] = host_table[bx.weights + t];
   const int elements = bx.in_length * channels;
   const int runs = (elements + COLUMN_RUN - 1) / COLUMN_RUN;
   /* Short rows in eight parts of the taps (each thread's half as long:
@@ -1763,11 +1776,9 @@ row_pass (const GbResample & r, const float *host_table, GbBorder border,
     size_t out_pitch, bool overlap, cudaStream_t stream)
 {
   using P = RowPass < D >;
-  RowWeights < D > weights = { };
-  if (r.phases != 1 || r.step != D || r.taps > P::TAPS)
+  RowWeights < D > weights;
+  if (!row_weights < D > (r, host_table, weights))
     return cudaErrorInvalidValue;       /* not for any plan (multiscale.c) */
-  for (int t = 0; t < r.taps; t++)
-    weights.w[t] = host_table[r.weights + t];
   const int lines = row_pass_lines (channels);
   const size_t shared = sizeof (float4) * D * P::LENGTH
       + sizeof (float) * (swizzle (P::OUTPUTS * lines * channels - 1) + 1);
