@@ -74,6 +74,17 @@ resample_source (const GbResample & r, int i, GbBorder border)
   return i < 0 ? 0 : i >= r.in_length ? r.in_length - 1 : i;
 }
 
+/* Element e of a row of r.in_length pixels of `channels` elements each, e
+ * possibly past either end: the element the border rule reads there, or -1
+ * where it reads zero. */
+__device__ __forceinline__ int
+bordered_element (const GbResample & r, int e, int channels, GbBorder border)
+{
+  const int pixel = e >= 0 ? e / channels : -((channels - 1 - e) / channels);
+  const int x = resample_source (r, pixel, border);
+  return x < 0 ? -1 : x * channels + (e - pixel * channels);
+}
+
 /* Along columns, on the float images (down along y after the rows, and the
  * small blur along y): output row o = blockIdx.y. Each thread takes four
  * neighbouring elements (one 16-byte load per tap where rows are aligned)
@@ -1086,9 +1097,8 @@ columns_blur_x_kernel (GbResample r, GbResample bx,
   const int right = GB_MULTISCALE_BLUR_TAPS * channels - left;
   for (int j = threadIdx.x; j < left + right; j += COLUMN_THREADS) {
     const int e = j < left ? j - left : elements + j - left;
-    const int x = e >= 0 ? e / channels : -((channels - 1 - e) / channels);
-    const int s = resample_source (bx, x, border);
-    row[e] = s < 0 ? 0.0f : row[s * channels + e - x * channels];
+    const int s = bordered_element (bx, e, channels, border);
+    row[e] = s < 0 ? 0.0f : row[s];
   }
   __syncthreads ();
 
@@ -1568,9 +1578,8 @@ template < int C > __device__ __forceinline__ uint32_t
 bordered_byte (const GbResample & r, const uint8_t * row, int b,
     GbBorder border)
 {
-  const int pixel = b >= 0 ? b / C : -((C - 1 - b) / C);
-  const int x = resample_source (r, pixel, border);
-  return x < 0 ? 0u : (uint32_t) __ldg (row + x * C + (b - pixel * C));
+  const int s = bordered_element (r, b, C, border);
+  return s < 0 ? 0u : (uint32_t) __ldg (row + s);
 }
 
 template < int D, int C > __global__ void __launch_bounds__ (DOWN_ROWS_THREADS)
