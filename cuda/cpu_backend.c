@@ -60,7 +60,7 @@
 #define GB_CPU_RECURSIVE_LANES 64
 /* Per-lane state arrays of one direction: y[k -+ 1] and y[k -+ 2] of both
  * sections, x[k -+ 1] and (backwards) x[k + 2]. */
-#define GB_CPU_RECURSIVE_STATES 6
+#define GB_CPU_RECURSIVE_STATES 5
 /* Multiply-adds per sample and pass (2 sections x 2 directions x 4). */
 #define GB_CPU_RECURSIVE_WORK 16.0
 
@@ -729,82 +729,82 @@ column_pass_band (const GbPlaneJob * job, float *scratch, int row_begin,
  * Under a zero border the warm-up reads zeros from a zero state, which stays
  * exactly zero, so it is skipped: the result is the same. */
 
-/* The start state for the constant input x[j] on every lane (both
- * directions: the forward one uses y[k-1], y[k-2] and x[k-1] only). */
+/* The start state for the constant input x[j] on every lane: each
+ * section's steady state gain * x[j] (gain_re, gain_im: the direction's),
+ * and x[j] as the backward direction's previous input. */
 GB_CPU_INLINE void
-recursive_start (float *restrict y1_0, float *restrict y2_0,
-    float *restrict y1_1, float *restrict y2_1, float *restrict x1,
-    float *restrict x2, const float *restrict x, size_t lanes,
-    const float *gain)
+recursive_start (float *restrict re_0, float *restrict im_0,
+    float *restrict re_1, float *restrict im_1, float *restrict x1,
+    const float *restrict x, size_t lanes, const float *gain_re,
+    const float *gain_im)
 {
-  const float g0 = gain[0], g1 = gain[1];
+  const float g0 = gain_re[0], h0 = gain_im[0];
+  const float g1 = gain_re[1], h1 = gain_im[1];
   size_t j;
 
   for (j = 0; j < lanes; j++) {
-    y1_0[j] = g0 * x[j];
-    y2_0[j] = y1_0[j];
-    y1_1[j] = g1 * x[j];
-    y2_1[j] = y1_1[j];
+    re_0[j] = g0 * x[j];
+    im_0[j] = h0 * x[j];
+    re_1[j] = g1 * x[j];
+    im_1[j] = h1 * x[j];
     x1[j] = x[j];
-    x2[j] = x[j];
   }
 }
 
-/* One forward step on every lane: y_s[k] = n0 x[k] + n1 x[k-1] + d1 y_s[k-1]
- * + d2 y_s[k-2]; out[j] = y_0[k] + y_1[k] (out NULL in the warm-up). */
+/* One forward step on every lane: z_s[k] = b_s z_s[k-1] + a_s x[k] (complex,
+ * z_s = re_s + i im_s); out[j] = Re z_0[k] + Re z_1[k] (out NULL in the
+ * warm-up). */
 GB_CPU_INLINE void
-causal_step (const GbRecursiveFilter * f, float *restrict y1_0,
-    float *restrict y2_0, float *restrict y1_1, float *restrict y2_1,
-    float *restrict x1, const float *restrict x, float *restrict out,
-    size_t lanes)
+causal_step (const GbRecursiveFilter * f, float *restrict re_0,
+    float *restrict im_0, float *restrict re_1, float *restrict im_1,
+    const float *restrict x, float *restrict out, size_t lanes)
 {
-  const float n0_0 = f->n0[0], n1_0 = f->n1[0];
-  const float n0_1 = f->n0[1], n1_1 = f->n1[1];
-  const float d1_0 = f->d1[0], d2_0 = f->d2[0];
-  const float d1_1 = f->d1[1], d2_1 = f->d2[1];
+  const float br_0 = f->pole_re[0], bi_0 = f->pole_im[0];
+  const float br_1 = f->pole_re[1], bi_1 = f->pole_im[1];
+  const float ar_0 = f->causal_re[0], ai_0 = f->causal_im[0];
+  const float ar_1 = f->causal_re[1], ai_1 = f->causal_im[1];
   size_t j;
 
   for (j = 0; j < lanes; j++) {
-    const float xk = x[j], xk1 = x1[j];
-    const float c0 = n0_0 * xk + n1_0 * xk1 + d1_0 * y1_0[j] + d2_0 * y2_0[j];
-    const float c1 = n0_1 * xk + n1_1 * xk1 + d1_1 * y1_1[j] + d2_1 * y2_1[j];
-    y2_0[j] = y1_0[j];
-    y1_0[j] = c0;
-    y2_1[j] = y1_1[j];
-    y1_1[j] = c1;
-    x1[j] = xk;
+    const float xk = x[j];
+    const float r0 = re_0[j], i0 = im_0[j], r1 = re_1[j], i1 = im_1[j];
+    const float c0 = br_0 * r0 - bi_0 * i0 + ar_0 * xk;
+    const float c1 = br_1 * r1 - bi_1 * i1 + ar_1 * xk;
+    re_0[j] = c0;
+    im_0[j] = br_0 * i0 + bi_0 * r0 + ai_0 * xk;
+    re_1[j] = c1;
+    im_1[j] = br_1 * i1 + bi_1 * r1 + ai_1 * xk;
     if (out)
       out[j] = c0 + c1;
   }
 }
 
-/* One backward step: a_s[k] = m1 x[k+1] + m2 x[k+2] + d1 a_s[k+1] + d2
- * a_s[k+2]; y = (io[j] + a_0[k]) + a_1[k], io holding the forward sum, goes
- * back into io, or rounded into sample j of `samples` (bytes_per_sample,
- * a constant where inlined) when samples is given (io NULL: the warm-up).
- * x is x[k], shifted into the state. */
+/* One backward step: w_s[k] = b_s w_s[k+1] + (a_s b_s) x[k+1]; y = (io[j] +
+ * Re w_0[k]) + Re w_1[k], io holding the forward sum, goes back into io, or
+ * rounded into sample j of `samples` (bytes_per_sample, a constant where
+ * inlined) when samples is given (io NULL: the warm-up). x1 holds x[k+1]
+ * and takes x[k]. */
 GB_CPU_INLINE void
-anticausal_step (const GbRecursiveFilter * f, float *restrict y1_0,
-    float *restrict y2_0, float *restrict y1_1, float *restrict y2_1,
-    float *restrict x1, float *restrict x2, const float *restrict x,
-    float *restrict io, uint8_t * restrict samples, int bytes_per_sample,
-    size_t lanes)
+anticausal_step (const GbRecursiveFilter * f, float *restrict re_0,
+    float *restrict im_0, float *restrict re_1, float *restrict im_1,
+    float *restrict x1, const float *restrict x, float *restrict io,
+    uint8_t * restrict samples, int bytes_per_sample, size_t lanes)
 {
-  const float m1_0 = f->m1[0], m2_0 = f->m2[0];
-  const float m1_1 = f->m1[1], m2_1 = f->m2[1];
-  const float d1_0 = f->d1[0], d2_0 = f->d2[0];
-  const float d1_1 = f->d1[1], d2_1 = f->d2[1];
+  const float br_0 = f->pole_re[0], bi_0 = f->pole_im[0];
+  const float br_1 = f->pole_re[1], bi_1 = f->pole_im[1];
+  const float ar_0 = f->anticausal_re[0], ai_0 = f->anticausal_im[0];
+  const float ar_1 = f->anticausal_re[1], ai_1 = f->anticausal_im[1];
   size_t j;
 
   for (j = 0; j < lanes; j++) {
-    const float xk1 = x1[j], xk2 = x2[j];
-    const float a0 = m1_0 * xk1 + m2_0 * xk2 + d1_0 * y1_0[j] + d2_0 * y2_0[j];
-    const float a1 = m1_1 * xk1 + m2_1 * xk2 + d1_1 * y1_1[j] + d2_1 * y2_1[j];
-    y2_0[j] = y1_0[j];
-    y1_0[j] = a0;
-    y2_1[j] = y1_1[j];
-    y1_1[j] = a1;
-    x2[j] = xk1;
+    const float xk1 = x1[j];
+    const float r0 = re_0[j], i0 = im_0[j], r1 = re_1[j], i1 = im_1[j];
+    const float a0 = br_0 * r0 - bi_0 * i0 + ar_0 * xk1;
+    const float a1 = br_1 * r1 - bi_1 * i1 + ar_1 * xk1;
+    re_0[j] = a0;
+    im_0[j] = br_0 * i0 + bi_0 * r0 + ai_0 * xk1;
+    re_1[j] = a1;
+    im_1[j] = br_1 * i1 + bi_1 * r1 + ai_1 * xk1;
     x1[j] = x[j];
     if (io && samples && bytes_per_sample == 1)
       samples[j] = gb_round_u8 (io[j] + a0 + a1);
@@ -815,12 +815,12 @@ anticausal_step (const GbRecursiveFilter * f, float *restrict y1_0,
   }
 }
 
-/* The scratch of one band: x (the input lanes of a step), the six state
+/* The scratch of one band: x (the input lanes of a step), the five state
  * arrays, each `stride` floats, then (horizontal pass) the lines' forward
  * sums and their rounded outputs. */
 typedef struct
 {
-  float *x, *y1_0, *y2_0, *y1_1, *y2_1, *x1, *x2;
+  float *x, *re_0, *im_0, *re_1, *im_1, *x1;
   float *sums;
 } GbRecursiveScratch;
 
@@ -830,12 +830,11 @@ recursive_scratch (float *scratch, size_t stride)
   GbRecursiveScratch r;
 
   r.x = scratch;
-  r.y1_0 = scratch + stride;
-  r.y2_0 = scratch + 2 * stride;
-  r.y1_1 = scratch + 3 * stride;
-  r.y2_1 = scratch + 4 * stride;
+  r.re_0 = scratch + stride;
+  r.im_0 = scratch + 2 * stride;
+  r.re_1 = scratch + 3 * stride;
+  r.im_1 = scratch + 4 * stride;
   r.x1 = scratch + 5 * stride;
-  r.x2 = scratch + 6 * stride;
   r.sums = scratch + (GB_CPU_RECURSIVE_STATES + 1) * stride;
   return r;
 }
@@ -872,29 +871,29 @@ recursive_columns (const GbPlaneJob * job, float *scratch, size_t j0,
   int k;
 
   recursive_load_row (r.x, job, -warmup, j0, len);
-  recursive_start (r.y1_0, r.y2_0, r.y1_1, r.y2_1, r.x1, r.x2, r.x, len,
-      f->causal_gain);
+  recursive_start (r.re_0, r.im_0, r.re_1, r.im_1, r.x1, r.x, len,
+      f->causal_gain_re, f->causal_gain_im);
   for (k = skip_warmup ? 0 : -warmup; k < 0; k++) {
     recursive_load_row (r.x, job, k, j0, len);
-    causal_step (f, r.y1_0, r.y2_0, r.y1_1, r.y2_1, r.x1, r.x, NULL, len);
+    causal_step (f, r.re_0, r.im_0, r.re_1, r.im_1, r.x, NULL, len);
   }
   for (k = 0; k < n; k++) {
     recursive_load_row (r.x, job, k, j0, len);
-    causal_step (f, r.y1_0, r.y2_0, r.y1_1, r.y2_1, r.x1, r.x,
+    causal_step (f, r.re_0, r.im_0, r.re_1, r.im_1, r.x,
         inter + (size_t) k * row_samples, len);
   }
 
   recursive_load_row (r.x, job, n - 1 + warmup, j0, len);
-  recursive_start (r.y1_0, r.y2_0, r.y1_1, r.y2_1, r.x1, r.x2, r.x, len,
-      f->anticausal_gain);
+  recursive_start (r.re_0, r.im_0, r.re_1, r.im_1, r.x1, r.x, len,
+      f->anticausal_gain_re, f->anticausal_gain_im);
   for (k = skip_warmup ? n - 1 : n - 1 + warmup; k >= n; k--) {
     recursive_load_row (r.x, job, k, j0, len);
-    anticausal_step (f, r.y1_0, r.y2_0, r.y1_1, r.y2_1, r.x1, r.x2, r.x,
+    anticausal_step (f, r.re_0, r.im_0, r.re_1, r.im_1, r.x1, r.x,
         NULL, NULL, 1, len);
   }
   for (k = n - 1; k >= 0; k--) {
     recursive_load_row (r.x, job, k, j0, len);
-    anticausal_step (f, r.y1_0, r.y2_0, r.y1_1, r.y2_1, r.x1, r.x2, r.x,
+    anticausal_step (f, r.re_0, r.im_0, r.re_1, r.im_1, r.x1, r.x,
         inter + (size_t) k * row_samples, NULL, 1, len);
   }
 }
@@ -981,29 +980,29 @@ recursive_rows (const GbPlaneJob * job, float *scratch, int y0, int rows,
   int k, row, c;
 
   recursive_gather (r.x, job, y0, rows, -warmup);
-  recursive_start (r.y1_0, r.y2_0, r.y1_1, r.y2_1, r.x1, r.x2, r.x, lanes,
-      f->causal_gain);
+  recursive_start (r.re_0, r.im_0, r.re_1, r.im_1, r.x1, r.x, lanes,
+      f->causal_gain_re, f->causal_gain_im);
   for (k = skip_warmup ? 0 : -warmup; k < 0; k++) {
     recursive_gather (r.x, job, y0, rows, k);
-    causal_step (f, r.y1_0, r.y2_0, r.y1_1, r.y2_1, r.x1, r.x, NULL, lanes);
+    causal_step (f, r.re_0, r.im_0, r.re_1, r.im_1, r.x, NULL, lanes);
   }
   for (k = 0; k < n; k++) {
     recursive_gather (r.x, job, y0, rows, k);
-    causal_step (f, r.y1_0, r.y2_0, r.y1_1, r.y2_1, r.x1, r.x,
+    causal_step (f, r.re_0, r.im_0, r.re_1, r.im_1, r.x,
         r.sums + (size_t) k * lanes, lanes);
   }
 
   recursive_gather (r.x, job, y0, rows, n - 1 + warmup);
-  recursive_start (r.y1_0, r.y2_0, r.y1_1, r.y2_1, r.x1, r.x2, r.x, lanes,
-      f->anticausal_gain);
+  recursive_start (r.re_0, r.im_0, r.re_1, r.im_1, r.x1, r.x, lanes,
+      f->anticausal_gain_re, f->anticausal_gain_im);
   for (k = skip_warmup ? n - 1 : n - 1 + warmup; k >= n; k--) {
     recursive_gather (r.x, job, y0, rows, k);
-    anticausal_step (f, r.y1_0, r.y2_0, r.y1_1, r.y2_1, r.x1, r.x2, r.x,
+    anticausal_step (f, r.re_0, r.im_0, r.re_1, r.im_1, r.x1, r.x,
         NULL, NULL, bytes_per_sample, lanes);
   }
   for (k = n - 1; k >= 0; k--) {
     recursive_gather (r.x, job, y0, rows, k);
-    anticausal_step (f, r.y1_0, r.y2_0, r.y1_1, r.y2_1, r.x1, r.x2, r.x,
+    anticausal_step (f, r.re_0, r.im_0, r.re_1, r.im_1, r.x1, r.x,
         r.sums + (size_t) k * lanes, samples + (size_t) k * lane_bytes,
         bytes_per_sample, lanes);
   }

@@ -3,8 +3,8 @@
  * Copyright (C) 2026 The cudagaussblur authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * The filter (recursive.h) runs two real second-order sections forwards and
- * two backwards along every line. A line is one long dependency chain, so it
+ * The filter (recursive.h) runs two complex first-order recursions forwards
+ * and two backwards along every line. A line is one long dependency chain, so it
  * is cut into segments of SEGMENT samples and the chain is restored exactly,
  * in the manner of Nehab et al. (2011), in three kernels per pass:
  *
@@ -13,8 +13,8 @@
  *   resolve:  per line, the true state entering each segment is the state
  *             left by the previous segment's local run plus the true state
  *             entering that segment carried across it by the homogeneous
- *             recursion, M^SEGMENT (M = [[d1, d2], [1, 0]]); the frame-edge
- *             states follow the start-up rule of recursive.h;
+ *             recursion, b^SEGMENT (a complex product per recursion); the
+ *             frame-edge states follow the start-up rule of recursive.h;
  *   final:    every segment runs again from its true states, both directions
  *             at once (one warp each), and writes the sum.
  *
@@ -39,11 +39,11 @@ constexpr int RESOLVE_THREADS = 128;
 
 struct Coefficients
 {
-  float n0[2], n1[2], m1[2], m2[2], d1[2], d2[2];
-  float causal_gain[2], anticausal_gain[2];
-  float carry_full[2][4];       /* M^SEGMENT per section, row-major */
-  float carry_last[2][4];       /* M^(length of the last segment) */
-  int warmup;
+  GbRecursiveFilter r;
+  /* b^SEGMENT per recursion as the real matrix [[Re, -Im], [Im, Re]] that
+   * multiplies (Re z, Im z), row-major */
+  float carry_full[2][4];
+  float carry_last[2][4];       /* b^(length of the last segment) */
 };
 
 /* The input side of a pass: `lines` lines of `length` samples of C
@@ -162,12 +162,12 @@ state_index (int direction, int segment, int line, int channel, int segments,
       + channel;
 }
 
-/* State of one direction: per channel and section, (y[k-1], y[k-2]) forwards
- * or (y[k+1], y[k+2]) backwards. */
+/* State of one direction: per channel and recursion, the complex z[k-1]
+ * forwards or w[k+1] backwards. */
 template < int C > struct State
 {
-  float y1[C][2];
-  float y2[C][2];
+  float re[C][2];
+  float im[C][2];
 
   __device__ __forceinline__ void clear ()
   {
@@ -175,57 +175,65 @@ template < int C > struct State
     for (int c = 0; c < C; c++)
 #pragma unroll
       for (int s = 0; s < 2; s++)
-        y1[c][s] = y2[c][s] = 0.0f;
+        re[c][s] = im[c][s] = 0.0f;
   }
   __device__ __forceinline__ void load (const float4 * v)
   {
 #pragma unroll
     for (int c = 0; c < C; c++) {
       const float4 s = v[c];
-      y1[c][0] = s.x;
-      y2[c][0] = s.y;
-      y1[c][1] = s.z;
-      y2[c][1] = s.w;
+      re[c][0] = s.x;
+      im[c][0] = s.y;
+      re[c][1] = s.z;
+      im[c][1] = s.w;
     }
   }
   __device__ __forceinline__ void store (float4 * v) const
   {
 #pragma unroll
     for (int c = 0; c < C; c++)
-      v[c] = make_float4 (y1[c][0], y2[c][0], y1[c][1], y2[c][1]);
+      v[c] = make_float4 (re[c][0], im[c][0], re[c][1], im[c][1]);
+  }
+  __device__ __forceinline__ float sum (int c) const
+  {
+    return re[c][0] + re[c][1];
   }
 };
 
-/* y[k] = n0 x[k] + n1 x[k-1] + d1 y[k-1] + d2 y[k-2], both sections. */
-template < int C > __device__ __forceinline__ void
-causal_step (const Coefficients & f, State < C > &st, const float (&x)[C],
-    const float (&x_prev)[C])
+/* z <- b z + (wr + i wi) x, one complex recursion. */
+__device__ __forceinline__ void
+complex_step (float br, float bi, float wr, float wi, float x, float &re,
+    float &im)
 {
-#pragma unroll
-  for (int c = 0; c < C; c++)
-#pragma unroll
-    for (int s = 0; s < 2; s++) {
-      const float v = f.n0[s] * x[c] + f.n1[s] * x_prev[c]
-          + f.d1[s] * st.y1[c][s] + f.d2[s] * st.y2[c][s];
-      st.y2[c][s] = st.y1[c][s];
-      st.y1[c][s] = v;
-    }
+  const float r = br * re - bi * im + wr * x;
+  im = br * im + bi * re + wi * x;
+  re = r;
 }
 
-/* y[k] = m1 x[k+1] + m2 x[k+2] + d1 y[k+1] + d2 y[k+2], both sections. */
+/* z_s[k] = b_s z_s[k-1] + a_s x[k], both recursions. */
 template < int C > __device__ __forceinline__ void
-anticausal_step (const Coefficients & f, State < C > &st,
-    const float (&x_next)[C], const float (&x_next2)[C])
+causal_step (const GbRecursiveFilter & f, State < C > &st,
+    const float (&x)[C])
 {
 #pragma unroll
   for (int c = 0; c < C; c++)
 #pragma unroll
-    for (int s = 0; s < 2; s++) {
-      const float v = f.m1[s] * x_next[c] + f.m2[s] * x_next2[c]
-          + f.d1[s] * st.y1[c][s] + f.d2[s] * st.y2[c][s];
-      st.y2[c][s] = st.y1[c][s];
-      st.y1[c][s] = v;
-    }
+    for (int s = 0; s < 2; s++)
+      complex_step (f.pole_re[s], f.pole_im[s], f.causal_re[s],
+          f.causal_im[s], x[c], st.re[c][s], st.im[c][s]);
+}
+
+/* w_s[k] = b_s w_s[k+1] + a_s b_s x[k+1], both recursions. */
+template < int C > __device__ __forceinline__ void
+anticausal_step (const GbRecursiveFilter & f, State < C > &st,
+    const float (&x_next)[C])
+{
+#pragma unroll
+  for (int c = 0; c < C; c++)
+#pragma unroll
+    for (int s = 0; s < 2; s++)
+      complex_step (f.pole_re[s], f.pole_im[s], f.anticausal_re[s],
+          f.anticausal_im[s], x_next[c], st.re[c][s], st.im[c][s]);
 }
 
 template < int C > __device__ __forceinline__ void
@@ -247,7 +255,7 @@ recursive_local_kernel (Lines < InT > p, Coefficients f, GbBorder border)
   const int r0 = segment * SEGMENT;
   const int r1 = min (r0 + SEGMENT, p.length);
   State < C > st;
-  float a[C], b[C];
+  float a[C];
 
   if (line >= p.lines)
     return;
@@ -255,30 +263,27 @@ recursive_local_kernel (Lines < InT > p, Coefficients f, GbBorder border)
   if (threadIdx.y == 0) {
     if (segment == p.segments - 1)
       return;
-    load_sample (p, line, r0 - 1, border, a);
     walk < C > (p, line, r0, r1 - r0, 1, border,[&](int, const float (&x)[C]) {
-          causal_step (f, st, x, a); copy (a, x);});
+          causal_step (f.r, st, x);});
   } else {
     if (segment == 0)
       return;
     load_sample (p, line, r1, border, a);
-    load_sample (p, line, r1 + 1, border, b);
     walk < C > (p, line, r1 - 1, r1 - r0, -1, border,[&](int, const float (&x)[C]) {
-          anticausal_step (f, st, a, b); copy (b, a); copy (a, x);});
+          anticausal_step (f.r, st, a); copy (a, x);});
   }
   st.store (&p.local[state_index (threadIdx.y, segment, line, 0, p.segments,
               p.lines, C)]);
 }
 
-/* [y1, y2] <- carry * [y1, y2] + local, for one section. */
+/* z <- b^n z + local (m: b^n as a real matrix), for one recursion. */
 __device__ __forceinline__ void
-carry_across (const float (&m)[4], float &y1, float &y2, float local1,
-    float local2)
+carry_across (const float (&m)[4], float &re, float &im, float local_re,
+    float local_im)
 {
-  const float n1 = m[0] * y1 + m[1] * y2 + local1;
-  const float n2 = m[2] * y1 + m[3] * y2 + local2;
-  y1 = n1;
-  y2 = n2;
+  const float r = m[0] * re + m[1] * im + local_re;
+  im = m[2] * re + m[3] * im + local_im;
+  re = r;
 }
 
 /* One thread per line, channel and direction: the frame-edge state by the
@@ -291,8 +296,9 @@ recursive_resolve_kernel (Lines < InT > p, Coefficients f, GbBorder border)
   const int channel = index - line * C;
   const int direction = blockIdx.y;
   const int n = p.length;
-  const int w = f.warmup;
-  float y1[2], y2[2];
+  const GbRecursiveFilter & r = f.r;
+  const int w = r.warmup;
+  float re[2], im[2];           /* each recursion's state */
 
   if (line >= p.lines)
     return;
@@ -309,19 +315,17 @@ recursive_resolve_kernel (Lines < InT > p, Coefficients f, GbBorder border)
     /* Start at q = -warmup from the steady state of x_ext[q]; for clamp and
      * zero borders x_ext is constant before the frame, so that state is
      * already the answer. */
-    float x_prev = sample (-w);
-    for (int s = 0; s < 2; s++)
-      y1[s] = y2[s] = f.causal_gain[s] * x_prev;
+    const float x_start = sample (-w);
+    for (int s = 0; s < 2; s++) {
+      re[s] = r.causal_gain_re[s] * x_start;
+      im[s] = r.causal_gain_im[s] * x_start;
+    }
     if (border == GB_BORDER_MIRROR)
       for (int k = -w; k < 0; k++) {
         const float x = sample (k);
-        for (int s = 0; s < 2; s++) {
-          const float v = f.n0[s] * x + f.n1[s] * x_prev + f.d1[s] * y1[s]
-              + f.d2[s] * y2[s];
-          y2[s] = y1[s];
-          y1[s] = v;
-        }
-        x_prev = x;
+        for (int s = 0; s < 2; s++)
+          complex_step (r.pole_re[s], r.pole_im[s], r.causal_re[s],
+              r.causal_im[s], x, re[s], im[s]);
       }
     /* The local states are independent of the chain: load BATCH ahead. */
     for (int base = 0; base < p.segments; base += BATCH) {
@@ -339,29 +343,27 @@ recursive_resolve_kernel (Lines < InT > p, Coefficients f, GbBorder border)
         if (segment >= p.segments)
           break;
         if (segment > 0) {
-          carry_across (f.carry_full[0], y1[0], y2[0], local[u].x,
+          carry_across (f.carry_full[0], re[0], im[0], local[u].x,
               local[u].y);
-          carry_across (f.carry_full[1], y1[1], y2[1], local[u].z,
+          carry_across (f.carry_full[1], re[1], im[1], local[u].z,
               local[u].w);
         }
         p.resolved[state_index (0, segment, line, channel, p.segments,
-                p.lines, C)] = make_float4 (y1[0], y2[0], y1[1], y2[1]);
+                p.lines, C)] = make_float4 (re[0], im[0], re[1], im[1]);
       }
     }
   } else {
     const int e = n - 1 + w;
-    float x_next = sample (e), x_next2 = x_next;
-    for (int s = 0; s < 2; s++)
-      y1[s] = y2[s] = f.anticausal_gain[s] * x_next;
+    float x_next = sample (e);
+    for (int s = 0; s < 2; s++) {
+      re[s] = r.anticausal_gain_re[s] * x_next;
+      im[s] = r.anticausal_gain_im[s] * x_next;
+    }
     if (border == GB_BORDER_MIRROR)
       for (int k = e; k >= n; k--) {
-        for (int s = 0; s < 2; s++) {
-          const float v = f.m1[s] * x_next + f.m2[s] * x_next2
-              + f.d1[s] * y1[s] + f.d2[s] * y2[s];
-          y2[s] = y1[s];
-          y1[s] = v;
-        }
-        x_next2 = x_next;
+        for (int s = 0; s < 2; s++)
+          complex_step (r.pole_re[s], r.pole_im[s], r.anticausal_re[s],
+              r.anticausal_im[s], x_next, re[s], im[s]);
         x_next = sample (k);
       }
     for (int base = p.segments - 1; base >= 0; base -= BATCH) {
@@ -380,13 +382,13 @@ recursive_resolve_kernel (Lines < InT > p, Coefficients f, GbBorder border)
           break;
         if (segment < p.segments - 1) {
           const bool last = segment + 1 == p.segments - 1;
-          carry_across (last ? f.carry_last[0] : f.carry_full[0], y1[0],
-              y2[0], local[u].x, local[u].y);
-          carry_across (last ? f.carry_last[1] : f.carry_full[1], y1[1],
-              y2[1], local[u].z, local[u].w);
+          carry_across (last ? f.carry_last[0] : f.carry_full[0], re[0],
+              im[0], local[u].x, local[u].y);
+          carry_across (last ? f.carry_last[1] : f.carry_full[1], re[1],
+              im[1], local[u].z, local[u].w);
         }
         p.resolved[state_index (1, segment, line, channel, p.segments,
-                p.lines, C)] = make_float4 (y1[0], y2[0], y1[1], y2[1]);
+                p.lines, C)] = make_float4 (re[0], im[0], re[1], im[1]);
       }
     }
   }
@@ -408,26 +410,23 @@ recursive_final_kernel (Pass < InT, OutT > p, Coefficients f, GbBorder border)
 
   if (line < p.lines) {
     State < C > st;
-    float a[C], b[C];
+    float a[C];
     st.load (&p.resolved[state_index (threadIdx.y, segment, line, 0,
                 p.segments, p.lines, C)]);
     if (threadIdx.y == 0) {
-      load_sample (p, line, r0 - 1, border, a);
       walk < C > (p, line, r0, r1 - r0, 1, border,[&](int k, const float (&x)[C]) {
-            causal_step (f, st, x, a); copy (a, x);
+            causal_step (f.r, st, x);
 #pragma unroll
             for (int c = 0; c < C; c++)
-            partial[0][k - r0][threadIdx.x][c] = st.y1[c][0] + st.y1[c][1];});
+            partial[0][k - r0][threadIdx.x][c] = st.sum (c);});
     } else {
       load_sample (p, line, r1, border, a);
-      load_sample (p, line, r1 + 1, border, b);
       walk < C > (p, line, r1 - 1, r1 - r0, -1, border,[&](int k,
               const float (&x)[C]) {
-            anticausal_step (f, st, a, b);
+            anticausal_step (f.r, st, a);
 #pragma unroll
             for (int c = 0; c < C; c++)
-            partial[1][k - r0][threadIdx.x][c] = st.y1[c][0] + st.y1[c][1];
-            copy (b, a); copy (a, x);});
+            partial[1][k - r0][threadIdx.x][c] = st.sum (c); copy (a, x);});
     }
   }
   __syncthreads ();
@@ -476,20 +475,21 @@ recursive_final_kernel (Pass < InT, OutT > p, Coefficients f, GbBorder border)
   }
 }
 
-/* M^n for M = [[d1, d2], [1, 0]], in double. */
+/* b^n (b the float pole, as the kernels run it) as the real matrix
+ * [[Re, -Im], [Im, Re]], computed in double. */
 void
-carry_matrix (float d1, float d2, int n, float (&out)[4])
+carry_matrix (float pole_re, float pole_im, int n, float (&out)[4])
 {
-  double m[4] = { 1.0, 0.0, 0.0, 1.0 };
+  double re = 1.0, im = 0.0;
   for (int i = 0; i < n; i++) {
-    const double a = d1 * m[0] + d2 * m[2], b = d1 * m[1] + d2 * m[3];
-    m[2] = m[0];
-    m[3] = m[1];
-    m[0] = a;
-    m[1] = b;
+    const double r = re * pole_re - im * pole_im;
+    im = re * pole_im + im * pole_re;
+    re = r;
   }
-  for (int i = 0; i < 4; i++)
-    out[i] = (float) m[i];
+  out[0] = (float) re;
+  out[1] = (float) -im;
+  out[2] = (float) im;
+  out[3] = (float) re;
 }
 
 Coefficients
@@ -499,19 +499,11 @@ coefficients_for (const GbRecursiveFilter & r, int length)
   const int segments = (length + SEGMENT - 1) / SEGMENT;
   const int last = length - (segments - 1) * SEGMENT;
 
+  f.r = r;
   for (int s = 0; s < 2; s++) {
-    f.n0[s] = r.n0[s];
-    f.n1[s] = r.n1[s];
-    f.m1[s] = r.m1[s];
-    f.m2[s] = r.m2[s];
-    f.d1[s] = r.d1[s];
-    f.d2[s] = r.d2[s];
-    f.causal_gain[s] = r.causal_gain[s];
-    f.anticausal_gain[s] = r.anticausal_gain[s];
-    carry_matrix (r.d1[s], r.d2[s], SEGMENT, f.carry_full[s]);
-    carry_matrix (r.d1[s], r.d2[s], last, f.carry_last[s]);
+    carry_matrix (r.pole_re[s], r.pole_im[s], SEGMENT, f.carry_full[s]);
+    carry_matrix (r.pole_re[s], r.pole_im[s], last, f.carry_last[s]);
   }
-  f.warmup = r.warmup;
   return f;
 }
 

@@ -26,7 +26,7 @@ gb_recursive_filter (double sigma, GbRecursiveFilter * filter)
 
   if (!(sigma > 0.0)) {         /* an axis that is not filtered: x itself */
     *filter = (GbRecursiveFilter) {
-      .n0 = {1.0f, 0.0f}, .causal_gain = {1.0f, 0.0f}
+      .causal_re = {1.0f, 0.0f}, .causal_gain_re = {1.0f, 0.0f}
     };
     return;
   }
@@ -35,19 +35,19 @@ gb_recursive_filter (double sigma, GbRecursiveFilter * filter)
     gamma += creal (alpha[s] * (1.0 + b[s]) / (1.0 - b[s]));
   }
   for (s = 0; s < 2; s++) {
-    double r2 = creal (b[s] * conj (b[s]));
     a[s] = alpha[s] / gamma;
-    /* Re{a / (1 - b z^-1)} as one real section:
-     * (Re a - Re(a conj b) z^-1) / (1 - 2 Re b z^-1 + |b|^2 z^-2). */
-    filter->n0[s] = (float) creal (a[s]);
-    filter->n1[s] = (float) -creal (a[s] * conj (b[s]));
-    /* Re{a b z / (1 - b z)}: the taps n >= 1 going backwards. */
-    filter->m1[s] = (float) creal (a[s] * b[s]);
-    filter->m2[s] = (float) (-r2 * creal (a[s]));
-    filter->d1[s] = (float) (2.0 * creal (b[s]));
-    filter->d2[s] = (float) -r2;
-    filter->causal_gain[s] = (float) creal (a[s] / (1.0 - b[s]));
-    filter->anticausal_gain[s] = (float) creal (a[s] * b[s] / (1.0 - b[s]));
+    const double complex causal_gain = a[s] / (1.0 - b[s]);
+    const double complex anticausal_gain = causal_gain * b[s];
+    filter->pole_re[s] = (float) creal (b[s]);
+    filter->pole_im[s] = (float) cimag (b[s]);
+    filter->causal_re[s] = (float) creal (a[s]);
+    filter->causal_im[s] = (float) cimag (a[s]);
+    filter->anticausal_re[s] = (float) creal (a[s] * b[s]);
+    filter->anticausal_im[s] = (float) cimag (a[s] * b[s]);
+    filter->causal_gain_re[s] = (float) creal (causal_gain);
+    filter->causal_gain_im[s] = (float) cimag (causal_gain);
+    filter->anticausal_gain_re[s] = (float) creal (anticausal_gain);
+    filter->anticausal_gain_im[s] = (float) cimag (anticausal_gain);
   }
 
   /* A start state off by at most the whole range decays like |b|^n: after

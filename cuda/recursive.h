@@ -7,11 +7,18 @@
  * (seed 004, appendix; alpha1 with the sign of ERRATA.md):
  *   h[n] = Re{ a0 b0^|n| + a1 b1^|n| },  a_i = alpha_i / gamma,
  *   b_i = exp(-lambda_i / sigma),  gamma normalising sum_n h[n] to 1.
- * Each complex pole pair becomes one real second-order section, run forward
- * (causal, n >= 0) and backward (anticausal, n >= 1); the output is the sum of
- * the four section outputs:
- *   causal_s[k]     = n0 x[k]   + n1 x[k-1] + d1 causal_s[k-1]     + d2 causal_s[k-2]
- *   anticausal_s[k] = m1 x[k+1] + m2 x[k+2] + d1 anticausal_s[k+1] + d2 anticausal_s[k+2]
+ * Each complex term runs as a first-order complex recursion, forward
+ * (causal, n >= 0) and backward (anticausal, n >= 1); the output is the sum
+ * of the real parts of the four:
+ *   causal_s[k]     = b_s causal_s[k-1]     + a_s x[k]
+ *   anticausal_s[k] = b_s anticausal_s[k+1] + a_s b_s x[k+1]
+ * The complex form, not the equivalent real second-order section
+ * (y[k] = n0 x[k] + n1 x[k-1] + 2 Re b y[k-1] - |b|^2 y[k-2]), because its
+ * rounding errors grow like 1 / (1 - |b|) rather than 1 / (1 - |b|)^2 as
+ * the poles approach 1 with sigma: in float the section form is off by
+ * about half a 16-bit level per direction at sigma 60 and by several
+ * levels over a whole blur, the complex form by about 0.02 per direction
+ * (docs/algorithms.md, section 7.3).
  *
  * Start-up rule at the two ends of a line, the same on the CPU and the GPU:
  * the run starts `warmup` samples outside the line, at q = -warmup (backward:
@@ -39,11 +46,13 @@ extern "C" {
 #define GB_RECURSIVE_WARMUP_ERROR 0.05
 
 typedef struct {
-  float n0[2], n1[2];           /* causal numerators of sections 0 and 1 */
-  float m1[2], m2[2];           /* anticausal numerators */
-  float d1[2], d2[2];           /* denominators, shared by both directions */
-  float causal_gain[2];         /* section outputs for a constant input of 1 */
-  float anticausal_gain[2];     /* (the four gains sum to 1) */
+  float pole_re[2], pole_im[2];         /* b_s */
+  float causal_re[2], causal_im[2];     /* a_s, the weight of x[k] */
+  float anticausal_re[2], anticausal_im[2];     /* a_s b_s, of x[k+1] */
+  /* Steady states for a constant input of 1 (the real parts of the four
+   * sum to 1): a_s / (1 - b_s) forward, a_s b_s / (1 - b_s) backward. */
+  float causal_gain_re[2], causal_gain_im[2];
+  float anticausal_gain_re[2], anticausal_gain_im[2];
   int warmup;                   /* samples run beyond each end of a line
                                  * (only a mirror edge needs them) */
 } GbRecursiveFilter;

@@ -316,18 +316,21 @@ test_constants (void)
       const double complex pole = pass.pole_re[s] + I * pass.pole_im[s];
       const double complex gain = pass.gain_re[s] + I * pass.gain_im[s];
       const double complex b = cexp (-pole);
-      /* At unit spacing the section is recursive.c's: a = c (1 - b)^2 / b,
-       * n0 = Re a, d1 = 2 Re b, d2 = -|b|^2, anticausal gain Re{c (1 - b)}. */
+      /* At unit spacing the recursion is recursive.c's: a = c (1 - b)^2 / b,
+       * its pole b, its weight a, its backward steady state c (1 - b). */
       const double complex a = gain * (1.0 - b) * (1.0 - b) / b;
+      const double complex anticausal_gain = gain * (1.0 - b);
       check (cabs (pole - seed_lambda[s] / sigmas[t]) < 1e-12
           && cabs (gain - 1.0 / k.r0[s]) < 1e-9 * cabs (gain),
           "sigma %g section %d: constants differ from the seed's", sigmas[t],
           s);
-      check (fabs (creal (a) - recursive.n0[s]) < 1e-6
-          && fabs (2.0 * creal (b) - recursive.d1[s]) < 1e-6
-          && fabs (-creal (b * conj (b)) - recursive.d2[s]) < 1e-6
-          && fabs (creal (gain * (1.0 - b)) - recursive.anticausal_gain[s])
-          < 1e-6 * fmax (1.0, fabs (recursive.anticausal_gain[s])),
+      check (fabs (creal (b) - recursive.pole_re[s]) < 1e-6
+          && fabs (cimag (b) - recursive.pole_im[s]) < 1e-6
+          && fabs (creal (a) - recursive.causal_re[s]) < 1e-6
+          && fabs (cimag (a) - recursive.causal_im[s]) < 1e-6
+          && cabs (anticausal_gain - (recursive.anticausal_gain_re[s]
+                  + I * recursive.anticausal_gain_im[s]))
+          < 1e-6 * fmax (1.0, cabs (anticausal_gain)),
           "sigma %g section %d: not recursive.c's section at unit spacing",
           sigmas[t], s);
     }
