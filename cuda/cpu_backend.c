@@ -751,31 +751,59 @@ recursive_start (float *restrict re_0, float *restrict im_0,
   }
 }
 
-/* One forward step on every lane: z_s[k] = b_s z_s[k-1] + a_s x[k] (complex,
- * z_s = re_s + i im_s); out[j] = Re z_0[k] + Re z_1[k] (out NULL in the
- * warm-up). */
+/* A direction's constants, copied out of the filter before a loop over
+ * lanes (a store into a state array could otherwise alias them, and the
+ * loop would not vectorise). */
+typedef struct
+{
+  float b_re[2], b_im[2];       /* poles */
+  float w_re[2], w_im[2];       /* input weights */
+} GbRecursions;
+
+static inline GbRecursions
+recursions (const GbRecursiveFilter * f, int anticausal)
+{
+  GbRecursions r;
+  int s;
+
+  for (s = 0; s < 2; s++) {
+    r.b_re[s] = f->pole_re[s];
+    r.b_im[s] = f->pole_im[s];
+    r.w_re[s] = anticausal ? f->anticausal_re[s] : f->causal_re[s];
+    r.w_im[s] = anticausal ? f->anticausal_im[s] : f->causal_im[s];
+  }
+  return r;
+}
+
+/* z_s <- b_s z_s + w_s x (complex, z_s = re_s[j] + i im_s[j]) for both
+ * recursions s of lane j: a step in either direction. */
+GB_CPU_INLINE void
+recursions_step (const GbRecursions r, float *restrict re_0,
+    float *restrict im_0, float *restrict re_1, float *restrict im_1,
+    size_t j, float x)
+{
+  const float r0 = re_0[j], i0 = im_0[j], r1 = re_1[j], i1 = im_1[j];
+
+  re_0[j] = r.b_re[0] * r0 - r.b_im[0] * i0 + r.w_re[0] * x;
+  im_0[j] = r.b_re[0] * i0 + r.b_im[0] * r0 + r.w_im[0] * x;
+  re_1[j] = r.b_re[1] * r1 - r.b_im[1] * i1 + r.w_re[1] * x;
+  im_1[j] = r.b_re[1] * i1 + r.b_im[1] * r1 + r.w_im[1] * x;
+}
+
+/* One forward step on every lane: z_s[k] = b_s z_s[k-1] + a_s x[k];
+ * out[j] = Re z_0[k] + Re z_1[k] (out NULL in the warm-up). */
 GB_CPU_INLINE void
 causal_step (const GbRecursiveFilter * f, float *restrict re_0,
     float *restrict im_0, float *restrict re_1, float *restrict im_1,
     const float *restrict x, float *restrict out, size_t lanes)
 {
-  const float br_0 = f->pole_re[0], bi_0 = f->pole_im[0];
-  const float br_1 = f->pole_re[1], bi_1 = f->pole_im[1];
-  const float ar_0 = f->causal_re[0], ai_0 = f->causal_im[0];
-  const float ar_1 = f->causal_re[1], ai_1 = f->causal_im[1];
+  const GbRecursions r = recursions (f, 0);
   size_t j;
 
   for (j = 0; j < lanes; j++) {
-    const float xk = x[j];
-    const float r0 = re_0[j], i0 = im_0[j], r1 = re_1[j], i1 = im_1[j];
-    const float c0 = br_0 * r0 - bi_0 * i0 + ar_0 * xk;
-    const float c1 = br_1 * r1 - bi_1 * i1 + ar_1 * xk;
-    re_0[j] = c0;
-    im_0[j] = br_0 * i0 + bi_0 * r0 + ai_0 * xk;
-    re_1[j] = c1;
-    im_1[j] = br_1 * i1 + bi_1 * r1 + ai_1 * xk;
+    recursions_step (r, re_0, im_0, re_1, im_1, j, x[j]);
     if (out)
-      out[j] = c0 + c1;
+      out[j] = re_0[j] + re_1[j];
   }
 }
 
@@ -790,28 +818,18 @@ anticausal_step (const GbRecursiveFilter * f, float *restrict re_0,
     float *restrict x1, const float *restrict x, float *restrict io,
     uint8_t * restrict samples, int bytes_per_sample, size_t lanes)
 {
-  const float br_0 = f->pole_re[0], bi_0 = f->pole_im[0];
-  const float br_1 = f->pole_re[1], bi_1 = f->pole_im[1];
-  const float ar_0 = f->anticausal_re[0], ai_0 = f->anticausal_im[0];
-  const float ar_1 = f->anticausal_re[1], ai_1 = f->anticausal_im[1];
+  const GbRecursions r = recursions (f, 1);
   size_t j;
 
   for (j = 0; j < lanes; j++) {
-    const float xk1 = x1[j];
-    const float r0 = re_0[j], i0 = im_0[j], r1 = re_1[j], i1 = im_1[j];
-    const float a0 = br_0 * r0 - bi_0 * i0 + ar_0 * xk1;
-    const float a1 = br_1 * r1 - bi_1 * i1 + ar_1 * xk1;
-    re_0[j] = a0;
-    im_0[j] = br_0 * i0 + bi_0 * r0 + ai_0 * xk1;
-    re_1[j] = a1;
-    im_1[j] = br_1 * i1 + bi_1 * r1 + ai_1 * xk1;
+    recursions_step (r, re_0, im_0, re_1, im_1, j, x1[j]);
     x1[j] = x[j];
     if (io && samples && bytes_per_sample == 1)
-      samples[j] = gb_round_u8 (io[j] + a0 + a1);
+      samples[j] = gb_round_u8 (io[j] + re_0[j] + re_1[j]);
     else if (io && samples)
-      ((uint16_t *) samples)[j] = gb_round_u16 (io[j] + a0 + a1);
+      ((uint16_t *) samples)[j] = gb_round_u16 (io[j] + re_0[j] + re_1[j]);
     else if (io)
-      io[j] = io[j] + a0 + a1;
+      io[j] = io[j] + re_0[j] + re_1[j];
   }
 }
 
