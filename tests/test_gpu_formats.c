@@ -61,6 +61,9 @@ static const Variant variants[] = {
   {1.0, 1.0, 0.0, 1, 0, 0},
   {3.0, 3.0, 0.0, 1, 0, 0},
   {10.0, 10.0, 0.0, 0, 0, 0},
+  /* multiscale on the luma, none on the chroma of 4:2:0 and 4:2:2 frames
+   * (an axis under 12.8): the fused kernels there, where auto takes them */
+  {15.0, 15.0, 0.0, 1, 0, 0},
   /* multiscale on luma and chroma; on multi-plane 8-bit frames the luma's
    * column pass at D = 16 blurs along x too (columns_blur_x_kernel) */
   {30.0, 30.0, 0.0, 1, 0, 0},
