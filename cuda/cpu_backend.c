@@ -58,11 +58,11 @@
 /* RECURSIVE, horizontal pass: lines (rows x channels) filtered side by side,
  * at most. */
 #define GB_CPU_RECURSIVE_LANES 64
-/* Per-lane state arrays of one direction: y[k -+ 1] and y[k -+ 2] of both
- * sections, x[k -+ 1] and (backwards) x[k + 2]. */
+/* Per-lane state arrays of one direction: the real and imaginary parts of
+ * both recursions' states, and (backwards) x[k + 1]. */
 #define GB_CPU_RECURSIVE_STATES 5
-/* Multiply-adds per sample and pass (2 sections x 2 directions x 4). */
-#define GB_CPU_RECURSIVE_WORK 16.0
+/* Multiply-adds per sample and pass (2 recursions x 2 directions x 6). */
+#define GB_CPU_RECURSIVE_WORK 24.0
 
 /* The hot loops get an AVX2 clone picked at load time. Without FMA on
  * purpose: every clone then rounds exactly like the plain build. */
@@ -714,11 +714,12 @@ column_pass_band (const GbPlaneJob * job, float *scratch, int row_begin,
  * "Algorithm A": every column of the plane filtered whole with the y filter
  * (source samples into the float intermediate), then every row with the x
  * filter, per channel (intermediate into the destination samples). Each
- * line runs the two sections forward, then the two backward; the output is
- * ((causal 0 + causal 1) + anticausal 0) + anticausal 1, in float, with the
- * start-up rule of recursive.h: a direction starts `warmup` samples outside
- * the line, from the steady state of the constant x_ext there. An axis of
- * sigma 0 has the identity filter (warmup 0): its pass copies exactly.
+ * line runs the two recursions forward, then the two backward; the output
+ * is ((causal 0 + causal 1) + anticausal 0) + anticausal 1 (real parts), in
+ * float, with the start-up rule of recursive.h: a direction starts `warmup`
+ * samples outside the line, from the steady state of the constant x_ext
+ * there. An axis of sigma 0 has the identity filter (warmup 0): its pass
+ * copies exactly.
  *
  * A recursion is serial along its line, so the hot loops run across lines:
  * the vertical pass takes up to GB_CPU_RECURSIVE_COLUMNS neighbouring columns
@@ -730,7 +731,7 @@ column_pass_band (const GbPlaneJob * job, float *scratch, int row_begin,
  * exactly zero, so it is skipped: the result is the same. */
 
 /* The start state for the constant input x[j] on every lane: each
- * section's steady state gain * x[j] (gain_re, gain_im: the direction's),
+ * recursion's steady state gain * x[j] (gain_re, gain_im: the direction's),
  * and x[j] as the backward direction's previous input. */
 GB_CPU_INLINE void
 recursive_start (float *restrict re_0, float *restrict im_0,
@@ -873,7 +874,7 @@ recursive_load_row (float *restrict x, const GbPlaneJob * job, int k,
 }
 
 /* The vertical pass over columns [j0, j0 + len): forward sums into the
- * intermediate, then the backward sections added to them in place. */
+ * intermediate, then the backward recursions added to them in place. */
 GB_CPU_HOT static void
 recursive_columns (const GbPlaneJob * job, float *scratch, size_t j0,
     size_t len)
@@ -976,7 +977,7 @@ recursive_gather (float *restrict x, const GbPlaneJob * job, int y0,
 }
 
 /* The horizontal pass over rows [y0, y0 + rows): all their lines side by
- * side, forward sums into the scratch, then the backward sections added and
+ * side, forward sums into the scratch, then the backward recursions added and
  * rounded, then copied into the destination rows. Inlined into one function
  * per sample size (bytes_per_sample constant). */
 GB_CPU_INLINE void

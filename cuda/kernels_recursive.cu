@@ -4,9 +4,9 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
  * The filter (recursive.h) runs two complex first-order recursions forwards
- * and two backwards along every line. A line is one long dependency chain, so it
- * is cut into segments of SEGMENT samples and the chain is restored exactly,
- * in the manner of Nehab et al. (2011), in three kernels per pass:
+ * and two backwards along every line. A line is one long dependency chain,
+ * so it is cut into segments of SEGMENT samples and the chain is restored
+ * exactly, in the manner of Nehab et al. (2011), in three kernels per pass:
  *
  *   local:    every segment runs from a zero state and records the state it
  *             ends in (forward: at its last sample; backward: at its first);

@@ -23,7 +23,7 @@
  * Start-up rule at the two ends of a line, the same on the CPU and the GPU:
  * the run starts `warmup` samples outside the line, at q = -warmup (backward:
  * at e = length - 1 + warmup), from the steady state of the constant signal
- * x_ext[q] (section outputs causal_gain * x_ext[q], inputs x_ext[q]), where
+ * x_ext[q] (recursion states gain * x_ext[q], inputs x_ext[q]), where
  * x_ext is the line extended by the border rule (gb_border_index; zero
  * outside for GB_BORDER_ZERO). For clamp and zero borders x_ext is constant
  * beyond the edge, so this start is exact; only a mirror edge is approximate,

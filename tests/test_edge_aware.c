@@ -322,7 +322,7 @@ test_constants (void)
       const double complex anticausal_gain = gain * (1.0 - b);
       check (cabs (pole - seed_lambda[s] / sigmas[t]) < 1e-12
           && cabs (gain - 1.0 / k.r0[s]) < 1e-9 * cabs (gain),
-          "sigma %g section %d: constants differ from the seed's", sigmas[t],
+          "sigma %g term %d: constants differ from the seed's", sigmas[t],
           s);
       check (fabs (creal (b) - recursive.pole_re[s]) < 1e-6
           && fabs (cimag (b) - recursive.pole_im[s]) < 1e-6
@@ -331,7 +331,7 @@ test_constants (void)
           && cabs (anticausal_gain - (recursive.anticausal_gain_re[s]
                   + I * recursive.anticausal_gain_im[s]))
           < 1e-6 * fmax (1.0, cabs (anticausal_gain)),
-          "sigma %g section %d: not recursive.c's section at unit spacing",
+          "sigma %g term %d: not recursive.c's recursion at unit spacing",
           sigmas[t], s);
     }
   }
