@@ -43,12 +43,15 @@
  *
  * Usage: cudagaussblur-bench [--quick] [--no-cpu] [--cpu-only] [--no-npp]
  *                             [--format F[,F...]] [--formats all] [--width W]
- *                             [--sigma S] [--algorithm A] [--batch-ms MS]
- *                             [--eager] [--planes-apart] [--csv FILE]
+ *                             [--sigma S] [--sigma-x SX] [--algorithm A]
+ *                             [--batch-ms MS] [--eager] [--planes-apart]
+ *                             [--csv FILE]
  * --format runs every case of the named formats (e.g. NV12: 1080p and 4K),
  * --formats all every case; --quick keeps the 1080p cases and four sigmas.
  * --width and --algorithm keep only the matching rows (e.g. to profile one
- * case); --sigma S runs that sigma alone (any value). --csv also writes every
+ * case); --sigma S runs that sigma alone (any value); --sigma-x SX blurs
+ * across with SX instead (anisotropic; the sigma and radius columns are
+ * then down's; no NPP and CPU cells). --csv also writes every
  * GPU row to FILE (columns: CSV_HEADER below, bytes: the frame's; an empty
  * field was not measured), for docs/plot_performance.py. --planes-apart
  * blurs each plane of a frame with launches of its own even where the fused
@@ -401,7 +404,7 @@ main (int argc, char **argv)
   std::vector < std::string > only_formats;
   const char *only_algorithm = NULL, *csv_path = NULL;
   int only_width = 0;
-  double only_sigma = 0;
+  double only_sigma = 0, sigma_x = -1;
   std::vector < double >sigmas;
   std::vector < const Case *>selected;
   int format_width = 6;         /* the table's format column */
@@ -433,6 +436,8 @@ main (int argc, char **argv)
       only_width = atoi (argv[++i]);
     else if (!strcmp (argv[i], "--sigma") && i + 1 < argc)
       only_sigma = atof (argv[++i]);
+    else if (!strcmp (argv[i], "--sigma-x") && i + 1 < argc)
+      sigma_x = atof (argv[++i]);
     else if (!strcmp (argv[i], "--algorithm") && i + 1 < argc)
       only_algorithm = argv[++i];
     else if (!strcmp (argv[i], "--batch-ms") && i + 1 < argc)
@@ -446,15 +451,22 @@ main (int argc, char **argv)
     else {
       fprintf (stderr, "usage: %s [--quick] [--no-cpu] [--cpu-only] "
           "[--no-npp] [--format F[,F...]] [--formats all] [--width W] "
-          "[--sigma S] [--algorithm A] [--batch-ms MS] [--eager] "
-          "[--planes-apart] [--csv FILE]\n", argv[0]);
+          "[--sigma S] [--sigma-x SX] [--algorithm A] [--batch-ms MS] "
+          "[--eager] [--planes-apart] [--csv FILE]\n", argv[0]);
       return 2;
     }
   }
-  if (only_sigma < 0 || only_sigma > GB_MAX_SIGMA || batch_seconds <= 0) {
-    fprintf (stderr, "--sigma must be in (0, %g], --batch-ms above 0\n",
-        GB_MAX_SIGMA);
+  if (only_sigma < 0 || only_sigma > GB_MAX_SIGMA || sigma_x > GB_MAX_SIGMA
+      || batch_seconds <= 0) {
+    fprintf (stderr, "--sigma and --sigma-x must be in (0, %g], --batch-ms "
+        "above 0\n", GB_MAX_SIGMA);
     return 2;
+  }
+  /* NPP and the CPU cells blur isotropically. */
+  if (sigma_x >= 0) {
+    with_npp = false;
+    with_cpu = false;
+    printf ("sigma across: %g\n", sigma_x);
   }
   for (const std::string & name : only_formats)
     if (!format_known (name)) {
@@ -588,6 +600,9 @@ main (int argc, char **argv)
       GbParams params = gb_params_make (sigma, 0, GB_ALGORITHM_AUTO,
           GB_BORDER_CLAMP);
       double npp_us = -1;
+
+      if (sigma_x >= 0)
+        params.sigma_x = sigma_x;
       std::string check, host_note;
 
       gb_plane_filters_resolve (&params, &geometry, filters);

@@ -273,19 +273,21 @@ static bool
 fused_taps (const GbPlaneFilter * filter)
 {
   return filter->x.radius <= GB_FUSED_MAX_RADIUS
-      && filter->y.radius <= GB_FUSED_MAX_RADIUS;
+      && filter->y.radius <= GB_FUSED_MAX_RADIUS_Y;
 }
 
 /* The tensor-core kernels: 8-bit planes, radii 1 .. GB_FUSED_MAX_RADIUS
  * (the two axes may differ: the shared-memory form, which needs them the
- * same, then gives way to the two-pass one). */
+ * same, then gives way to the two-pass one, whose column pass takes radii
+ * up to gb_fused_max_radius_y () along y). */
 static bool
-fused_runs (const GbCuda * cuda, const GbPlaneFilter * filter,
+fused_runs (const GbCuda * cuda, const GbPlaneFilter * filter, int channels,
     int bytes_per_sample)
 {
   return cuda->fused_available && bytes_per_sample == 1
       && (filter->x.radius >= 1 || filter->y.radius >= 1)
-      && fused_taps (filter);
+      && fused_taps (filter)
+      && filter->y.radius <= gb_fused_max_radius_y (channels);
 }
 
 /* The device copy of plane p's table for axis 0 (x) or 1 (y). */
@@ -408,8 +410,15 @@ gb_cuda_auto_algorithm (const GbCuda * cuda, const GbPlaneFilter * filter,
    * where one does (sigma >= 12.8 on both axes), the multi-scale path wins
    * but on small planes up to radius 48 (above), and it beats the
    * recursive filter on every format measured (all formats at 1080p, sigma
-   * 30: 1.2x for I420 to 2.8x for RGBA). 16-bit planes take the fused
-   * filter in FP32 where it was measured faster (above). Without a fused
+   * 30: 1.2x for I420 to 2.8x for RGBA). On planes of one and two
+   * channels without a plan the fused kernels reach radius 96 along y
+   * (their two-pass form): on the H200 at sigma 10 across and 25 down,
+   * GRAY8 1080p 24.2 us against 46.8 in the separable passes, GRAY8 4K
+   * 58.3 against 127.2, NV12 1080p 36.4 against 57.7; the chroma of 4:2:2
+   * frames below sigma 25.6 with it: Y42B 1080p at sigma 20 / 25 36.5 /
+   * 39.9 against 47.9 / 57.0, NV16 33.2 / 35.8 against 46.8 / 56.2
+   * (docs/performance.md, "The column pass to radius 96"). 16-bit planes
+   * take the fused filter in FP32 where it was measured faster (above). Without a fused
    * kernel (larger radii on 16-bit samples, 8-bit ones on GPUs before
    * compute capability 8.0) the separable passes win up to radius 44 where
    * the multi-scale path runs, and against the recursive filter up to
@@ -418,7 +427,7 @@ gb_cuda_auto_algorithm (const GbCuda * cuda, const GbPlaneFilter * filter,
    * below 12.8 on an axis). */
   const size_t samples = (size_t) plane->width * plane->height
       * plane->channels;
-  if (fused_runs (cuda, filter, bytes_per_sample)
+  if (fused_runs (cuda, filter, plane->channels, bytes_per_sample)
       && (!multiscale || radius <= FUSED_AUTO_MAX_RADIUS_BESIDE_MULTISCALE
           || (radius <= FUSED_BESIDE_MULTISCALE_SMALL_PLANE_MAX_RADIUS
               && samples < FUSED_BESIDE_MULTISCALE_MAX_SAMPLES)))
@@ -1131,7 +1140,7 @@ launch_blur (GbCuda * cuda, const GbDevicePlane & plane, const GbTaps & taps,
        * samples, in FP32 for 16-bit ones; where neither kernel runs (before
        * compute capability 8.0 for 8 bits, past their radii), separable
        * computes it. */
-      if (fused_runs (cuda, filter, plane.bytes_per_sample))
+      if (fused_runs (cuda, filter, plane.channels, plane.bytes_per_sample))
         return launch_fused (cuda, filter, plane, taps, border, stream);
       if (gb_fused_float_runs (plane.channels, plane.bytes_per_sample,
               taps.x.radius, taps.y.radius, cuda->shared_per_block))
@@ -1448,7 +1457,8 @@ enqueue_planes_fused (GbCuda * cuda, const GbImage * src,
   *one_launch = false;
   for (int p = 0; p < n_planes; p++) {
     const GbPlaneFilter *filter = &cuda->filters[p];
-    if (!fused_runs (cuda, filter, cuda->geometry.bytes_per_sample))
+    if (!fused_runs (cuda, filter, cuda->geometry.planes[p].channels,
+            cuda->geometry.bytes_per_sample))
       return GB_OK;
     planes[p] = device_plane (cuda, p, src, dst, filter->window);
     taps[p] = plane_taps (cuda, p);

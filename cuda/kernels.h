@@ -201,14 +201,15 @@ size_t gb_superposition_rows_scratch_floats (int width, int height,
 /* Bytes of GbDevicePlane.superposition_scratch for a window of that size. */
 size_t gb_superposition_scratch_bytes (int width, int height);
 /* The fused separable filter on tensor cores, for 8-bit planes with radii
- * 1 .. GB_FUSED_MAX_RADIUS; runs only where gb_fused_available() (sm_80 or
+ * 1 .. GB_FUSED_MAX_RADIUS (along y up to gb_fused_max_radius_y ()); runs only where gb_fused_available() (sm_80 or
  * later code for the current device). Three forms, each measured fastest
  * somewhere (docs/performance.md, issue 3):
  *   registers: one kernel, no shared memory, radii up to
  *     gb_fused_registers_max_radius (channels), both axes' taps may differ
  *     (kernels_fused_registers.cu);
  *   two-pass: the row pass into the plane's intermediate as fp16, then the
- *     column pass; any radii (same file);
+ *     column pass; any radii up to GB_FUSED_MAX_RADIUS across and
+ *     gb_fused_max_radius_y () down (same file);
  *   shared: one kernel staging tiles in shared memory; the same radius and
  *     taps on both axes, radius past gb_fused_registers_max_radius(), one,
  *     two or four channels (three measured faster in two passes)
@@ -236,6 +237,14 @@ bool gb_fused_shared_has_kernel (int channels);
 size_t gb_fused_two_pass_bytes (int width, int height, int channels);
 
 #define GB_FUSED_MAX_RADIUS 56
+/* The two-pass form's column pass on planes of one and two channels reaches
+ * further along y: 13 k-steps, past the chroma of 4:2:2 frames below
+ * sigma 25.6 (sigma / 2 across, sigma down, where the multi-scale path
+ * does not run: an axis under 12.8). */
+#define GB_FUSED_MAX_RADIUS_Y 96
+/* The largest radius along y the fused kernels take on a plane of that
+ * many channels (along x: GB_FUSED_MAX_RADIUS). */
+int gb_fused_max_radius_y (int channels);
 bool gb_fused_available (void);
 
 /* The fused separable filter in FP32 for 16-bit planes of one, two or
@@ -253,11 +262,12 @@ cudaError_t gb_launch_fused_float (const GbDevicePlane & plane,
  * GB_HALF_PAIRS_PAD + i holds taps i and i + 1 (of 0 .. 2 radius, zero
  * elsewhere) as an fp16 pair, so that a lane loads each register of its
  * weight fragments whole, without a bounds check or a conversion; the
- * padding covers the widest apron (8 (K - 1) + 16 columns, K up to 8).
- * Filled on the host when the filter is set; *half_sum is the sum of the
- * taps rounded to fp16. Radius up to GB_FUSED_MAX_RADIUS. */
+ * padding covers the widest apron (8 (K - 1) + 16 columns, K up to 8, of
+ * the row pass; the column pass reads within 15 of the taps). Filled on the
+ * host when the filter is set; *half_sum is the sum of the taps rounded to
+ * fp16. Radius up to GB_FUSED_MAX_RADIUS_Y. */
 #define GB_HALF_PAIRS_PAD 72
-#define GB_HALF_PAIRS_SIZE (2 * GB_FUSED_MAX_RADIUS + 1 + 2 * GB_HALF_PAIRS_PAD)
+#define GB_HALF_PAIRS_SIZE (2 * GB_FUSED_MAX_RADIUS_Y + 1 + 2 * GB_HALF_PAIRS_PAD)
 void gb_half_pairs_fill (const float *weights, int radius, uint32_t *pairs,
     float *half_sum);
 

@@ -28,7 +28,13 @@
  *            last 2 K row blocks stay in a ring of registers, unrolled 2 K
  *            times so that every index is known at compile time. Its
  *            accumulator holds two neighbouring pixels of two rows, all
- *            channels: one 2C-byte store per row.
+ *            channels: one 2C-byte store per row. The two-pass form's
+ *            column pass takes up to 13 k-steps (radius 96) on planes of
+ *            one and two channels (the chroma of 4:2:2 frames), 8 on
+ *            wider ones: at 13 its ring and taps hold 228 registers (one
+ *            channel), two blocks an SM, no spills. Two row blocks a
+ *            m16n8k16 measured slower (up to 16 %: docs/performance.md,
+ *            "The column pass to radius 96").
  *
  * The M slots are ordered so that slot g is column 2g and slot g + 8 column
  * 2g + 1 (hence the neighbouring pixels). Samples enter as the fp16 value
@@ -1022,11 +1028,15 @@ typedef void (*FusedKernel) (FusedParams, GbBorder);
 /* The kernels by channels and k-steps (rows: of the x apron, columns: 1 +
  * the row blocks of the y apron; fused: both), fused up to 4 k-steps
  * (radius 24) for one and two channels and 3 (radius 16) for more:
- * gb_fused_registers_max_radius(). */
+ * gb_fused_registers_max_radius(); rows up to MAX_K, columns up to
+ * MAX_COLUMN_K on planes of one and two channels (MAX_K on wider ones,
+ * whose ring of 2 K row blocks would not fit in registers). */
 enum Kind
 { FUSED, ROWS, COLUMNS, KINDS };
 
 constexpr int MAX_K = 1 + (GB_FUSED_MAX_RADIUS + 7) / 8;
+constexpr int MAX_COLUMN_K = 1 + (GB_FUSED_MAX_RADIUS_Y + 7) / 8;
+constexpr int MAX_COLUMN_K_CHANNELS = 2;
 
 /* The edge forms compiled for a channel count (near_edges () picks among
  * them): the inline rule (load_four_near) for all but two channels, the
@@ -1119,13 +1129,18 @@ kernel_of (Kind kind, bool near)
       else
         return fused_kernel < C, K, NEAR >;
     case ROWS:
-      if constexpr (BOTH)
+      if constexpr (K > MAX_K)
+        return NULL;
+      else if constexpr (BOTH)
         return near ? rows_kernel < C, K, true > : rows_kernel < C, K,
             false >;
       else
         return rows_kernel < C, K, NEAR >;
     case COLUMNS:
-      return columns_kernel < C, K - 1 >;
+      if constexpr (K > MAX_K && C > MAX_COLUMN_K_CHANNELS)
+        return NULL;
+      else
+        return columns_kernel < C, K - 1 >;
     default:
       return NULL;
   }
@@ -1149,11 +1164,22 @@ kernel_for (Kind kind, int k, bool near)
       return kernel_of < C, 7 > (kind, near);
     case 8:
       return kernel_of < C, 8 > (kind, near);
+    case 9:
+      return kernel_of < C, 9 > (kind, near);
+    case 10:
+      return kernel_of < C, 10 > (kind, near);
+    case 11:
+      return kernel_of < C, 11 > (kind, near);
+    case 12:
+      return kernel_of < C, 12 > (kind, near);
+    case 13:
+      return kernel_of < C, 13 > (kind, near);
   }
   return NULL;
 }
 
-static_assert (MAX_K == 8, "kernel_for covers k-steps 2 .. 8");
+static_assert (MAX_K == 8 && MAX_COLUMN_K == 13,
+    "kernel_for covers k-steps 2 .. 13");
 /* row_weights reads pairs from radius - 8 (K - 1) - 15 to radius +
  * 8 (K - 1) + 14 of the table, column_weights less. */
 static_assert (8 * (MAX_K - 1) + 15 <= GB_HALF_PAIRS_PAD,
@@ -1179,7 +1205,8 @@ kernel_for (Kind kind, int channels, int k, bool near)
  * the kernel each holds (resident_blocks). */
 constexpr int CACHED_DEVICES = 16;
 std::atomic < int > cached_sms[CACHED_DEVICES];
-std::atomic < int > cached_resident[CACHED_DEVICES][KINDS][5][MAX_K + 1][2];
+std::atomic < int > cached_resident[CACHED_DEVICES][KINDS][5][MAX_COLUMN_K
+    + 1][2];
 
 /* The SMs, and how many blocks of `kernel` each holds: asked once per
  * device and kept in slot (device), so that host calls stay off the
@@ -1345,11 +1372,28 @@ within_units (int blocks, int units, int apron)
   return blocks < 1 ? 1 : blocks;
 }
 
+/* Whether the column pass's shares may be half as long as its apron (twice
+ * the blocks): for a plane alone on the GPU, and for two channels past
+ * MAX_K k-steps (the chroma of NV16 from sigma 16.3). Measured on the H200
+ * (docs/performance.md, "The column pass to radius 96"), us: GRAY8 1080p
+ * at sigma 10 15.7 -> 15.0, at 10 across and 25 down 26.5 -> 24.2; NV16
+ * 1080p at sigma 20 / 25 34.6 / 37.9 -> 33.3 / 35.9; GRAY8 and NV12 4K,
+ * RGBA and RGB the same. Slower on planes of one channel beside others
+ * (Y42B at sigma 25 40.0 -> 44.3, NV12 and I420 at sigma 10 22.4 / 23.4
+ * -> 25.3 / 26.3, the luma's column pass) and on two channels within 8
+ * k-steps (NV24 at sigma 10 33.7 -> 34.4). */
+bool
+short_column_shares (const FusedParams & p, int channels, int k)
+{
+  return p.gpu_share >= 1.0f || (channels == 2 && k > MAX_K);
+}
+
 /* Every block takes the same cost of the plane's row blocks
  * (unit_at_cost), and every SM the same number of blocks: equal work
  * everywhere, in one round. A
  * share with apron rows (apron: its row blocks above and below) stays at
- * least apron row blocks long, so that on small planes (the chroma of
+ * least apron row blocks long (half that where short_column_shares ()),
+ * so that on small planes (the chroma of
  * 4:2:0 frames) the apron does not outweigh the output; more blocks than
  * that measured faster on 1080p and 4K planes, where the GPU needs every
  * resident warp to hide the latency. */
@@ -1379,7 +1423,8 @@ launch (Kind kind, int k, int apron, const FusedParams & p, int channels,
    * resident block (docs/performance.md). */
   if (kind == FUSED && k <= 3 && p.gpu_share < 1.0f && units < 4 * blocks)
     blocks = (int) (blocks * p.gpu_share + 0.5f);
-  blocks = within_units (blocks, units, apron);
+  blocks = within_units (blocks, units, kind == COLUMNS
+      && short_column_shares (p, channels, k) ? (apron + 1) / 2 : apron);
   FusedParams shares = p;
   shares.staged = kind == FUSED && staged_k (p, channels, k);
   /* The column pass reads the intermediate, no border rule along x. */
@@ -1546,6 +1591,13 @@ gb_launch_fused_registers_planes (const GbDevicePlane * planes,
 }
 
 int
+gb_fused_max_radius_y (int channels)
+{
+  return channels <= MAX_COLUMN_K_CHANNELS ? GB_FUSED_MAX_RADIUS_Y
+      : GB_FUSED_MAX_RADIUS;
+}
+
+int
 gb_fused_registers_max_radius (int channels)
 {
   /* Measured on the H100 against the shared-memory kernel (1080p and 4K,
@@ -1611,7 +1663,8 @@ gb_launch_fused_two_pass (const GbDevicePlane & plane, const GbTaps & taps,
   const FusedParams p = params_of (plane, taps);
   cudaError_t err;
 
-  if (kx > MAX_K || ky > MAX_K || !taps.x.half_pairs || !taps.y.half_pairs
+  if (kx > MAX_K || taps.y.radius > gb_fused_max_radius_y (plane.channels)
+      || !taps.x.half_pairs || !taps.y.half_pairs
       || plane.bytes_per_sample != 1 || !plane.intermediate
       || plane.intermediate_pitch < (size_t) p.strips * STRIP
       * plane.channels * 2)

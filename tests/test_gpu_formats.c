@@ -70,6 +70,12 @@ static const Variant variants[] = {
   /* multiscale of D = 16 across and 8 down on full-size planes: the rows
    * first in row_pass_kernel < 16 >, then columns_blur_x_kernel at D = 8 */
   {60.0, 20.0, 0.0, 1, 0, 0},
+  /* no plan on the chroma of 4:2:2 frames (sigma / 2 across), radius 90
+   * down: the fused two-pass form's column pass at its most k-steps (13)
+   * on planes of one and two channels; wider ones take separable */
+  {25.5, 25.5, 0.0, 1, 0, 0},
+  /* the same on full-size planes of one channel (no plan: x under 12.8) */
+  {10.0, 25.5, 0.0, 0, 0, 0},
   /* the recursive filter's poles nearest 1: its float rounding on 16-bit
    * samples (real second-order sections were 4 units apart at 60 x 20) */
   {250.0, 100.0, 0.0, 1, 0, 1},
