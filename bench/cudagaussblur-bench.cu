@@ -51,7 +51,7 @@
  * --width and --algorithm keep only the matching rows (e.g. to profile one
  * case); --sigma S runs that sigma alone (any value); --sigma-x SX blurs
  * across with SX instead (anisotropic; the sigma and radius columns are
- * then down's; no NPP and CPU cells). --csv also writes every
+ * then down's; GPU rows only, not with --csv). --csv also writes every
  * GPU row to FILE (columns: CSV_HEADER below, bytes: the frame's; an empty
  * field was not measured), for docs/plot_performance.py. --planes-apart
  * blurs each plane of a frame with launches of its own even where the fused
@@ -404,7 +404,8 @@ main (int argc, char **argv)
   std::vector < std::string > only_formats;
   const char *only_algorithm = NULL, *csv_path = NULL;
   int only_width = 0;
-  double only_sigma = 0, sigma_x = -1;
+  double only_sigma = 0, sigma_x = 0;
+  bool anisotropic = false;
   std::vector < double >sigmas;
   std::vector < const Case *>selected;
   int format_width = 6;         /* the table's format column */
@@ -436,8 +437,10 @@ main (int argc, char **argv)
       only_width = atoi (argv[++i]);
     else if (!strcmp (argv[i], "--sigma") && i + 1 < argc)
       only_sigma = atof (argv[++i]);
-    else if (!strcmp (argv[i], "--sigma-x") && i + 1 < argc)
+    else if (!strcmp (argv[i], "--sigma-x") && i + 1 < argc) {
       sigma_x = atof (argv[++i]);
+      anisotropic = true;
+    }
     else if (!strcmp (argv[i], "--algorithm") && i + 1 < argc)
       only_algorithm = argv[++i];
     else if (!strcmp (argv[i], "--batch-ms") && i + 1 < argc)
@@ -456,14 +459,18 @@ main (int argc, char **argv)
       return 2;
     }
   }
-  if (only_sigma < 0 || only_sigma > GB_MAX_SIGMA || sigma_x > GB_MAX_SIGMA
-      || batch_seconds <= 0) {
-    fprintf (stderr, "--sigma and --sigma-x must be in (0, %g], --batch-ms "
-        "above 0\n", GB_MAX_SIGMA);
+  if (only_sigma < 0 || only_sigma > GB_MAX_SIGMA || sigma_x < 0
+      || sigma_x > GB_MAX_SIGMA || batch_seconds <= 0) {
+    fprintf (stderr, "--sigma must be in (0, %g], --sigma-x in [0, %g], "
+        "--batch-ms above 0\n", GB_MAX_SIGMA, GB_MAX_SIGMA);
     return 2;
   }
-  /* NPP and the CPU cells blur isotropically. */
-  if (sigma_x >= 0) {
+  /* NPP and the CPU cells blur isotropically; the CSV has one sigma. */
+  if (anisotropic && (!gpu || csv_path)) {
+    fprintf (stderr, "--sigma-x times the GPU rows only, without --csv\n");
+    return 2;
+  }
+  if (anisotropic) {
     with_npp = false;
     with_cpu = false;
     printf ("sigma across: %g\n", sigma_x);
@@ -601,7 +608,7 @@ main (int argc, char **argv)
           GB_BORDER_CLAMP);
       double npp_us = -1;
 
-      if (sigma_x >= 0)
+      if (anisotropic)
         params.sigma_x = sigma_x;
       std::string check, host_note;
 

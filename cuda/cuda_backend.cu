@@ -406,7 +406,7 @@ gb_cuda_auto_algorithm (const GbCuda * cuda, const GbPlaneFilter * filter,
 
   /* Measured on an H100 (docs/performance.md): for GRAY8 and RGBA,
    * 1080p and 4K, the fused kernel is the fastest wherever it runs (radius
-   * up to 56, compute capability 8.0) and no multi-scale plan exists;
+   * up to 56, compute capability 8.0; below) and no multi-scale plan exists;
    * where one does (sigma >= 12.8 on both axes), the multi-scale path wins
    * but on small planes up to radius 48 (above), and it beats the
    * recursive filter on every format measured (all formats at 1080p, sigma

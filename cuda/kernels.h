@@ -94,7 +94,8 @@ struct GbAxisTaps
   const float *host;
   int radius;
   const GbRecursiveFilter *recursive;   /* host copy, for GB_ALGORITHM_RECURSIVE */
-  /* For the tensor-core kernels (radius up to GB_FUSED_MAX_RADIUS): the
+  /* For the tensor-core kernels (radius up to GB_FUSED_MAX_RADIUS, along y
+   * GB_FUSED_MAX_RADIUS_Y): the
    * taps as gb_half_pairs_fill() lays them out, on the device, and the sum
    * of the taps rounded to fp16. */
   const uint32_t *half_pairs;

@@ -1181,9 +1181,16 @@ kernel_for (Kind kind, int k, bool near)
 static_assert (MAX_K == 8 && MAX_COLUMN_K == 13,
     "kernel_for covers k-steps 2 .. 13");
 /* row_weights reads pairs from radius - 8 (K - 1) - 15 to radius +
- * 8 (K - 1) + 14 of the table, column_weights less. */
+ * 8 (K - 1) + 14 of the table. column_weights reads from radius_y - 8 H - 7
+ * to radius_y + 8 H + 6, H its row blocks of apron: in the two-pass form
+ * ceil (radius_y / 8) (at least 1), so from -15 to 2 radius_y + 13; in the
+ * one-kernel form at most 3 (4 k-steps), from -31. */
 static_assert (8 * (MAX_K - 1) + 15 <= GB_HALF_PAIRS_PAD,
     "the pairs table's padding covers the widest apron");
+static_assert (15 <= GB_HALF_PAIRS_PAD && 8 * 3 + 7 <= GB_HALF_PAIRS_PAD
+    && 13 <= GB_HALF_PAIRS_PAD, "and the column pass's reads");
+static_assert (8 * (MAX_COLUMN_K - 1) <= GB_FUSED_MAX_RADIUS_Y + 7,
+    "the column pass's k-steps follow its radius");
 
 FusedKernel
 kernel_for (Kind kind, int channels, int k, bool near)

@@ -31,11 +31,12 @@ G_BEGIN_DECLS
  *   tile
  * @GST_CUDA_GAUSS_BLUR_ALGORITHM_SEPARABLE: a row pass, then a column pass
  * @GST_CUDA_GAUSS_BLUR_ALGORITHM_FUSED: both passes in one tensor-core kernel
- *   (radius up to 56, compute capability 8.0; otherwise as separable)
+ *   (radius up to 56, down to 96 on planes of one or two channels, compute
+ *   capability 8.0; otherwise as separable)
  * @GST_CUDA_GAUSS_BLUR_ALGORITHM_RECURSIVE: the recursive (Deriche) Gaussian,
  *   whose cost does not grow with sigma; radius is not used
  * @GST_CUDA_GAUSS_BLUR_ALGORITHM_MULTISCALE: for sigma >= 12.8, blur an image
- *   4 to 64 times smaller and interpolate (otherwise as separable); radius is
+ *   8 to 64 times smaller and interpolate (otherwise as separable); radius is
  *   not used
  * @GST_CUDA_GAUSS_BLUR_ALGORITHM_EDGE_AWARE: edge-preserving: the domain
  *   transform and recursive Gaussian of seed 004, steered by

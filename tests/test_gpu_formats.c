@@ -76,6 +76,12 @@ static const Variant variants[] = {
   {25.5, 25.5, 0.0, 1, 0, 0},
   /* the same on full-size planes of one channel (no plan: x under 12.8) */
   {10.0, 25.5, 0.0, 0, 0, 0},
+  /* the column pass's other k-steps past 8 on the 4:2:2 chroma: radius 60
+   * (9), 69 (10), 77 (11), 84 (12) */
+  {17.0, 17.0, 0.0, 0, 0, 0},
+  {19.5, 19.5, 0.0, 1, 0, 0},
+  {22.0, 22.0, 0.0, 0, 0, 0},
+  {24.0, 24.0, 0.0, 0, 0, 0},
   /* the recursive filter's poles nearest 1: its float rounding on 16-bit
    * samples (real second-order sections were 4 units apart at 60 x 20) */
   {250.0, 100.0, 0.0, 1, 0, 1},
