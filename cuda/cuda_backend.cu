@@ -418,13 +418,13 @@ gb_cuda_auto_algorithm (const GbCuda * cuda, const GbPlaneFilter * filter,
    * frames below sigma 25.6 with it: Y42B 1080p at sigma 20 / 25 36.5 /
    * 39.9 against 47.9 / 57.0, NV16 33.2 / 35.8 against 46.8 / 56.2
    * (docs/performance.md, "The column pass to radius 96"). 16-bit planes
-   * take the fused filter in FP32 where it was measured faster (above). Without a fused
-   * kernel (larger radii on 16-bit samples, 8-bit ones on GPUs before
-   * compute capability 8.0) the separable passes win up to radius 44 where
-   * the multi-scale path runs, and against the recursive filter up to
-   * radius 88 on planes of one or two channels and 60 on wider ones; past
-   * those the recursive filter where no multi-scale plan exists (sigma
-   * below 12.8 on an axis). */
+   * take the fused filter in FP32 where it was measured faster (above).
+   * Without a fused kernel (larger radii on 16-bit samples, 8-bit ones on
+   * GPUs before compute capability 8.0) the separable passes win up to
+   * radius 44 where the multi-scale path runs, and against the recursive
+   * filter up to radius 88 on planes of one or two channels and 60 on
+   * wider ones; past those the recursive filter where no multi-scale plan
+   * exists (sigma below 12.8 on an axis). */
   const size_t samples = (size_t) plane->width * plane->height
       * plane->channels;
   if (fused_runs (cuda, filter, plane->channels, bytes_per_sample)

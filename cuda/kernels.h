@@ -202,8 +202,9 @@ size_t gb_superposition_rows_scratch_floats (int width, int height,
 /* Bytes of GbDevicePlane.superposition_scratch for a window of that size. */
 size_t gb_superposition_scratch_bytes (int width, int height);
 /* The fused separable filter on tensor cores, for 8-bit planes with radii
- * 1 .. GB_FUSED_MAX_RADIUS (along y up to gb_fused_max_radius_y ()); runs only where gb_fused_available() (sm_80 or
- * later code for the current device). Three forms, each measured fastest
+ * 1 .. GB_FUSED_MAX_RADIUS (along y up to gb_fused_max_radius_y ()); runs
+ * only where gb_fused_available() (sm_80 or later code for the current
+ * device). Three forms, each measured fastest
  * somewhere (docs/performance.md, issue 3):
  *   registers: one kernel, no shared memory, radii up to
  *     gb_fused_registers_max_radius (channels), both axes' taps may differ
@@ -268,7 +269,8 @@ cudaError_t gb_launch_fused_float (const GbDevicePlane & plane,
  * host when the filter is set; *half_sum is the sum of the taps rounded to
  * fp16. Radius up to GB_FUSED_MAX_RADIUS_Y. */
 #define GB_HALF_PAIRS_PAD 72
-#define GB_HALF_PAIRS_SIZE (2 * GB_FUSED_MAX_RADIUS_Y + 1 + 2 * GB_HALF_PAIRS_PAD)
+#define GB_HALF_PAIRS_SIZE \
+  (2 * GB_FUSED_MAX_RADIUS_Y + 1 + 2 * GB_HALF_PAIRS_PAD)
 void gb_half_pairs_fill (const float *weights, int radius, uint32_t *pairs,
     float *half_sum);
 
