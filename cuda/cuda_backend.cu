@@ -175,6 +175,9 @@ struct GbCuda
    * completing thread's; 0: none yet, or the geometry changed). */
   double host_frame_us;
   GbPlaneFilter filters[GB_MAX_PLANES]; /* host copies, per plane */
+  /* Whether a plane's multi-scale plan takes different D along its axes
+   * (GbDevicePlane's field of that name), set with the filters. */
+  bool frame_mixed_factors;
   float *device_weights;        /* per plane, x then y: WEIGHTS_STRIDE taps
                                  * each, allocated once */
   /* GB_MAX_PLANES multi-scale tables, allocated once, each
@@ -995,11 +998,14 @@ gb_cuda_set_filters (GbCuda * cuda, const GbPlaneFilter * filters,
   CUDA_TRY (select_device (cuda), "cannot select the CUDA device");
   /* A launch already queued may still read the device copies. */
   CUDA_TRY (cudaStreamSynchronize (cuda->stream), "blur stream failed");
+  cuda->frame_mixed_factors = false;
   for (int p = 0; p < cuda->geometry.n_planes; p++) {
     const GbPlaneFilter *filter = &cuda->filters[p];
     float *weights = cuda->device_weights + (size_t) 2 * p * WEIGHTS_STRIDE;
 
     cuda->filters[p] = filters[p];
+    if (filter->multiscale.factor_x != filter->multiscale.factor_y)
+      cuda->frame_mixed_factors = true;
     CUDA_TRY (cudaMemcpyAsync (weights, filter->x.weights,
             sizeof (float) * (2 * filter->x.radius + 1),
             cudaMemcpyHostToDevice, cuda->stream),
@@ -1203,12 +1209,7 @@ device_plane (const GbCuda * cuda, int p, const GbImage * src,
     plane.gpu_share = samples > 0 ? (float) ((double) geometry->width
         * geometry->height * geometry->channels / samples) : 1.0f;
   }
-  plane.frame_mixed_factors = false;
-  for (int i = 0; i < cuda->geometry.n_planes; i++) {
-    const GbMultiscalePlan *plan = &cuda->filters[i].multiscale;
-    if (plan->factor_x != plan->factor_y)
-      plane.frame_mixed_factors = true;
-  }
+  plane.frame_mixed_factors = cuda->frame_mixed_factors;
   return plane;
 }
 

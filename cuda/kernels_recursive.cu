@@ -40,10 +40,9 @@ constexpr int RESOLVE_THREADS = 128;
 struct Coefficients
 {
   GbRecursiveFilter r;
-  /* b^SEGMENT per recursion as the real matrix [[Re, -Im], [Im, Re]] that
-   * multiplies (Re z, Im z), row-major */
-  float carry_full[2][4];
-  float carry_last[2][4];       /* b^(length of the last segment) */
+  /* b^SEGMENT per recursion, as (Re, Im) */
+  float2 carry_full[2];
+  float2 carry_last[2];         /* b^(length of the last segment) */
 };
 
 /* The input side of a pass: `lines` lines of `length` samples of C
@@ -276,13 +275,13 @@ recursive_local_kernel (Lines < InT > p, Coefficients f, GbBorder border)
               p.lines, C)]);
 }
 
-/* z <- b^n z + local (m: b^n as a real matrix), for one recursion. */
+/* z <- b^n z + local (bn: b^n), for one recursion. */
 __device__ __forceinline__ void
-carry_across (const float (&m)[4], float &re, float &im, float local_re,
+carry_across (float2 bn, float &re, float &im, float local_re,
     float local_im)
 {
-  const float r = m[0] * re + m[1] * im + local_re;
-  im = m[2] * re + m[3] * im + local_im;
+  const float r = bn.x * re - bn.y * im + local_re;
+  im = bn.y * re + bn.x * im + local_im;
   re = r;
 }
 
@@ -475,10 +474,9 @@ recursive_final_kernel (Pass < InT, OutT > p, Coefficients f, GbBorder border)
   }
 }
 
-/* b^n (b the float pole, as the kernels run it) as the real matrix
- * [[Re, -Im], [Im, Re]], computed in double. */
-void
-carry_matrix (float pole_re, float pole_im, int n, float (&out)[4])
+/* b^n (b the float pole, as the kernels run it), computed in double. */
+float2
+carry_power (float pole_re, float pole_im, int n)
 {
   double re = 1.0, im = 0.0;
   for (int i = 0; i < n; i++) {
@@ -486,10 +484,7 @@ carry_matrix (float pole_re, float pole_im, int n, float (&out)[4])
     im = re * pole_im + im * pole_re;
     re = r;
   }
-  out[0] = (float) re;
-  out[1] = (float) -im;
-  out[2] = (float) im;
-  out[3] = (float) re;
+  return make_float2 ((float) re, (float) im);
 }
 
 Coefficients
@@ -501,8 +496,8 @@ coefficients_for (const GbRecursiveFilter & r, int length)
 
   f.r = r;
   for (int s = 0; s < 2; s++) {
-    carry_matrix (r.pole_re[s], r.pole_im[s], SEGMENT, f.carry_full[s]);
-    carry_matrix (r.pole_re[s], r.pole_im[s], last, f.carry_last[s]);
+    f.carry_full[s] = carry_power (r.pole_re[s], r.pole_im[s], SEGMENT);
+    f.carry_last[s] = carry_power (r.pole_re[s], r.pole_im[s], last);
   }
   return f;
 }
