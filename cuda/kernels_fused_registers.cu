@@ -26,12 +26,13 @@
  *            converted to fp16, is the column pass's A fragment as it
  *            stands (M = columns, K = rows), and the weights are B. The
  *            last 2 K row blocks stay in a ring of registers, unrolled 2 K
- *            times so that every index is known at compile time. Its
+ *            times so that every index is known at compile time (past 8
+ *            k-steps, unrolled 4 times and shifted: columns_kernel). Its
  *            accumulator holds two neighbouring pixels of two rows, all
  *            channels: one 2C-byte store per row. The two-pass form's
  *            column pass takes up to 13 k-steps (radius 96) on planes of
  *            one and two channels (the chroma of 4:2:2 frames), 8 on
- *            wider ones: at 13 its ring and taps hold 228 registers (one
+ *            wider ones: at 13 its ring and taps hold 176 registers (one
  *            channel), two blocks an SM, no spills. Two row blocks a
  *            m16n8k16 measured slower (up to 16 %: docs/performance.md,
  *            "The column pass to radius 96").
@@ -910,6 +911,21 @@ rows_kernel (FusedParams p, GbBorder border)
 #endif
 }
 
+/* From this apron (in row blocks) up, the column pass's ring is unrolled
+ * over SHIFTED_RING_STEPS steps and its slots shifted down after them,
+ * rather than unrolled over all its 2 H + 2 slots: the loop's code is
+ * then a few steps long, not 18 to 26 (ncu on the H200: 39-41 % of the
+ * column pass's cycles at 11 row blocks stalled waiting for an
+ * instruction), and takes fewer registers (columns_kernel <1, 12> 228 ->
+ * 176). Measured on the H200 (docs/performance.md, "The column pass's
+ * ring"), us: Y42B 1080p at sigma 25 40.1 -> 35.1, NV16 35.9 -> 33.4,
+ * GRAY8 4K at 10 across and 25 down 58.6 -> 43.6. Below 8 row blocks the
+ * shifted ring was faster on some planes and slower on others (GRAY8 4K
+ * at sigma 10 32.5 -> 33.4, I420 1080p at sigma 7 23.2 -> 20.6), so
+ * those keep the unrolled ring. */
+constexpr int SHIFTED_RING_MIN_H = 8;
+constexpr int SHIFTED_RING_STEPS = 4;   /* even: the raw buffers alternate */
+
 template < int C, int H > __global__ void
 __launch_bounds__ (WARPS * 32)
 columns_kernel (FusedParams p, GbBorder border)
@@ -917,7 +933,13 @@ columns_kernel (FusedParams p, GbBorder border)
 #ifdef GB_HAVE_MMA
   constexpr int MB = strips_per_warp (C);
   constexpr int TAPS_Y = 2 * H + 1;
-  constexpr int RING = 2 * H + 2;       /* even: the raw buffers alternate */
+  constexpr bool SHIFTED = H >= SHIFTED_RING_MIN_H;
+  /* Steps unrolled; the ring's slots: unshifted, step t's row block is in
+   * slot t mod RING; shifted, in slot TAPS_Y - 1 + (t mod STEPS), the
+   * TAPS_Y - 1 before it below. */
+  constexpr int STEPS = SHIFTED ? SHIFTED_RING_STEPS : 2 * H + 2;
+  constexpr int RING = SHIFTED ? TAPS_Y - 1 + STEPS : STEPS;
+  static_assert (STEPS % 2 == 0, "the raw buffers alternate");
   constexpr bool INTERLEAVED = C == 1;
   const int lane = threadIdx.x & 31;
   const int g = lane >> 2;
@@ -992,12 +1014,13 @@ columns_kernel (FusedParams p, GbBorder border)
     uint32_t ring[MB][C][RING][2];
     uint32_t raw[2][MB][2][C];
     fetch (raw[0], 0);
-    for (int t0 = 0; t0 < steps; t0 += RING) {
+    for (int t0 = 0; t0 < steps; t0 += STEPS) {
 #pragma unroll
-      for (int u = 0; u < RING; u++) {
+      for (int u = 0; u < STEPS; u++) {
         const int t = t0 + u;
         if (t >= steps)
           break;
+        const int slot = SHIFTED ? TAPS_Y - 1 + u : u;
         if (t + 1 < steps)
           fetch (raw[(u + 1) & 1], t + 1);
         /* The A registers of channel c: (row 2q, row 2q + 1) of pixel 2g,
@@ -1010,13 +1033,25 @@ columns_kernel (FusedParams p, GbBorder border)
             for (int k = 0; k < 2; k++) {
               const int half = k * C + c;
               const uint32_t selector = half & 1 ? 0x7632 : 0x5410;
-              ring[m][c][u][k] = __byte_perm (raw[u & 1][m][0][half / 2],
+              ring[m][c][slot][k] = __byte_perm (raw[u & 1][m][0][half / 2],
                   raw[u & 1][m][1][half / 2], selector);
             }
         if (t >= 2 * H)
-          column_pass < C, MB, RING, TAPS_Y, INTERLEAVED > (p, ring, u,
+          column_pass < C, MB, RING, TAPS_Y, INTERLEAVED > (p, ring, slot,
               column_b, column_start, x0, y0 + 8 * (t - 2 * H) + 2 * q,
               y_end, g);
+      }
+      /* The last TAPS_Y - 1 row blocks, below the next steps' slots. */
+      if constexpr (SHIFTED) {
+#pragma unroll
+        for (int m = 0; m < MB; m++)
+#pragma unroll
+          for (int c = 0; c < C; c++)
+#pragma unroll
+            for (int j = 0; j < TAPS_Y - 1; j++) {
+              ring[m][c][j][0] = ring[m][c][j + STEPS][0];
+              ring[m][c][j][1] = ring[m][c][j + STEPS][1];
+            }
       }
     }
   });

@@ -8,8 +8,10 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
  * Exits 77 (skipped under meson) where no CUDA device is usable.
- * Usage: test-gpu-formats [--quick]   (--quick: small sizes only, for
- * compute-sanitizer memcheck)
+ * Usage: test-gpu-formats [--quick] [--layout NAME[,NAME...]]
+ *   --quick   small sizes only, for compute-sanitizer memcheck
+ *   --layout  only these layouts (e.g. Y42B,NV16: memcheck of the 4:2:2
+ *             chroma's column pass within a device session)
  *
  * test-gpu-parity covers single-plane 8-bit frames in depth; this test runs
  * each layout (the plane structure of a GStreamer format) through every
@@ -230,6 +232,20 @@ out:
   frame_free (&cpu_out);
 }
 
+/* Whether name is one of the comma-separated names in list. */
+static int
+in_list (const char *list, const char *name)
+{
+  const size_t n = strlen (name);
+  for (const char *p = list; *p;) {
+    const size_t length = strcspn (p, ",");
+    if (length == n && strncmp (p, name, n) == 0)
+      return 1;
+    p += length + (p[length] == ',');
+  }
+  return 0;
+}
+
 int
 main (int argc, char **argv)
 {
@@ -237,12 +253,38 @@ main (int argc, char **argv)
     {1921, 1081}
   };
   static const Size quick_sizes[] = { {1, 1}, {7, 3}, {33, 17}, {161, 93} };
-  const int quick = argc > 1 && strcmp (argv[1], "--quick") == 0;
-  const Size *sizes = quick ? quick_sizes : full_sizes;
-  const int n_sizes = quick ? 4 : 5;
+  int quick = 0;
+  const char *only = NULL;
   GbGeometry probe = { 1, 1, {{1, 1, 1, 1, 1, 0}} };
   GbBlur *blur;
   GbError error;
+
+  for (int i = 1; i < argc; i++) {
+    if (strcmp (argv[i], "--quick") == 0) {
+      quick = 1;
+    } else if (strcmp (argv[i], "--layout") == 0 && i + 1 < argc) {
+      only = argv[++i];
+    } else {
+      fprintf (stderr, "usage: %s [--quick] [--layout NAME[,NAME...]]\n",
+          argv[0]);
+      return 2;
+    }
+  }
+  if (only)
+    for (const char *name = only; *name;) {
+      const size_t length = strcspn (name, ",");
+      int known = 0;
+      for (size_t l = 0; l < sizeof layouts / sizeof layouts[0]; l++)
+        known |= strlen (layouts[l].name) == length
+            && strncmp (layouts[l].name, name, length) == 0;
+      if (length == 0 || !known) {
+        fprintf (stderr, "%s: no layout %.*s\n", argv[0], (int) length, name);
+        return 2;
+      }
+      name += length + (name[length] == ',');
+    }
+  const Size *sizes = quick ? quick_sizes : full_sizes;
+  const int n_sizes = quick ? 4 : 5;
 
   if (gb_blur_create (GB_BACKEND_CUDA, -1, &probe, &blur, &error) != GB_OK) {
     printf ("SKIP: %s\n", error.message);
@@ -251,8 +293,9 @@ main (int argc, char **argv)
   gb_blur_destroy (blur);
 
   for (size_t l = 0; l < sizeof layouts / sizeof layouts[0]; l++)
-    for (int s = 0; s < n_sizes; s++)
-      run_layout (&layouts[l], sizes[s], quick);
+    if (!only || in_list (only, layouts[l].name))
+      for (int s = 0; s < n_sizes; s++)
+        run_layout (&layouts[l], sizes[s], quick);
 
   printf ("%d cases, %d failures\n", cases, failures);
   return failures ? 1 : 0;
