@@ -26,7 +26,7 @@
  *            converted to fp16, is the column pass's A fragment as it
  *            stands (M = columns, K = rows), and the weights are B. The
  *            last 2 K row blocks stay in a ring of registers, unrolled 2 K
- *            times so that every index is known at compile time (past 8
+ *            times so that every index is known at compile time (from 7
  *            k-steps, unrolled 4 times and shifted: columns_kernel). Its
  *            accumulator holds two neighbouring pixels of two rows, all
  *            channels: one 2C-byte store per row. The two-pass form's
@@ -914,16 +914,17 @@ rows_kernel (FusedParams p, GbBorder border)
 /* From this apron (in row blocks) up, the column pass's ring is unrolled
  * over SHIFTED_RING_STEPS steps and its slots shifted down after them,
  * rather than unrolled over all its 2 H + 2 slots: the loop's code is
- * then a few steps long, not 18 to 26 (ncu on the H200: 39-41 % of the
+ * then a few steps long, not 14 to 26 (ncu on the H200: 39-41 % of the
  * column pass's cycles at 11 row blocks stalled waiting for an
  * instruction), and takes fewer registers (columns_kernel <1, 12> 228 ->
- * 176). Measured on the H200 (docs/performance.md, "The column pass's
- * ring"), us: Y42B 1080p at sigma 25 40.1 -> 35.1, NV16 35.9 -> 33.4,
- * GRAY8 4K at 10 across and 25 down 58.6 -> 43.6. Below 8 row blocks the
- * shifted ring was faster on some planes and slower on others (GRAY8 4K
- * at sigma 10 32.5 -> 33.4, I420 1080p at sigma 7 23.2 -> 20.6), so
- * those keep the unrolled ring. */
-constexpr int SHIFTED_RING_MIN_H = 8;
+ * 176, <1, 6> 146 -> 116). Measured on the H200 (docs/performance.md,
+ * "The column pass's ring, shifted"), us: Y42B 1080p at sigma 25 40.1 ->
+ * 35.1, NV16 35.9 -> 33.4, GRAY8 4K at 10 across and 25 down 58.6 ->
+ * 43.6; from 6, at sigma 12, I420 1080p 28.6 -> 23.3, RGBA 37.3 -> 34.7
+ * (RGB 37.6 -> 38.0). At 4 and 5 row blocks it was faster on some planes
+ * and slower on others (GRAY8 4K at sigma 10 32.5 -> 33.4, I420 1080p at
+ * sigma 7 23.2 -> 20.6), so those keep the unrolled ring. */
+constexpr int SHIFTED_RING_MIN_H = 6;
 constexpr int SHIFTED_RING_STEPS = 4;   /* even: the raw buffers alternate */
 
 template < int C, int H > __global__ void

@@ -84,6 +84,9 @@ static const Variant variants[] = {
   {19.5, 19.5, 0.0, 1, 0, 0},
   {22.0, 22.0, 0.0, 0, 0, 0},
   {24.0, 24.0, 0.0, 0, 0, 0},
+  /* radius 42: the column pass's shifted ring at its fewest row blocks of
+   * apron (6) on full-size planes and the 4:2:2 chroma (7: sigma 15) */
+  {12.0, 12.0, 0.0, 0, 0, 0},
   /* the recursive filter's poles nearest 1: its float rounding on 16-bit
    * samples (real second-order sections were 4 units apart at 60 x 20) */
   {250.0, 100.0, 0.0, 1, 0, 1},
