@@ -175,8 +175,9 @@ struct GbCuda
    * completing thread's; 0: none yet, or the geometry changed). */
   double host_frame_us;
   GbPlaneFilter filters[GB_MAX_PLANES]; /* host copies, per plane */
-  /* Whether a plane's multi-scale plan takes different D along its axes
-   * (GbDevicePlane's field of that name), set with the filters. */
+  /* Whether any plane of the frame has a multi-scale plan whose axes take
+   * different D (GbDevicePlane's field of that name), set with the
+   * filters. */
   bool frame_mixed_factors;
   float *device_weights;        /* per plane, x then y: WEIGHTS_STRIDE taps
                                  * each, allocated once */

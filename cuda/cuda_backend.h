@@ -25,7 +25,8 @@ GbStatus gb_cuda_configure (GbCuda * cuda, const GbGeometry * geometry,
     GbError * error);
 /* Keeps the plane filters (one per plane of the configured geometry,
  * filter.h) and uploads their weights and multi-scale tables
- * (stream-ordered, no allocation). */
+ * (stream-ordered, no allocation). Called after every gb_cuda_configure,
+ * before the next frame. */
 GbStatus gb_cuda_set_filters (GbCuda * cuda, const GbPlaneFilter * filters,
     GbError * error);
 /* Host frame in, host frame out: upload, blur, download, wait

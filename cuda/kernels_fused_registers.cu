@@ -26,8 +26,9 @@
  *            converted to fp16, is the column pass's A fragment as it
  *            stands (M = columns, K = rows), and the weights are B. The
  *            last 2 K row blocks stay in a ring of registers, unrolled 2 K
- *            times so that every index is known at compile time (from 7
- *            k-steps, unrolled 4 times and shifted: columns_kernel). Its
+ *            times so that every index is known at compile time (the
+ *            two-pass form from 7 k-steps: 2 K + 2 slots, unrolled 4
+ *            times and shifted down by 4 after them: columns_kernel). Its
  *            accumulator holds two neighbouring pixels of two rows, all
  *            channels: one 2C-byte store per row. The two-pass form's
  *            column pass takes up to 13 k-steps (radius 96) on planes of

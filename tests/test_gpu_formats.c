@@ -249,6 +249,25 @@ in_list (const char *list, const char *name)
   return 0;
 }
 
+/* Whether list is one or more known layout names, comma-separated, none
+ * empty. */
+static int
+layouts_known (const char *list)
+{
+  for (const char *p = list;; p++) {
+    const size_t length = strcspn (p, ",");
+    int known = 0;
+    for (size_t l = 0; l < sizeof layouts / sizeof layouts[0]; l++)
+      known |= strlen (layouts[l].name) == length
+          && strncmp (layouts[l].name, p, length) == 0;
+    if (!known)                 /* also an empty name */
+      return 0;
+    p += length;
+    if (*p == '\0')
+      return 1;
+  }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -265,7 +284,7 @@ main (int argc, char **argv)
   for (int i = 1; i < argc; i++) {
     if (strcmp (argv[i], "--quick") == 0) {
       quick = 1;
-    } else if (strcmp (argv[i], "--layout") == 0 && i + 1 < argc) {
+    } else if (strcmp (argv[i], "--layout") == 0 && i + 1 < argc && !only) {
       only = argv[++i];
     } else {
       fprintf (stderr, "usage: %s [--quick] [--layout NAME[,NAME...]]\n",
@@ -273,19 +292,14 @@ main (int argc, char **argv)
       return 2;
     }
   }
-  if (only)
-    for (const char *name = only; *name;) {
-      const size_t length = strcspn (name, ",");
-      int known = 0;
-      for (size_t l = 0; l < sizeof layouts / sizeof layouts[0]; l++)
-        known |= strlen (layouts[l].name) == length
-            && strncmp (layouts[l].name, name, length) == 0;
-      if (length == 0 || !known) {
-        fprintf (stderr, "%s: no layout %.*s\n", argv[0], (int) length, name);
-        return 2;
-      }
-      name += length + (name[length] == ',');
-    }
+  if (only && !layouts_known (only)) {
+    fprintf (stderr, "%s: --layout takes layout names, comma-separated:",
+        argv[0]);
+    for (size_t l = 0; l < sizeof layouts / sizeof layouts[0]; l++)
+      fprintf (stderr, " %s", layouts[l].name);
+    fprintf (stderr, "\n");
+    return 2;
+  }
   const Size *sizes = quick ? quick_sizes : full_sizes;
   const int n_sizes = quick ? 4 : 5;
 
