@@ -235,33 +235,22 @@ out:
   frame_free (&cpu_out);
 }
 
-/* Whether name is one of the comma-separated names in list. */
-static int
-in_list (const char *list, const char *name)
-{
-  const size_t n = strlen (name);
-  for (const char *p = list; *p;) {
-    const size_t length = strcspn (p, ",");
-    if (length == n && strncmp (p, name, n) == 0)
-      return 1;
-    p += length + (p[length] == ',');
-  }
-  return 0;
-}
+#define N_LAYOUTS (sizeof layouts / sizeof layouts[0])
 
-/* Whether list is one or more known layout names, comma-separated, none
- * empty. */
+/* Marks in chosen[] the layouts named in list (comma-separated); 0 where a
+ * name is empty or no layout's. */
 static int
-layouts_known (const char *list)
+choose_layouts (const char *list, int *chosen)
 {
   for (const char *p = list;; p++) {
     const size_t length = strcspn (p, ",");
-    int known = 0;
-    for (size_t l = 0; l < sizeof layouts / sizeof layouts[0]; l++)
-      known |= strlen (layouts[l].name) == length
-          && strncmp (layouts[l].name, p, length) == 0;
-    if (!known)                 /* also an empty name */
+    size_t l = 0;
+    while (l < N_LAYOUTS && !(strlen (layouts[l].name) == length
+            && strncmp (layouts[l].name, p, length) == 0))
+      l++;
+    if (l == N_LAYOUTS)         /* also an empty name */
       return 0;
+    chosen[l] = 1;
     p += length;
     if (*p == '\0')
       return 1;
@@ -277,6 +266,7 @@ main (int argc, char **argv)
   static const Size quick_sizes[] = { {1, 1}, {7, 3}, {33, 17}, {161, 93} };
   int quick = 0;
   const char *only = NULL;
+  int chosen[N_LAYOUTS] = { 0 };
   GbGeometry probe = { 1, 1, {{1, 1, 1, 1, 1, 0}} };
   GbBlur *blur;
   GbError error;
@@ -292,10 +282,10 @@ main (int argc, char **argv)
       return 2;
     }
   }
-  if (only && !layouts_known (only)) {
+  if (only && !choose_layouts (only, chosen)) {
     fprintf (stderr, "%s: --layout takes layout names, comma-separated:",
         argv[0]);
-    for (size_t l = 0; l < sizeof layouts / sizeof layouts[0]; l++)
+    for (size_t l = 0; l < N_LAYOUTS; l++)
       fprintf (stderr, " %s", layouts[l].name);
     fprintf (stderr, "\n");
     return 2;
@@ -309,8 +299,8 @@ main (int argc, char **argv)
   }
   gb_blur_destroy (blur);
 
-  for (size_t l = 0; l < sizeof layouts / sizeof layouts[0]; l++)
-    if (!only || in_list (only, layouts[l].name))
+  for (size_t l = 0; l < N_LAYOUTS; l++)
+    if (!only || chosen[l])
       for (int s = 0; s < n_sizes; s++)
         run_layout (&layouts[l], sizes[s], quick);
 
