@@ -922,20 +922,35 @@ rows_kernel (FusedParams p, GbBorder border)
  * "The column pass's ring, shifted"), us: Y42B 1080p at sigma 25 40.1 ->
  * 35.1, NV16 35.9 -> 33.4, GRAY8 4K at 10 across and 25 down 58.6 ->
  * 43.6; from 6, at sigma 12, I420 1080p 28.6 -> 23.3, RGBA 37.3 -> 34.7
- * (RGB 37.6 -> 38.0). At 4 and 5 row blocks it was faster on some planes
- * and slower on others (GRAY8 4K at sigma 10 32.5 -> 33.4, I420 1080p at
- * sigma 7 23.2 -> 20.6), so those keep the unrolled ring. */
+ * (RGB 37.6 -> 38.0). At 4 and 5 row blocks only a plane of one channel
+ * beside its frame's other planes takes it (BESIDE_SHIFTED_RING_MIN_H). */
 constexpr int SHIFTED_RING_MIN_H = 6;
 constexpr int SHIFTED_RING_STEPS = 4;   /* even: the raw buffers alternate */
 
-template < int C, int H > __global__ void
+/* At 4 and 5 row blocks of apron, the shifted ring measured faster on a
+ * plane of one channel beside its frame's other planes (gpu_share < 1),
+ * and slower or the same on the others (H200, docs/performance.md, "The
+ * shifted ring beside other planes"), us: NV12 1080p at sigma 7 19.7 ->
+ * 18.3, I420 23.0 -> 20.5, NV16 at sigma 10 28.7 -> 26.8, Y444 36.5 ->
+ * 35.7; GRAY8 alone at sigma 7 13.6 -> 13.8, GRAY8 4K at sigma 10 32.5 ->
+ * 33.4, NV24's interleaved chroma at sigma 10 33.5 -> 34.0. */
+constexpr int BESIDE_SHIFTED_RING_MIN_H = 4;
+
+/* Whether the column pass of H row blocks of apron shifts its ring. */
+__host__ __device__ constexpr bool
+shifted_ring (int channels, int h, bool beside_others)
+{
+  return h >= SHIFTED_RING_MIN_H || (channels == 1 && beside_others
+      && h >= BESIDE_SHIFTED_RING_MIN_H);
+}
+
+template < int C, int H, bool SHIFTED > __global__ void
 __launch_bounds__ (WARPS * 32)
 columns_kernel (FusedParams p, GbBorder border)
 {
 #ifdef GB_HAVE_MMA
   constexpr int MB = strips_per_warp (C);
   constexpr int TAPS_Y = 2 * H + 1;
-  constexpr bool SHIFTED = H >= SHIFTED_RING_MIN_H;
   /* Steps unrolled; the ring's slots: unshifted, step t's row block is in
    * slot t mod RING; shifted, in slot TAPS_Y - 1 + (t mod STEPS), the
    * TAPS_Y - 1 before it below. */
@@ -1150,8 +1165,11 @@ fused_group_kernel (PlaneGroup group, GbBorder border)
 #endif
 }
 
+/* form: for the fused and row kernels, whether the border rule is inline
+ * (near_edges); for the column kernel, whether its ring is shifted
+ * (shifted_ring). */
 template < int C, int K > FusedKernel
-kernel_of (Kind kind, bool near)
+kernel_of (Kind kind, bool form)
 {
   /* if constexpr: a form the channel count lacks is not compiled. */
   constexpr bool BOTH = has_inline_form (C) && has_out_of_line_form (C);
@@ -1161,7 +1179,7 @@ kernel_of (Kind kind, bool near)
       if constexpr (K > (C <= 2 ? 4 : 3))
         return NULL;
       else if constexpr (BOTH)
-        return near ? fused_kernel < C, K, true > : fused_kernel < C, K,
+        return form ? fused_kernel < C, K, true > : fused_kernel < C, K,
             false >;
       else
         return fused_kernel < C, K, NEAR >;
@@ -1169,48 +1187,53 @@ kernel_of (Kind kind, bool near)
       if constexpr (K > MAX_K)
         return NULL;
       else if constexpr (BOTH)
-        return near ? rows_kernel < C, K, true > : rows_kernel < C, K,
+        return form ? rows_kernel < C, K, true > : rows_kernel < C, K,
             false >;
       else
         return rows_kernel < C, K, NEAR >;
     case COLUMNS:
       if constexpr (K > MAX_K && C > MAX_COLUMN_K_CHANNELS)
         return NULL;
+      /* Both rings only where the choice depends on the other planes. */
+      else if constexpr (shifted_ring (C, K - 1, false)
+          || !shifted_ring (C, K - 1, true))
+        return columns_kernel < C, K - 1, shifted_ring (C, K - 1, false) >;
       else
-        return columns_kernel < C, K - 1 >;
+        return form ? columns_kernel < C, K - 1, true > : columns_kernel < C,
+            K - 1, false >;
     default:
       return NULL;
   }
 }
 
 template < int C > FusedKernel
-kernel_for (Kind kind, int k, bool near)
+kernel_for (Kind kind, int k, bool form)
 {
   switch (k) {
     case 2:
-      return kernel_of < C, 2 > (kind, near);
+      return kernel_of < C, 2 > (kind, form);
     case 3:
-      return kernel_of < C, 3 > (kind, near);
+      return kernel_of < C, 3 > (kind, form);
     case 4:
-      return kernel_of < C, 4 > (kind, near);
+      return kernel_of < C, 4 > (kind, form);
     case 5:
-      return kernel_of < C, 5 > (kind, near);
+      return kernel_of < C, 5 > (kind, form);
     case 6:
-      return kernel_of < C, 6 > (kind, near);
+      return kernel_of < C, 6 > (kind, form);
     case 7:
-      return kernel_of < C, 7 > (kind, near);
+      return kernel_of < C, 7 > (kind, form);
     case 8:
-      return kernel_of < C, 8 > (kind, near);
+      return kernel_of < C, 8 > (kind, form);
     case 9:
-      return kernel_of < C, 9 > (kind, near);
+      return kernel_of < C, 9 > (kind, form);
     case 10:
-      return kernel_of < C, 10 > (kind, near);
+      return kernel_of < C, 10 > (kind, form);
     case 11:
-      return kernel_of < C, 11 > (kind, near);
+      return kernel_of < C, 11 > (kind, form);
     case 12:
-      return kernel_of < C, 12 > (kind, near);
+      return kernel_of < C, 12 > (kind, form);
     case 13:
-      return kernel_of < C, 13 > (kind, near);
+      return kernel_of < C, 13 > (kind, form);
   }
   return NULL;
 }
@@ -1230,17 +1253,17 @@ static_assert (8 * (MAX_COLUMN_K - 1) <= GB_FUSED_MAX_RADIUS_Y + 7,
     "the column pass's k-steps follow its radius");
 
 FusedKernel
-kernel_for (Kind kind, int channels, int k, bool near)
+kernel_for (Kind kind, int channels, int k, bool form)
 {
   switch (channels) {
     case 1:
-      return kernel_for < 1 > (kind, k, near);
+      return kernel_for < 1 > (kind, k, form);
     case 2:
-      return kernel_for < 2 > (kind, k, near);
+      return kernel_for < 2 > (kind, k, form);
     case 3:
-      return kernel_for < 3 > (kind, k, near);
+      return kernel_for < 3 > (kind, k, form);
     case 4:
-      return kernel_for < 4 > (kind, k, near);
+      return kernel_for < 4 > (kind, k, form);
   }
   return NULL;
 }
@@ -1283,11 +1306,11 @@ resident_blocks (Kernel kernel, Slot && slot, int *sms, int *resident)
 }
 
 cudaError_t
-residency (FusedKernel kernel, Kind kind, int channels, int k, bool near,
+residency (FusedKernel kernel, Kind kind, int channels, int k, bool form,
     int *sms, int *resident)
 {
   return resident_blocks (kernel,[&](int device) -> std::atomic < int >&{
-        return cached_resident[device][kind][channels][k][near];}, sms,
+        return cached_resident[device][kind][channels][k][form];}, sms,
       resident);
 }
 
@@ -1445,15 +1468,16 @@ cudaError_t
 launch (Kind kind, int k, int apron, const FusedParams & p, int channels,
     GbBorder border, cudaStream_t stream)
 {
-  const bool near = near_edges (kind, k, p, channels);
-  FusedKernel kernel = kernel_for (kind, channels, k, near);
+  const bool form = kind == COLUMNS ? shifted_ring (channels, k - 1,
+      p.gpu_share < 1.0f) : near_edges (kind, k, p, channels);
+  FusedKernel kernel = kernel_for (kind, channels, k, form);
   const int units = p.groups * p.row_blocks;
   int sms = 0, resident = 0, blocks;
   cudaError_t err;
 
   if (!kernel)
     return cudaErrorInvalidValue;
-  err = residency (kernel, kind, channels, k, near, &sms, &resident);
+  err = residency (kernel, kind, channels, k, form, &sms, &resident);
   if (err != cudaSuccess)
     return err;
   blocks = (resident > 0 ? resident : 1) * sms;
