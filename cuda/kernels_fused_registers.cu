@@ -923,7 +923,8 @@ rows_kernel (FusedParams p, GbBorder border)
  * 35.1, NV16 35.9 -> 33.4, GRAY8 4K at 10 across and 25 down 58.6 ->
  * 43.6; from 6, at sigma 12, I420 1080p 28.6 -> 23.3, RGBA 37.3 -> 34.7
  * (RGB 37.6 -> 38.0). At 4 and 5 row blocks only a plane of one channel
- * beside its frame's other planes takes it (BESIDE_SHIFTED_RING_MIN_H). */
+ * beside its frame's other planes takes it (BESIDE_SHIFTED_RING_MIN_H),
+ * and four channels at 5 (ring_steps). */
 constexpr int SHIFTED_RING_MIN_H = 6;
 constexpr int SHIFTED_RING_STEPS = 4;   /* even: the raw buffers alternate */
 
@@ -936,15 +937,22 @@ constexpr int SHIFTED_RING_STEPS = 4;   /* even: the raw buffers alternate */
  * 33.4, NV24's interleaved chroma at sigma 10 33.5 -> 34.0. */
 constexpr int BESIDE_SHIFTED_RING_MIN_H = 4;
 
-/* Whether the column pass of H row blocks of apron shifts its ring. */
-__host__ __device__ constexpr bool
-shifted_ring (int channels, int h, bool beside_others)
+/* The column pass's ring for H row blocks of apron: shifted every so many
+ * steps, or 0: unrolled over its 2 H + 2 slots. Four channels at 5 row
+ * blocks (radius 33-40) shift every 2 steps: RGBA 1080p at sigma 10 31.2
+ * -> 29.7 us, 4K 99.9 -> 100.0 (H200, the same section). The other
+ * trials (every 4 steps; every 2 at 3 and 4 row blocks, or on three
+ * channels) lost, or gained at 1080p and lost at 4K or the reverse. */
+__host__ __device__ constexpr int
+ring_steps (int channels, int h, bool beside_others)
 {
-  return h >= SHIFTED_RING_MIN_H || (channels == 1 && beside_others
-      && h >= BESIDE_SHIFTED_RING_MIN_H);
+  if (h >= SHIFTED_RING_MIN_H || (channels == 1 && beside_others
+          && h >= BESIDE_SHIFTED_RING_MIN_H))
+    return SHIFTED_RING_STEPS;
+  return channels == 4 && h == 5 ? 2 : 0;
 }
 
-template < int C, int H, bool SHIFTED > __global__ void
+template < int C, int H, int RING_STEPS > __global__ void
 __launch_bounds__ (WARPS * 32)
 columns_kernel (FusedParams p, GbBorder border)
 {
@@ -954,7 +962,8 @@ columns_kernel (FusedParams p, GbBorder border)
   /* Steps unrolled; the ring's slots: unshifted, step t's row block is in
    * slot t mod RING; shifted, in slot TAPS_Y - 1 + (t mod STEPS), the
    * TAPS_Y - 1 before it below. */
-  constexpr int STEPS = SHIFTED ? SHIFTED_RING_STEPS : 2 * H + 2;
+  constexpr bool SHIFTED = RING_STEPS > 0;
+  constexpr int STEPS = SHIFTED ? RING_STEPS : 2 * H + 2;
   constexpr int RING = SHIFTED ? TAPS_Y - 1 + STEPS : STEPS;
   static_assert (STEPS % 2 == 0, "the raw buffers alternate");
   constexpr bool INTERLEAVED = C == 1;
@@ -1166,8 +1175,8 @@ fused_group_kernel (PlaneGroup group, GbBorder border)
 }
 
 /* form: for the fused and row kernels, whether the border rule is inline
- * (near_edges); for the column kernel, whether its ring is shifted
- * (shifted_ring). */
+ * (near_edges); for the column kernel, whether its plane runs beside its
+ * frame's other planes (ring_steps). */
 template < int C, int K > FusedKernel
 kernel_of (Kind kind, bool form)
 {
@@ -1195,12 +1204,13 @@ kernel_of (Kind kind, bool form)
       if constexpr (K > MAX_K && C > MAX_COLUMN_K_CHANNELS)
         return NULL;
       /* Both rings only where the choice depends on the other planes. */
-      else if constexpr (shifted_ring (C, K - 1, false)
-          || !shifted_ring (C, K - 1, true))
-        return columns_kernel < C, K - 1, shifted_ring (C, K - 1, false) >;
+      else if constexpr (ring_steps (C, K - 1, false) == ring_steps (C, K - 1,
+              true))
+        return columns_kernel < C, K - 1, ring_steps (C, K - 1, false) >;
       else
-        return form ? columns_kernel < C, K - 1, true > : columns_kernel < C,
-            K - 1, false >;
+        return form ? columns_kernel < C, K - 1, ring_steps (C, K - 1,
+            true) > : columns_kernel < C, K - 1, ring_steps (C, K - 1,
+            false) >;
     default:
       return NULL;
   }
@@ -1468,8 +1478,8 @@ cudaError_t
 launch (Kind kind, int k, int apron, const FusedParams & p, int channels,
     GbBorder border, cudaStream_t stream)
 {
-  const bool form = kind == COLUMNS ? shifted_ring (channels, k - 1,
-      p.gpu_share < 1.0f) : near_edges (kind, k, p, channels);
+  const bool form = kind == COLUMNS ? p.gpu_share < 1.0f
+      : near_edges (kind, k, p, channels);
   FusedKernel kernel = kernel_for (kind, channels, k, form);
   const int units = p.groups * p.row_blocks;
   int sms = 0, resident = 0, blocks;

@@ -88,7 +88,7 @@ static const Variant variants[] = {
    * apron (6) on full-size planes and the 4:2:2 chroma (7: sigma 15) */
   {12.0, 12.0, 0.0, 0, 0, 0},
   /* radius 25: 4 row blocks of apron, where a plane of one channel beside
-   * others shifts the ring and one alone does not (shifted_ring) */
+   * others shifts the ring and one alone does not (ring_steps) */
   {7.0, 7.0, 0.0, 0, 0, 0},
   /* the recursive filter's poles nearest 1: its float rounding on 16-bit
    * samples (real second-order sections were 4 units apart at 60 x 20) */
