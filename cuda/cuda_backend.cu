@@ -62,6 +62,7 @@
 
 struct GbCudaPlaneBuffers
 {
+  float gpu_share;              /* GbDevicePlane's, set with the geometry */
   float *intermediate;          /* row-major for separable, transposed for */
   size_t intermediate_pitch;    /* recursive: sized for both layouts */
   size_t transposed_pitch;
@@ -957,6 +958,16 @@ gb_cuda_configure (GbCuda * cuda, const GbGeometry * geometry, GbError * error)
     return cuda_fail (error, err, "cannot allocate frame buffers on the GPU");
   }
   cuda->geometry = *geometry;
+  {
+    double samples = 0;
+    for (int p = 0; p < geometry->n_planes; p++)
+      samples += (double) geometry->planes[p].width
+          * geometry->planes[p].height * geometry->planes[p].channels;
+    for (int p = 0; p < geometry->n_planes; p++)
+      cuda->planes[p].gpu_share = samples > 0 ? (float) ((double)
+          geometry->planes[p].width * geometry->planes[p].height
+          * geometry->planes[p].channels / samples) : 1.0f;
+  }
   cuda->host_frame_us = 0;
   return GB_OK;
 }
@@ -1201,15 +1212,7 @@ device_plane (const GbCuda * cuda, int p, const GbImage * src,
   plane.height = rect.height;
   plane.channels = geometry->channels;
   plane.bytes_per_sample = cuda->geometry.bytes_per_sample;
-  {
-    double samples = 0;
-    for (int i = 0; i < cuda->geometry.n_planes; i++) {
-      const GbPlaneGeometry *g = &cuda->geometry.planes[i];
-      samples += (double) g->width * g->height * g->channels;
-    }
-    plane.gpu_share = samples > 0 ? (float) ((double) geometry->width
-        * geometry->height * geometry->channels / samples) : 1.0f;
-  }
+  plane.gpu_share = cuda->planes[p].gpu_share;
   plane.frame_mixed_factors = cuda->frame_mixed_factors;
   return plane;
 }
