@@ -27,8 +27,9 @@
  *            stands (M = columns, K = rows), and the weights are B. The
  *            last 2 K row blocks stay in a ring of registers, unrolled 2 K
  *            times so that every index is known at compile time (the
- *            two-pass form from 7 k-steps: 2 K + 2 slots, unrolled 4
- *            times and shifted down by 4 after them: columns_kernel). Its
+ *            two-pass form from 7 k-steps, and from fewer on some planes:
+ *            2 K + 2 or 2 K slots, unrolled 4 or 2 times and shifted down
+ *            after them: ring_steps ()). Its
  *            accumulator holds two neighbouring pixels of two rows, all
  *            channels: one 2C-byte store per row. The two-pass form's
  *            column pass takes up to 13 k-steps (radius 96) on planes of
@@ -926,30 +927,37 @@ rows_kernel (FusedParams p, GbBorder border)
  * beside its frame's other planes takes it (BESIDE_SHIFTED_RING_MIN_H),
  * and four channels at 5 (ring_steps). */
 constexpr int SHIFTED_RING_MIN_H = 6;
-constexpr int SHIFTED_RING_STEPS = 4;   /* even: the raw buffers alternate */
+constexpr int SHIFTED_RING_STEPS = 4;   /* even, as every ring's steps */
 
-/* At 4 and 5 row blocks of apron, the shifted ring measured faster on a
- * plane of one channel beside its frame's other planes (gpu_share < 1),
- * and slower or the same on the others (H200, docs/performance.md, "The
- * shifted ring beside other planes"), us: NV12 1080p at sigma 7 19.7 ->
+/* At 4 and 5 row blocks of apron, shifting the ring of the planes of one
+ * channel that run beside their frame's other planes (gpu_share < 1)
+ * measured faster on frames with such planes, the rest within 0.1 us;
+ * shifting it on a plane alone, or on two channels, slower (H200,
+ * docs/performance.md, "The shifted ring beside other planes"), us: NV12
+ * 1080p at sigma 7 19.7 ->
  * 18.3, I420 23.0 -> 20.5, NV16 at sigma 10 28.7 -> 26.8, Y444 36.5 ->
  * 35.7; GRAY8 alone at sigma 7 13.6 -> 13.8, GRAY8 4K at sigma 10 32.5 ->
  * 33.4, NV24's interleaved chroma at sigma 10 33.5 -> 34.0. */
 constexpr int BESIDE_SHIFTED_RING_MIN_H = 4;
 
+/* Four channels at 5 row blocks (radius 33-40) shift every 2 steps: RGBA
+ * 1080p at sigma 10 31.2 -> 29.8 us, 4K 100.3 -> 100.5 (H200, the same
+ * section). The other trials (every 4 steps; every 2 at 3 and 4 row
+ * blocks, or on three channels) lost, or gained at 1080p and lost at 4K
+ * or the reverse. */
+constexpr int FOUR_CHANNEL_SHIFTED_H = 5;
+constexpr int FOUR_CHANNEL_RING_STEPS = 2;
+
 /* The column pass's ring for H row blocks of apron: shifted every so many
- * steps, or 0: unrolled over its 2 H + 2 slots. Four channels at 5 row
- * blocks (radius 33-40) shift every 2 steps: RGBA 1080p at sigma 10 31.2
- * -> 29.7 us, 4K 99.9 -> 100.0 (H200, the same section). The other
- * trials (every 4 steps; every 2 at 3 and 4 row blocks, or on three
- * channels) lost, or gained at 1080p and lost at 4K or the reverse. */
+ * steps, or 0: unrolled over its 2 H + 2 slots. */
 __host__ __device__ constexpr int
 ring_steps (int channels, int h, bool beside_others)
 {
   if (h >= SHIFTED_RING_MIN_H || (channels == 1 && beside_others
           && h >= BESIDE_SHIFTED_RING_MIN_H))
     return SHIFTED_RING_STEPS;
-  return channels == 4 && h == 5 ? 2 : 0;
+  return channels == 4 && h == FOUR_CHANNEL_SHIFTED_H
+      ? FOUR_CHANNEL_RING_STEPS : 0;
 }
 
 template < int C, int H, int RING_STEPS > __global__ void
@@ -1407,8 +1415,10 @@ staged_k (const FusedParams & p, int channels, int k)
       && (staged_size (p) || (k == 2 && p.gpu_share >= 1.0f));
 }
 
-/* Whether a plane's edge groups take the inline border rule
- * (load_four_near) rather than the out-of-line one. Not for two channels:
+/* Whether a plane's edge groups, in the fused and row kernels, take the
+ * inline border rule (load_four_near) rather than the out-of-line one
+ * (the column kernel reads the intermediate: no border along x). Not for
+ * two channels:
  * NV12's chroma measured faster out of line (1080p sigma 10: 24.7 against
  * 26.6 us). One channel has both forms: the inline one costs
  * registers (rows_kernel<1, 6>: 80 -> 128, fused_kernel<1, 4>: 126 -> 166),
@@ -1417,9 +1427,9 @@ staged_k (const FusedParams & p, int channels, int k)
  * (I420 1080p sigma 10: 23.3 against 26.6 us; sigma 1 and 3 faster
  * inline: 10.6 / 14.4 against 11.0 / 15.9). */
 bool
-near_edges (Kind kind, int k, const FusedParams & p, int channels)
+near_edges (int k, const FusedParams & p, int channels)
 {
-  if (kind == COLUMNS || !has_inline_form (channels))
+  if (!has_inline_form (channels))
     return false;
   return !has_out_of_line_form (channels) || p.gpu_share >= 1.0f || k < 4;
 }
@@ -1479,7 +1489,7 @@ launch (Kind kind, int k, int apron, const FusedParams & p, int channels,
     GbBorder border, cudaStream_t stream)
 {
   const bool form = kind == COLUMNS ? p.gpu_share < 1.0f
-      : near_edges (kind, k, p, channels);
+      : near_edges (k, p, channels);
   FusedKernel kernel = kernel_for (kind, channels, k, form);
   const int units = p.groups * p.row_blocks;
   int sms = 0, resident = 0, blocks;

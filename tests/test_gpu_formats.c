@@ -88,7 +88,8 @@ static const Variant variants[] = {
    * apron (6) on full-size planes and the 4:2:2 chroma (7: sigma 15) */
   {12.0, 12.0, 0.0, 0, 0, 0},
   /* radius 25: 4 row blocks of apron, where a plane of one channel beside
-   * others shifts the ring and one alone does not (ring_steps) */
+   * others shifts the ring (ring_steps; test-gpu-parity's sigma 7 runs the
+   * plane alone, whose ring is unrolled) */
   {7.0, 7.0, 0.0, 0, 0, 0},
   /* the recursive filter's poles nearest 1: its float rounding on 16-bit
    * samples (real second-order sections were 4 units apart at 60 x 20) */

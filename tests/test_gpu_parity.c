@@ -378,8 +378,10 @@ main (int argc, char **argv)
   static const Size full_sizes[] = { {1, 1}, {7, 3}, {640, 480}, {1921, 1081} };
   static const Size quick_sizes[] = { {1, 1}, {7, 3}, {64, 48}, {161, 93},
     {2100, 300} };
-  /* fused: radius 2 .. 56 (k-steps 2 .. 8), then past its reach (30) */
-  static const double full_sigmas[] = { 0.5, 1, 3, 10, 16, 30 };
+  /* fused: radius 2 .. 56 (k-steps 2 .. 8), then past its reach (30);
+   * 7: radius 25, the two-pass form's column ring unrolled on a plane
+   * alone at 4 row blocks (ring_steps) */
+  static const double full_sigmas[] = { 0.5, 1, 3, 7, 10, 16, 30 };
   static const double quick_sigmas[] = { 0.5, 3, 10, 16 };
   static const double large_sigmas[] = { 60, 150, 250 };
   static const Size race_sizes[] = { {61, 47}, {2100, 300} };
@@ -392,7 +394,7 @@ main (int argc, char **argv)
   const double *sigmas = quick ? quick_sigmas : race ? race_sigmas
       : full_sigmas;
   int n_sizes = race ? 2 : quick ? 5 : 4;
-  int n_sigmas = race ? 3 : quick ? 4 : 6;
+  int n_sigmas = race ? 3 : quick ? 4 : 7;
   int first_algorithm = race ? GB_ALGORITHM_SHARED : GB_ALGORITHM_AUTO;
   GbGeometry probe = { 1, 1, {{1, 1, 1, 1, 1, 0}} };
   GbBlur *blur;
