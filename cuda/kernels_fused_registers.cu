@@ -27,9 +27,9 @@
  *            stands (M = columns, K = rows), and the weights are B. The
  *            last 2 K row blocks stay in a ring of registers, unrolled 2 K
  *            times so that every index is known at compile time (the
- *            two-pass form from 7 k-steps, and from fewer on some planes:
- *            2 K + 2 or 2 K slots, unrolled 4 or 2 times and shifted down
- *            after them: ring_steps ()). Its
+ *            two-pass form from 7 k-steps, and from fewer on some planes,
+ *            unrolls 4 or 2 steps and shifts the ring's slots down after
+ *            them: ring_steps ()). Its
  *            accumulator holds two neighbouring pixels of two rows, all
  *            channels: one 2C-byte store per row. The two-pass form's
  *            column pass takes up to 13 k-steps (radius 96) on planes of
@@ -934,10 +934,10 @@ constexpr int SHIFTED_RING_STEPS = 4;   /* even, as every ring's steps */
  * measured faster on frames with such planes, the rest within 0.1 us;
  * shifting it on a plane alone, or on two channels, slower (H200,
  * docs/performance.md, "The shifted ring beside other planes"), us: NV12
- * 1080p at sigma 7 19.7 ->
- * 18.3, I420 23.0 -> 20.5, NV16 at sigma 10 28.7 -> 26.8, Y444 36.5 ->
- * 35.7; GRAY8 alone at sigma 7 13.6 -> 13.8, GRAY8 4K at sigma 10 32.5 ->
- * 33.4, NV24's interleaved chroma at sigma 10 33.5 -> 34.0. */
+ * 1080p at sigma 7 19.7 -> 18.3, I420 23.0 -> 20.5, NV16 at sigma 10 28.7
+ * -> 26.8, Y444 36.5 -> 35.7; GRAY8 alone at sigma 7 13.6 -> 13.8, GRAY8
+ * 4K at sigma 10 32.5 -> 33.4, NV24's interleaved chroma at sigma 10 33.5
+ * -> 34.0. */
 constexpr int BESIDE_SHIFTED_RING_MIN_H = 4;
 
 /* Four channels at 5 row blocks (radius 33-40) shift every 2 steps: RGBA
