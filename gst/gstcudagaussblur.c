@@ -639,7 +639,8 @@ gst_cuda_gauss_blur_class_init (GstCudaGaussBlurClass * klass)
    * values are closer to the exact filter and slower (seed 004 finds 2
    * free of visible artefacts). 0 is exact: each segment starts from the
    * state carried exactly across the ones before it, at about the speed
-   * of 2. The CPU always computes the exact filter.
+   * of 1.5 (docs/performance.md). The CPU always computes the exact
+   * filter.
    */
   g_object_class_install_property (gobject_class, PROP_KAPPA,
       g_param_spec_double ("kappa", "Kappa",
@@ -1038,8 +1039,11 @@ gst_cuda_gauss_blur_set_property (GObject * object, guint prop_id,
     const GValue * value, GParamSpec * pspec)
 {
   GstCudaGaussBlur *self = GST_CUDA_GAUSS_BLUR (object);
+  gboolean streaming;
 
   GST_OBJECT_LOCK (self);
+  streaming = GST_STATE (self) >= GST_STATE_PAUSED
+      || GST_STATE_PENDING (self) >= GST_STATE_PAUSED;
   switch (prop_id) {
     case PROP_SIGMA:
       GST_DEBUG_OBJECT (self, "sigma %g x %g -> %g", self->sigma_x,
@@ -1137,8 +1141,12 @@ gst_cuda_gauss_blur_set_property (GObject * object, guint prop_id,
   self->map_changed = TRUE;
   GST_OBJECT_UNLOCK (self);
 
-  if (prop_id == PROP_SIGMA || prop_id == PROP_SIGMA_X
-      || prop_id == PROP_SIGMA_Y || prop_id == PROP_AMOUNT)
+  /* While frames may flow, passthrough changes on the streaming thread
+   * only (before_transform): switched from here, a buffer between
+   * GstBaseTransform's two looks at it went out as an output buffer never
+   * written, or was transformed into itself (a flow error). */
+  if (!streaming && (prop_id == PROP_SIGMA || prop_id == PROP_SIGMA_X
+          || prop_id == PROP_SIGMA_Y || prop_id == PROP_AMOUNT))
     gst_cuda_gauss_blur_update_passthrough (self);
   /* Where the blur runs decides the memory it takes (backend=cpu: system
    * memory only) and the context of its pools: negotiate again. */
@@ -1382,8 +1390,8 @@ gst_cuda_gauss_blur_set_caps (GstBaseTransform * trans, GstCaps * incaps,
 
   if (in_info.width != self->info.width
       || in_info.height != self->info.height) {
-    g_free (self->map);
-    self->map = g_new (float, (gsize) in_info.width * in_info.height);
+    /* (made again at the size of the first frame that needs one) */
+    g_clear_pointer (&self->map, g_free);
     /* the core drops a map of another size */
     self->map_valid = self->core_has_map = FALSE;
   }
@@ -1749,9 +1757,9 @@ gst_cuda_gauss_blur_before_transform (GstBaseTransform * trans,
     gst_object_sync_values (GST_OBJECT (trans), stream_time);
   gst_cuda_gauss_blur_follow_input_context (GST_CUDA_GAUSS_BLUR (trans),
       buffer);
-  /* set_property decides passthrough too, but two threads setting sigma at
-   * once can leave it stale; here, on the streaming thread and before this
-   * buffer's output is prepared, it matches the sigma this frame uses. */
+  /* Passthrough follows the settings here, on the streaming thread and
+   * before this buffer's output is prepared (set_property switches it only
+   * while no frame can flow): it then matches the sigma this frame uses. */
   gst_cuda_gauss_blur_update_passthrough (GST_CUDA_GAUSS_BLUR (trans));
 }
 
@@ -1766,12 +1774,19 @@ typedef struct
   gboolean changed;
 } GstCudaGaussBlurMapSettings;
 
-/* sigma-map=image: the file, read again when its location changed. */
+/* sigma-map=image: the file, read again when its location changed. A file
+ * that cannot be read, where one was read before, is refused: a warning,
+ * sigma-map-location back to the file in use, whose map stays. With none
+ * read yet there is no map to blur with: an element error (every frame
+ * until a location can be read). */
 static gboolean
 gst_cuda_gauss_blur_load_map_image (GstCudaGaussBlur * self,
     const gchar * location)
 {
   GError *error = NULL;
+  guint8 *image = NULL;
+  gint width = 0, height = 0;
+  gboolean refused = FALSE;
 
   if (!location || !*location) {
     GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND,
@@ -1780,16 +1795,35 @@ gst_cuda_gauss_blur_load_map_image (GstCudaGaussBlur * self,
   }
   if (self->map_image && g_strcmp0 (location, self->map_image_location) == 0)
     return TRUE;
-  g_clear_pointer (&self->map_image, g_free);
-  g_clear_pointer (&self->map_image_location, g_free);
-  if (!gst_sigma_map_file_load (location, &self->map_image,
-          &self->map_image_width, &self->map_image_height, &error)) {
+  if (gst_sigma_map_file_load (location, &image, &width, &height, &error)) {
+    g_free (self->map_image);
+    g_free (self->map_image_location);
+    self->map_image = image;
+    self->map_image_width = width;
+    self->map_image_height = height;
+    self->map_image_location = g_strdup (location);
+    return TRUE;
+  }
+  if (!self->map_image) {
     GST_ELEMENT_ERROR (self, RESOURCE, OPEN_READ,
         ("Cannot read the sigma map: %s", error->message), (NULL));
     g_clear_error (&error);
     return FALSE;
   }
-  self->map_image_location = g_strdup (location);
+  GST_ELEMENT_WARNING (self, RESOURCE, OPEN_READ,
+      ("Cannot read the sigma map: %s; keeping the map of %s",
+          error->message, self->map_image_location), (NULL));
+  g_clear_error (&error);
+  /* (unless the application set another location meanwhile) */
+  GST_OBJECT_LOCK (self);
+  if (g_strcmp0 (self->sigma_map_location, location) == 0) {
+    g_free (self->sigma_map_location);
+    self->sigma_map_location = g_strdup (self->map_image_location);
+    refused = TRUE;
+  }
+  GST_OBJECT_UNLOCK (self);
+  if (refused)
+    g_object_notify (G_OBJECT (self), "sigma-map-location");
   return TRUE;
 }
 
@@ -1812,6 +1846,16 @@ gst_cuda_gauss_blur_update_map (GstCudaGaussBlur * self,
   if (settings->kind != GST_CUDA_GAUSS_BLUR_SIGMA_MAP_ROI && self->map_valid
       && !settings->changed)
     return TRUE;
+
+  /* The static maps' buffer: a float a pixel, only where one is used. */
+  if (settings->kind != GST_CUDA_GAUSS_BLUR_SIGMA_MAP_ROI && !self->map
+      && !(self->map = g_try_new (float, (gsize) width * height))) {
+    GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
+        ("Cannot allocate the sigma map (%d x %d floats)", width, height),
+        (NULL));
+    self->map_valid = FALSE;
+    return FALSE;
+  }
 
   switch (settings->kind) {
     case GST_CUDA_GAUSS_BLUR_SIGMA_MAP_ROI:
@@ -1836,8 +1880,8 @@ gst_cuda_gauss_blur_update_map (GstCudaGaussBlur * self,
           settings->focus_transition);
       break;
     case GST_CUDA_GAUSS_BLUR_SIGMA_MAP_IMAGE:
-      /* The core keeps the last map: every frame fails (and retries the
-       * file) until one is read. */
+      /* With no file read yet, every frame fails (and retries the file)
+       * until one is read. */
       if (!gst_cuda_gauss_blur_load_map_image (self, settings->location)) {
         self->map_valid = FALSE;
         return FALSE;

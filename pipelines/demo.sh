@@ -65,6 +65,9 @@ if [ ! -f "$BUILD_DIR/build.ninja" ]; then
     setup_options=("-Dgpu_architectures=$CUDA_ARCHITECTURES")
   fi
   meson setup "$BUILD_DIR" "$root" "${setup_options[@]}"
+elif [ -n "${CUDA_ARCHITECTURES:-}" ]; then
+  # as tests/run.sh: the architectures asked for, on an existing build too
+  meson configure "$BUILD_DIR" "-Dgpu_architectures=$CUDA_ARCHITECTURES"
 fi
 ninja -C "$BUILD_DIR"
 

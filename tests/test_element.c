@@ -734,8 +734,9 @@ GST_START_TEST (test_passthrough)
   GstBuffer *output;
 
   fail_if (gst_base_transform_is_passthrough (trans));
+  /* while playing, passthrough follows sigma at the next frame */
   g_object_set (h->element, "sigma", 0.0, NULL);
-  fail_unless (gst_base_transform_is_passthrough (trans));
+  fail_if (gst_base_transform_is_passthrough (trans));
 
   /* sigma 0: the input buffer itself goes out */
   fail_unless_equals_int (gst_harness_push (h, gst_buffer_ref (input)),
@@ -743,11 +744,12 @@ GST_START_TEST (test_passthrough)
   output = gst_harness_pull (h);
   fail_unless (output == input);
   gst_buffer_unref (output);
+  fail_unless (gst_base_transform_is_passthrough (trans));
 
   /* blurring again from the next frame */
   g_object_set (h->element, "sigma", 2.0, NULL);
-  fail_if (gst_base_transform_is_passthrough (trans));
   gst_buffer_unref (push_and_check (h, input, &info, &params));
+  fail_if (gst_base_transform_is_passthrough (trans));
 
   g_object_set (h->element, "sigma", 0.0, NULL);
   fail_unless_equals_int (gst_harness_push (h, gst_buffer_ref (input)),
@@ -757,6 +759,64 @@ GST_START_TEST (test_passthrough)
   gst_buffer_unref (output);
 
   gst_buffer_unref (input);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+/* Flips sigma between 0 and 1 until told to stop (the application's thread
+ * of test_passthrough_switch_while_streaming). */
+static gpointer
+flip_sigma (gpointer data)
+{
+  GstElement *element = data;
+  gint *stop = g_object_get_data (G_OBJECT (element), "stop");
+  guint i = 0;
+
+  while (!g_atomic_int_get (stop))
+    g_object_set (element, "sigma", (i++ & 1) ? 0.0 : 1.0, NULL);
+  return NULL;
+}
+
+/* Passthrough switching while frames flow: a flat frame is the same
+ * blurred or passed through, so every output must equal its input. When
+ * set_property switched passthrough from the application's thread, a
+ * buffer between GstBaseTransform's two passthrough checks went out as a
+ * pool buffer never written (an older frame), or was transformed into
+ * itself (a write map of a read-only buffer: flow error). */
+GST_START_TEST (test_passthrough_switch_while_streaming)
+{
+  const gint frames = 20000;
+  const gint64 max_us = 3 * G_USEC_PER_SEC;
+  GstHarness *h = element_harness_new ("cpu", "GRAY8", 8, 8);
+  gint stop = 0;
+  GThread *thread;
+  gint64 start = g_get_monotonic_time ();
+  gint i, stale = 0;
+
+  g_object_set_data (G_OBJECT (h->element), "stop", &stop);
+  thread = g_thread_new ("flip-sigma", flip_sigma, h->element);
+  for (i = 0; i < frames && (i < 500
+          || g_get_monotonic_time () - start < max_us); i++) {
+    const guint8 value = (guint8) (i % 251);
+    GstBuffer *input = gst_buffer_new_allocate (NULL, 64, NULL);
+    GstBuffer *output;
+    GstMapInfo map;
+    gsize k;
+
+    gst_buffer_memset (input, 0, value, 64);
+    fail_unless_equals_int (gst_harness_push (h, input), GST_FLOW_OK);
+    output = gst_harness_pull (h);
+    fail_unless (output != NULL);
+    fail_unless (gst_buffer_map (output, &map, GST_MAP_READ));
+    for (k = 0; k < map.size && map.data[k] == value; k++);
+    stale += k < map.size;
+    gst_buffer_unmap (output, &map);
+    gst_buffer_unref (output);
+  }
+  g_atomic_int_set (&stop, 1);
+  g_thread_join (thread);
+  fail_unless_equals_int (stale, 0);
   gst_harness_teardown (h);
 }
 
@@ -809,9 +869,9 @@ GST_START_TEST (test_sharpen)
       params.sigma_x = fabs (cases[c].sigma_x);
       params.sigma_y = fabs (cases[c].sigma_y);
       params.sharpen = cases[c].amount;
+      gst_buffer_unref (push_and_check (h, input, &info, &params));
       fail_if (gst_base_transform_is_passthrough (GST_BASE_TRANSFORM
               (h->element)));
-      gst_buffer_unref (push_and_check (h, input, &info, &params));
     }
 
     gst_buffer_unref (input);
@@ -837,28 +897,28 @@ GST_START_TEST (test_identity_settings)
 
   /* amount 0 sharpens by nothing */
   set_sigmas (h->element, -2.0, -2.0, 0.0);
-  fail_unless (gst_base_transform_is_passthrough (trans));
   push_unchanged (h, input, &info, TRUE, "sigma -2, amount 0");
-  set_sigmas (h->element, -2.0, 3.0, 0.0);
   fail_unless (gst_base_transform_is_passthrough (trans));
+  set_sigmas (h->element, -2.0, 3.0, 0.0);
   push_unchanged (h, input, &info, TRUE, "sigma -2 x 3, amount 0");
+  fail_unless (gst_base_transform_is_passthrough (trans));
 
   /* amount is unused while both sigmas are positive */
   set_sigmas (h->element, 2.0, 2.0, 0.0);
-  fail_if (gst_base_transform_is_passthrough (trans));
   gst_buffer_unref (push_and_check (h, input, &info, &params));
+  fail_if (gst_base_transform_is_passthrough (trans));
 
   /* both sigmas 0, whatever the amount */
   set_sigmas (h->element, 0.0, 0.0, 1.0);
-  fail_unless (gst_base_transform_is_passthrough (trans));
   push_unchanged (h, input, &info, TRUE, "sigma 0 x 0");
+  fail_unless (gst_base_transform_is_passthrough (trans));
 
   /* sigma-x 0, sigma-y 3: columns only */
   set_sigmas (h->element, 0.0, 3.0, 1.0);
-  fail_if (gst_base_transform_is_passthrough (trans));
   params.sigma_x = 0.0;
   params.sigma_y = 3.0;
   gst_buffer_unref (push_and_check (h, input, &info, &params));
+  fail_if (gst_base_transform_is_passthrough (trans));
   /* so a frame whose rows are all alike (every column constant) comes out
    * as it went in (clamp border), though not passed through */
   fail_unless (gst_video_frame_map (&frame, &info, columns, GST_MAP_WRITE));
@@ -2160,6 +2220,7 @@ cudagaussblur_suite (void)
   tcase_add_test (tc, test_tiny_frames);
   tcase_add_test (tc, test_padded_input_strides);
   tcase_add_test (tc, test_passthrough);
+  tcase_add_test (tc, test_passthrough_switch_while_streaming);
   tcase_add_test (tc, test_sharpen);
   tcase_add_test (tc, test_identity_settings);
   tcase_add_test (tc, test_region);
