@@ -1757,9 +1757,10 @@ gst_cuda_gauss_blur_before_transform (GstBaseTransform * trans,
     gst_object_sync_values (GST_OBJECT (trans), stream_time);
   gst_cuda_gauss_blur_follow_input_context (GST_CUDA_GAUSS_BLUR (trans),
       buffer);
-  /* Passthrough follows the settings here, on the streaming thread and
-   * before this buffer's output is prepared (set_property switches it only
-   * while no frame can flow): it then matches the sigma this frame uses. */
+  /* Passthrough follows the settings here, on the streaming thread, before
+   * the base class negotiates again for this buffer (submit_input_buffer)
+   * and prepares its output (set_property switches it only while no frame
+   * can flow): it then matches the sigma this frame uses. */
   gst_cuda_gauss_blur_update_passthrough (GST_CUDA_GAUSS_BLUR (trans));
 }
 
