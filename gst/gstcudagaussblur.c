@@ -243,6 +243,8 @@ struct _GstCudaGaussBlur
   gboolean normalize;
   guint frames_in_flight;
   gboolean map_changed;         /* a property the static maps depend on */
+  GstClockTime frame_duration;  /* of the caps (none: no frame rate), for
+                                 * latency queries from any thread */
 
   /* streaming thread only (set_caps, transform) and stop */
   float *map;                   /* the frame's sigma map, width floats a row */
@@ -257,6 +259,9 @@ struct _GstCudaGaussBlur
   gboolean core_has_map;        /* the handle holds a map of ours */
   gboolean pass_buffer;         /* this buffer goes out as it came (no
                                  * region of interest on it) */
+  GstCudaGaussBlurSigmaMap frame_sigma_map;    /* the sigma-map prepare_output_buffer read
+                                 * for the buffer at hand, which transform
+                                 * keeps (regions collected or not) */
   GstVideoInfo info;            /* of both pads: in and out caps are equal */
   GbGeometry geometry;
   GbBlur *blur;
@@ -897,6 +902,7 @@ gst_cuda_gauss_blur_init (GstCudaGaussBlur * self)
   self->blur_frames_in_flight = 1;
   self->regions = g_array_new (FALSE, FALSE, sizeof (GbSigmaRegion));
   gst_video_info_init (&self->info);
+  self->frame_duration = GST_CLOCK_TIME_NONE;
 }
 
 /* The core's CUDA calls run in the handle's context (it was made with
@@ -1396,6 +1402,11 @@ gst_cuda_gauss_blur_set_caps (GstBaseTransform * trans, GstCaps * incaps,
     self->map_valid = self->core_has_map = FALSE;
   }
   self->info = in_info;
+  GST_OBJECT_LOCK (self);
+  self->frame_duration = GST_VIDEO_INFO_FPS_N (&in_info) > 0
+      ? gst_util_uint64_scale_int (GST_SECOND, GST_VIDEO_INFO_FPS_D (&in_info),
+      GST_VIDEO_INFO_FPS_N (&in_info)) : GST_CLOCK_TIME_NONE;
+  GST_OBJECT_UNLOCK (self);
   gst_cuda_gauss_blur_geometry_from_info (&in_info, &geometry);
   /* a failure for another geometry says nothing about this one */
   if (memcmp (&geometry, &self->geometry, sizeof geometry) != 0)
@@ -1921,6 +1932,7 @@ gst_cuda_gauss_blur_prepare_output_buffer (GstBaseTransform * trans,
   self->pass_buffer = FALSE;
   g_array_set_size (self->regions, 0);
   GST_OBJECT_LOCK (self);
+  self->frame_sigma_map = self->sigma_map;
   roi = self->sigma_map == GST_CUDA_GAUSS_BLUR_SIGMA_MAP_ROI;
   sigma = fabs (self->sigma_x);
   types = roi ? g_strdupv (self->roi_type_list) : NULL;
@@ -1941,6 +1953,19 @@ gst_cuda_gauss_blur_prepare_output_buffer (GstBaseTransform * trans,
       inbuf, outbuf);
 }
 
+/* A frame that returns before update_map () leaves the static map's change
+ * for the next (transform took it from map_changed). */
+static void
+gst_cuda_gauss_blur_keep_map_change (GstCudaGaussBlur * self,
+    const GstCudaGaussBlurMapSettings * map)
+{
+  if (map->changed) {
+    GST_OBJECT_LOCK (self);
+    self->map_changed = TRUE;
+    GST_OBJECT_UNLOCK (self);
+  }
+}
+
 static GstFlowReturn
 gst_cuda_gauss_blur_transform (GstBaseTransform * trans, GstBuffer * inbuf,
     GstBuffer * outbuf)
@@ -1953,7 +1978,7 @@ gst_cuda_gauss_blur_transform (GstBaseTransform * trans, GstBuffer * inbuf,
   GbError error = { 0 };
   GstFlowReturn ret = GST_FLOW_OK;
   GstMapFlags map_flags = 0;
-  gboolean identity, on_device, entered, pipelined;
+  gboolean identity, on_device, entered, pipelined, map_updated = FALSE;
   GstObject *in_context, *out_context;
   GbStatus status;
   guint plane, frames_in_flight;
@@ -1964,7 +1989,9 @@ gst_cuda_gauss_blur_transform (GstBaseTransform * trans, GstBuffer * inbuf,
     return GST_FLOW_ERROR;
 
   GST_OBJECT_LOCK (self);
-  map.kind = self->sigma_map;
+  /* as prepare_output_buffer saw it: sigma-map set to roi since then would
+   * take this buffer's regions, never collected, as none at all */
+  map.kind = self->frame_sigma_map;
   map.sigma = fabs (self->sigma_x);
   map.feather = self->roi_feather;
   map.focus_x = self->focus_x;
@@ -2015,6 +2042,7 @@ gst_cuda_gauss_blur_transform (GstBaseTransform * trans, GstBuffer * inbuf,
    * in flight, one at a time. */
   pipelined = frames_in_flight > 1 && !on_device && !identity;
   if (!pipelined && (ret = gst_cuda_gauss_blur_drain (self)) != GST_FLOW_OK) {
+    gst_cuda_gauss_blur_keep_map_change (self, &map);
     g_free (map.location);
     return ret;
   }
@@ -2039,6 +2067,7 @@ gst_cuda_gauss_blur_transform (GstBaseTransform * trans, GstBuffer * inbuf,
           GST_MAP_READ | map_flags)) {
     GST_ELEMENT_ERROR (self, STREAM, FAILED, (NULL),
         ("Cannot map the input buffer"));
+    gst_cuda_gauss_blur_keep_map_change (self, &map);
     g_free (map.location);
     return GST_FLOW_ERROR;
   }
@@ -2047,6 +2076,7 @@ gst_cuda_gauss_blur_transform (GstBaseTransform * trans, GstBuffer * inbuf,
     gst_video_frame_unmap (&in_frame);
     GST_ELEMENT_ERROR (self, STREAM, FAILED, (NULL),
         ("Cannot map the output buffer"));
+    gst_cuda_gauss_blur_keep_map_change (self, &map);
     g_free (map.location);
     return GST_FLOW_ERROR;
   }
@@ -2077,7 +2107,7 @@ gst_cuda_gauss_blur_transform (GstBaseTransform * trans, GstBuffer * inbuf,
   entered = gst_cuda_gauss_blur_enter (self);
   if (!gst_cuda_gauss_blur_entered_or_fail (self, entered)) {
     ret = GST_FLOW_ERROR;
-  } else if (!gst_cuda_gauss_blur_update_map (self, &map)) {
+  } else if (!(map_updated = gst_cuda_gauss_blur_update_map (self, &map))) {
     ret = GST_FLOW_ERROR;
   } else {
     status = gb_blur_set_params (self->blur, &params, &error);
@@ -2111,6 +2141,8 @@ gst_cuda_gauss_blur_transform (GstBaseTransform * trans, GstBuffer * inbuf,
   }
 
 done:
+  if (!map_updated)
+    gst_cuda_gauss_blur_keep_map_change (self, &map);
   g_free (map.location);
   gst_video_frame_unmap (&out_frame);
   gst_video_frame_unmap (&in_frame);
@@ -2260,6 +2292,9 @@ gst_cuda_gauss_blur_stop (GstBaseTransform * trans)
   g_clear_pointer (&self->map_image, g_free);
   g_clear_pointer (&self->map_image_location, g_free);
   gst_video_info_init (&self->info);
+  GST_OBJECT_LOCK (self);
+  self->frame_duration = GST_CLOCK_TIME_NONE;
+  GST_OBJECT_UNLOCK (self);
   return TRUE;
 }
 
@@ -2286,7 +2321,7 @@ static gboolean
 gst_cuda_gauss_blur_query_latency (GstCudaGaussBlur * self, GstQuery * query)
 {
   GstBaseTransform *trans = GST_BASE_TRANSFORM (self);
-  GstClockTime min, max, frame_duration = GST_CLOCK_TIME_NONE;
+  GstClockTime min, max, frame_duration;
   gboolean live;
   guint frames;
 
@@ -2295,10 +2330,8 @@ gst_cuda_gauss_blur_query_latency (GstCudaGaussBlur * self, GstQuery * query)
   gst_query_parse_latency (query, &live, &min, &max);
   GST_OBJECT_LOCK (self);
   frames = self->frames_in_flight;
+  frame_duration = self->frame_duration;
   GST_OBJECT_UNLOCK (self);
-  if (GST_VIDEO_INFO_FPS_N (&self->info) > 0)
-    frame_duration = gst_util_uint64_scale_int (GST_SECOND,
-        GST_VIDEO_INFO_FPS_D (&self->info), GST_VIDEO_INFO_FPS_N (&self->info));
   if (frames > 1 && GST_CLOCK_TIME_IS_VALID (max)) {
     /* without a frame rate the queue's span in time is unknown */
     max = GST_CLOCK_TIME_IS_VALID (frame_duration)
@@ -2331,10 +2364,23 @@ gst_cuda_gauss_blur_query (GstBaseTransform * trans,
     if (answered)
       return TRUE;
   }
-  /* A serialized query (allocation, drain) comes after the frames in
-   * flight, as a serialized event does. */
-  if (direction == GST_PAD_SINK && GST_QUERY_IS_SERIALIZED (query))
+  if (direction == GST_PAD_SINK && GST_QUERY_IS_SERIALIZED (query)) {
+    gboolean flushing;
+
+    /* Refused while the sink pad flushes (going inactive): stop () may be
+     * running on the state-change thread, and the base class would apply
+     * a pending reconfigure here, set_caps () beside it (the handle
+     * destroyed twice). The query holds the pad's stream lock, which
+     * deactivation takes after it sets flushing and before stop (): none
+     * can start while this one runs. */
+    GST_OBJECT_LOCK (trans->sinkpad);
+    flushing = GST_PAD_IS_FLUSHING (trans->sinkpad);
+    GST_OBJECT_UNLOCK (trans->sinkpad);
+    if (flushing)
+      return FALSE;
+    /* It comes after the frames in flight, as a serialized event does. */
     gst_cuda_gauss_blur_drain (self);
+  }
   if (direction == GST_PAD_SRC && GST_QUERY_TYPE (query) == GST_QUERY_LATENCY)
     return gst_cuda_gauss_blur_query_latency (self, query);
   return GST_BASE_TRANSFORM_CLASS (parent_class)->query (trans, direction,

@@ -797,6 +797,160 @@ push_tilt_shift_steps (GstHarness * h, GstBuffer * input,
   }
 }
 
+/* The element whose sigma-map the test meta's transform sets, once. */
+static GstElement *flip_element;
+static const gchar *flip_to;
+
+static gboolean
+flip_meta_init (G_GNUC_UNUSED GstMeta * meta, G_GNUC_UNUSED gpointer params,
+    G_GNUC_UNUSED GstBuffer * buffer)
+{
+  return TRUE;
+}
+
+/* Runs while the base class copies the input's metadata, inside
+ * prepare_output_buffer (): after the element read sigma-map there and
+ * before transform (), as an application's thread could. */
+static gboolean
+flip_meta_transform (G_GNUC_UNUSED GstBuffer * dest,
+    G_GNUC_UNUSED GstMeta * meta, G_GNUC_UNUSED GstBuffer * buffer,
+    G_GNUC_UNUSED GQuark type, G_GNUC_UNUSED gpointer data)
+{
+  if (flip_to) {
+    gst_util_set_object_arg (G_OBJECT (flip_element), "sigma-map", flip_to);
+    flip_to = NULL;
+  }
+  return TRUE;
+}
+
+static const GstMetaInfo *
+flip_meta_info (void)
+{
+  static const GstMetaInfo *info;
+  static const gchar *tags[] = { NULL };
+
+  if (!info)
+    info = gst_meta_register (gst_meta_api_type_register
+        ("CudaGaussBlurTestFlipMetaAPI", tags), "CudaGaussBlurTestFlipMeta",
+        sizeof (GstMeta), flip_meta_init, NULL, flip_meta_transform);
+  return info;
+}
+
+/* sigma-map set to roi between prepare_output_buffer () (which collects a
+ * frame's regions only under roi) and transform (): the frame is blurred
+ * with the setting prepare_output_buffer () saw. transform () had read the
+ * new one and applied no regions at all: the frame went out untouched. */
+GST_START_TEST (test_sigma_map_switched_during_prepare)
+{
+  static const GbRect box = { 8, 8, 16, 16 };
+  GstVideoInfo info = video_info ("GRAY8", 32, 32);
+  GstHarness *h = map_harness_new ("GRAY8", 32, 32, "none");
+  GstBuffer *input = random_frame (&info, 81);
+  GstBuffer *plain, *roi;
+
+  add_roi (input, "face", &box);
+  gst_buffer_add_meta (input, flip_meta_info (), NULL);
+  g_object_set (h->element, "sigma", 3.0, NULL);
+  /* the frame under sigma-map=none, then under roi (not armed yet) */
+  plain = push_pull (h, input);
+  gst_util_set_object_arg (G_OBJECT (h->element), "sigma-map", "roi");
+  roi = push_pull (h, input);
+  fail_unless (max_difference (plain, roi, &info) > 0);
+  gst_util_set_object_arg (G_OBJECT (h->element), "sigma-map", "none");
+
+  flip_element = h->element;
+  flip_to = "roi";
+  gst_buffer_unref (push_expect (h, input, &info, plain, "switched"));
+  fail_unless (flip_to == NULL, "the meta's transform did not run");
+  /* and the next under roi */
+  gst_buffer_unref (push_expect (h, input, &info, roi, "roi"));
+
+  gst_harness_teardown (h);
+  gst_buffer_unref (input);
+}
+
+GST_END_TEST;
+
+/* Fails the first buffer pushed through the pad with FLUSHING, and says
+ * so. */
+typedef struct
+{
+  GMutex lock;
+  GCond cond;
+  gboolean failed;
+} FailOnce;
+
+static GstPadProbeReturn
+fail_once_probe (G_GNUC_UNUSED GstPad * pad, GstPadProbeInfo * info,
+    gpointer user_data)
+{
+  FailOnce *once = user_data;
+  gboolean failed;
+
+  g_mutex_lock (&once->lock);
+  failed = once->failed;
+  once->failed = TRUE;
+  g_cond_broadcast (&once->cond);
+  g_mutex_unlock (&once->lock);
+  if (failed)
+    return GST_PAD_PROBE_OK;
+  gst_buffer_unref (GST_PAD_PROBE_INFO_BUFFER (info));
+  GST_PAD_PROBE_INFO_DATA (info) = NULL;
+  GST_PAD_PROBE_INFO_FLOW_RETURN (info) = GST_FLOW_FLUSHING;
+  return GST_PAD_PROBE_HANDLED;
+}
+
+/* A static map's change made while a frame fails before it reaches the map
+ * (its wait for the frames in flight returns FLUSHING) applies from the
+ * next frame that blurs. transform () had taken the change and lost it:
+ * after the flush the old band stayed. */
+GST_START_TEST (test_map_change_kept_after_failed_frame)
+{
+  GstVideoInfo info = video_info ("GRAY8", 32, 32);
+  GstHarness *h = map_harness_new ("GRAY8", 32, 32, "tilt-shift");
+  GstBuffer *input = random_frame (&info, 91);
+  GstPad *srcpad = gst_element_get_static_pad (h->element, "src");
+  FailOnce once = { 0 };
+  GstSegment segment;
+  GstBuffer *output;
+
+  g_mutex_init (&once.lock);
+  g_cond_init (&once.cond);
+  g_object_set (h->element, "sigma", 5.0, "focus-y", 0.5, "frames-in-flight",
+      2, NULL);
+  gst_pad_add_probe (srcpad, GST_PAD_PROBE_TYPE_BUFFER, fail_once_probe,
+      &once, NULL);
+  /* in flight; its push downstream comes back FLUSHING */
+  fail_unless_equals_int (gst_harness_push (h, gst_buffer_ref (input)),
+      GST_FLOW_OK);
+  g_mutex_lock (&once.lock);
+  while (!once.failed)
+    g_cond_wait (&once.cond, &once.lock);
+  g_mutex_unlock (&once.lock);
+  /* the band moves; one frame at a time: this frame waits and fails */
+  g_object_set (h->element, "focus-y", 0.1, "frames-in-flight", 1, NULL);
+  fail_unless_equals_int (gst_harness_push (h, gst_buffer_ref (input)),
+      GST_FLOW_FLUSHING);
+  gst_harness_push_event (h, gst_event_new_flush_start ());
+  gst_harness_push_event (h, gst_event_new_flush_stop (TRUE));
+  gst_segment_init (&segment, GST_FORMAT_TIME);
+  gst_harness_push_event (h, gst_event_new_segment (&segment));
+  while ((output = gst_harness_try_pull (h)))
+    gst_buffer_unref (output);
+
+  gst_buffer_unref (push_expect (h, input, &info, map_reference_take (input,
+              &info, tilt_shift_map (&info, 5.0, 0.5, 0.1, 0.0, 0.2, 0.3),
+              5.0), "the new band"));
+
+  gst_object_unref (srcpad);
+  gst_harness_teardown (h);
+  gst_buffer_unref (input);
+  g_cond_clear (&once.cond);
+  g_mutex_clear (&once.lock);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_changes_while_playing)
 {
   static const GbRect box = { 12, 10, 18, 14 };
@@ -1104,6 +1258,8 @@ cudagaussblur_sigma_map_suite (void)
   tcase_add_test (tc, test_algorithm_with_map);
   tcase_add_test (tc, test_radius_capped);
   tcase_add_test (tc, test_state_cycles_roi);
+  tcase_add_test (tc, test_sigma_map_switched_during_prepare);
+  tcase_add_test (tc, test_map_change_kept_after_failed_frame);
   tcase_add_test (tc, test_image_missing_file_keeps_failing);
   return s;
 }

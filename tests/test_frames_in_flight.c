@@ -353,6 +353,114 @@ GST_START_TEST (test_failed_push)
 
 GST_END_TEST;
 
+/* Holds the first buffer the element pushes until told to let it go. */
+typedef struct
+{
+  GMutex lock;
+  GCond cond;
+  gboolean held, released;
+} Hold;
+
+static GstPadProbeReturn
+hold_probe (G_GNUC_UNUSED GstPad * pad, G_GNUC_UNUSED GstPadProbeInfo * info,
+    gpointer user_data)
+{
+  Hold *hold = user_data;
+
+  g_mutex_lock (&hold->lock);
+  hold->held = TRUE;
+  g_cond_broadcast (&hold->cond);
+  while (!hold->released)
+    g_cond_wait (&hold->cond, &hold->lock);
+  g_mutex_unlock (&hold->lock);
+  return GST_PAD_PROBE_REMOVE;
+}
+
+/* Counts the element's set_caps () calls (its debug line on entry). */
+static void
+count_set_caps (G_GNUC_UNUSED GstDebugCategory * category,
+    G_GNUC_UNUSED GstDebugLevel level, G_GNUC_UNUSED const gchar * file,
+    const gchar * function, G_GNUC_UNUSED gint line,
+    G_GNUC_UNUSED GObject * object, G_GNUC_UNUSED GstDebugMessage * message,
+    gpointer user_data)
+{
+  if (g_strcmp0 (function, "gst_cuda_gauss_blur_set_caps") == 0)
+    g_atomic_int_inc ((gint *) user_data);
+}
+
+static gpointer
+set_null (gpointer data)
+{
+  gst_element_set_state (GST_ELEMENT (data), GST_STATE_NULL);
+  return NULL;
+}
+
+/* A serialized query (here upstream's ALLOCATION query, after a property
+ * that asks to negotiate again) reaching the sink pad while the element
+ * stops: refused before the base class sees it. The base class had
+ * negotiated again on the querying thread, set_caps () beside stop (),
+ * which destroyed the blur handle twice (a hang or a use after free).
+ * stop () here waits for the frame in flight that downstream holds. */
+GST_START_TEST (test_serialized_query_while_stopping)
+{
+  const Case c = { "RGBA", 64, 48 };
+  GstVideoInfo info = video_info (c.format, c.width, c.height);
+  GstHarness *h = harness_new (&c, 2);
+  GstPad *sinkpad = gst_element_get_static_pad (h->element, "sink");
+  Hold hold = { 0 };
+  GstQuery *query;
+  GstCaps *caps;
+  GThread *thread;
+  gboolean flushing = FALSE;
+  gint set_caps_calls = 0;
+
+  g_mutex_init (&hold.lock);
+  g_cond_init (&hold.cond);
+  gst_pad_add_probe (h->sinkpad, GST_PAD_PROBE_TYPE_BUFFER, hold_probe, &hold,
+      NULL);
+  fail_unless_equals_int (gst_harness_push (h, input_frame (h, &info, 0,
+              FALSE, 0)), GST_FLOW_OK);
+  g_mutex_lock (&hold.lock);
+  while (!hold.held)
+    g_cond_wait (&hold.cond, &hold.lock);
+  g_mutex_unlock (&hold.lock);
+
+  thread = g_thread_new ("set-null", set_null, h->element);
+  /* deactivation sets the sink pad flushing before stop () */
+  while (!flushing) {
+    g_usleep (1000);
+    GST_OBJECT_LOCK (sinkpad);
+    flushing = GST_PAD_IS_FLUSHING (sinkpad);
+    GST_OBJECT_UNLOCK (sinkpad);
+  }
+  gst_util_set_object_arg (G_OBJECT (h->element), "backend", "auto");
+  caps = gst_video_info_to_caps (&info);
+  query = gst_query_new_allocation (caps, TRUE);
+  gst_debug_set_threshold_for_name ("cudagaussblur", GST_LEVEL_DEBUG);
+  gst_debug_remove_log_function (gst_debug_log_default);
+  gst_debug_add_log_function (count_set_caps, &set_caps_calls, NULL);
+  fail_if (gst_pad_peer_query (h->srcpad, query),
+      "a serialized query was answered while the element stopped");
+  gst_debug_remove_log_function (count_set_caps);
+  gst_debug_add_log_function (gst_debug_log_default, NULL, NULL);
+  gst_debug_unset_threshold_for_name ("cudagaussblur");
+  fail_unless_equals_int (set_caps_calls, 0);
+
+  g_mutex_lock (&hold.lock);
+  hold.released = TRUE;
+  g_cond_broadcast (&hold.cond);
+  g_mutex_unlock (&hold.lock);
+  g_thread_join (thread);
+  gst_query_unref (query);
+  gst_caps_unref (caps);
+  gst_object_unref (sinkpad);
+  gst_harness_teardown (h);
+  g_cond_clear (&hold.cond);
+  g_mutex_clear (&hold.lock);
+}
+
+GST_END_TEST;
+
 /* Teardown with frames in flight, again and again: valgrind (CI) finds
  * any buffer, mapping or thread left behind. */
 GST_START_TEST (test_state_cycles)
@@ -455,6 +563,7 @@ frames_in_flight_suite (void)
   tcase_add_test (tc, test_flush);
   tcase_add_test (tc, test_failed_push);
   tcase_add_test (tc, test_state_cycles);
+  tcase_add_test (tc, test_serialized_query_while_stopping);
   return s;
 }
 
