@@ -454,7 +454,9 @@ static gboolean gst_cuda_gauss_blur_sink_event (GstBaseTransform * trans,
 static GstFlowReturn gst_cuda_gauss_blur_drain (GstCudaGaussBlur * self);
 
 /* Every format in CUDA memory (with GStreamer's CUDA library) and in
- * system memory; the output's memory is the input's. */
+ * system memory; the output's memory is the input's. Progressive only: a
+ * blur down an interlaced frame would mix its two fields, which are two
+ * moments (blurring each field alone is not implemented). */
 static GstCaps *
 gst_cuda_gauss_blur_make_caps (void)
 {
@@ -463,7 +465,8 @@ gst_cuda_gauss_blur_make_caps (void)
 
   gst_caps_set_simple (caps,
       "width", GST_TYPE_INT_RANGE, 1, MAX_DIMENSION,
-      "height", GST_TYPE_INT_RANGE, 1, MAX_DIMENSION, NULL);
+      "height", GST_TYPE_INT_RANGE, 1, MAX_DIMENSION,
+      "interlace-mode", G_TYPE_STRING, "progressive", NULL);
   return gst_cuda_gauss_blur_cuda_template_caps (caps);
 }
 
@@ -1391,6 +1394,11 @@ gst_cuda_gauss_blur_set_caps (GstBaseTransform * trans, GstCaps * incaps,
       || in_info.width != out_info.width
       || in_info.height != out_info.height) {
     GST_ERROR_OBJECT (self, "input and output differ in format or size");
+    return FALSE;
+  }
+  /* (the templates take progressive video only) */
+  if (GST_VIDEO_INFO_IS_INTERLACED (&in_info)) {
+    GST_ERROR_OBJECT (self, "interlaced video is not supported");
     return FALSE;
   }
 

@@ -33,6 +33,7 @@
 #define TEMPLATE_CAPS "video/x-raw, format = (string) { GRAY8, RGB, BGR, " \
   "RGBA, BGRA, ARGB, ABGR, RGBx, BGRx, xRGB, xBGR, " NEW_FORMATS " }, " \
   "width = (int) [ 1, 8192 ], height = (int) [ 1, 8192 ], " \
+  "interlace-mode = (string) progressive, " \
   "framerate = (fraction) [ 0/1, 2147483647/1 ]"
 
 /* Built with GStreamer's CUDA library, the formats its CUDA memory can hold
@@ -42,6 +43,7 @@
   "format = (string) { RGB, BGR, RGBA, BGRA, ARGB, ABGR, RGBx, BGRx, NV12, " \
   "NV21, I420, YV12, Y42B, Y444, Y444_16LE, P016_LE }, " \
   "width = (int) [ 1, 8192 ], height = (int) [ 1, 8192 ], " \
+  "interlace-mode = (string) progressive, " \
   "framerate = (fraction) [ 0/1, 2147483647/1 ]; "
 #else
 #define CUDA_TEMPLATE_CAPS ""
@@ -631,6 +633,44 @@ GST_START_TEST (test_unsupported_formats)
     gst_segment_init (&segment, GST_FORMAT_TIME);
     gst_harness_push_event (h, gst_event_new_segment (&segment));
     fail_unless_equals_int (gst_harness_push (h, input),
+        GST_FLOW_NOT_NEGOTIATED);
+    fail_unless_equals_int (gst_harness_buffers_received (h), 0);
+
+    gst_caps_unref (caps);
+    gst_object_unref (sinkpad);
+    gst_harness_teardown (h);
+  }
+}
+
+GST_END_TEST;
+
+/* Interlaced video fails negotiation: a blur down the frame would mix its
+ * two fields. Caps without interlace-mode (progressive) are taken. */
+GST_START_TEST (test_interlaced_refused)
+{
+  static const gchar *const modes[] = { "interleaved", "mixed" };
+  guint m;
+
+  for (m = 0; m < G_N_ELEMENTS (modes); m++) {
+    GstVideoInfo info = video_info ("I420", 16, 8);
+    GstHarness *h = gst_harness_new (ELEMENT);
+    GstCaps *caps = video_caps ("I420", 16, 8);
+    GstPad *sinkpad = gst_element_get_static_pad (h->element, "sink");
+    GstSegment segment;
+
+    gst_util_set_object_arg (G_OBJECT (h->element), "backend", "cpu");
+    fail_unless (gst_pad_query_accept_caps (sinkpad, caps));
+    gst_caps_set_simple (caps, "interlace-mode", G_TYPE_STRING, modes[m],
+        NULL);
+    fail_if (gst_pad_query_accept_caps (sinkpad, caps), "%s accepted",
+        modes[m]);
+    fail_unless (gst_harness_push_event (h,
+            gst_event_new_stream_start ("interlaced")));
+    gst_harness_push_event (h, gst_event_new_caps (caps));
+    fail_if (gst_pad_has_current_caps (sinkpad), "%s: caps set", modes[m]);
+    gst_segment_init (&segment, GST_FORMAT_TIME);
+    gst_harness_push_event (h, gst_event_new_segment (&segment));
+    fail_unless_equals_int (gst_harness_push (h, random_frame (&info, m)),
         GST_FLOW_NOT_NEGOTIATED);
     fail_unless_equals_int (gst_harness_buffers_received (h), 0);
 
@@ -2217,6 +2257,7 @@ cudagaussblur_suite (void)
   tcase_add_test (tc, test_formats);
   tcase_add_test (tc, test_new_formats);
   tcase_add_test (tc, test_unsupported_formats);
+  tcase_add_test (tc, test_interlaced_refused);
   tcase_add_test (tc, test_tiny_frames);
   tcase_add_test (tc, test_padded_input_strides);
   tcase_add_test (tc, test_passthrough);
