@@ -607,6 +607,30 @@ GST_END_TEST;
 /* Formats the element does not list are refused at negotiation: an
  * accept-caps query says no, the caps event fails and so does the buffer,
  * with not-negotiated rather than a crash or garbage. */
+/* Caps the element must refuse: not accepted, not set from a caps event,
+ * and the frame that follows is not negotiated (and not pushed). Takes
+ * input. */
+static void
+check_caps_refused (GstHarness * h, GstCaps * caps, GstBuffer * input,
+    const gchar * what)
+{
+  GstPad *sinkpad = gst_element_get_static_pad (h->element, "sink");
+  GstSegment segment;
+
+  fail_if (gst_pad_query_accept_caps (sinkpad, caps), "%s accepted", what);
+  fail_unless (gst_harness_push_event (h,
+          gst_event_new_stream_start ("refused")));
+  /* a sticky event is stored (and reported handled) even when refused */
+  gst_harness_push_event (h, gst_event_new_caps (caps));
+  fail_if (gst_pad_has_current_caps (sinkpad), "%s: caps set", what);
+  gst_segment_init (&segment, GST_FORMAT_TIME);
+  gst_harness_push_event (h, gst_event_new_segment (&segment));
+  fail_unless_equals_int (gst_harness_push (h, input),
+      GST_FLOW_NOT_NEGOTIATED);
+  fail_unless_equals_int (gst_harness_buffers_received (h), 0);
+  gst_object_unref (sinkpad);
+}
+
 GST_START_TEST (test_unsupported_formats)
 {
   static const gchar *const formats[] = { "YUY2", "UYVY", "I420_10LE",
@@ -618,26 +642,10 @@ GST_START_TEST (test_unsupported_formats)
     GstVideoInfo info = video_info (formats[f], 16, 8);
     GstHarness *h = gst_harness_new (ELEMENT);
     GstCaps *caps = video_caps (formats[f], 16, 8);
-    GstPad *sinkpad = gst_element_get_static_pad (h->element, "sink");
-    GstSegment segment;
-    GstBuffer *input = random_frame (&info, f);
 
     gst_util_set_object_arg (G_OBJECT (h->element), "backend", "cpu");
-    fail_if (gst_pad_query_accept_caps (sinkpad, caps), "%s accepted",
-        formats[f]);
-    fail_unless (gst_harness_push_event (h,
-            gst_event_new_stream_start ("unsupported")));
-    /* a sticky event is stored (and reported handled) even when refused */
-    gst_harness_push_event (h, gst_event_new_caps (caps));
-    fail_if (gst_pad_has_current_caps (sinkpad), "%s: caps set", formats[f]);
-    gst_segment_init (&segment, GST_FORMAT_TIME);
-    gst_harness_push_event (h, gst_event_new_segment (&segment));
-    fail_unless_equals_int (gst_harness_push (h, input),
-        GST_FLOW_NOT_NEGOTIATED);
-    fail_unless_equals_int (gst_harness_buffers_received (h), 0);
-
+    check_caps_refused (h, caps, random_frame (&info, f), formats[f]);
     gst_caps_unref (caps);
-    gst_object_unref (sinkpad);
     gst_harness_teardown (h);
   }
 }
@@ -656,26 +664,14 @@ GST_START_TEST (test_interlaced_refused)
     GstHarness *h = gst_harness_new (ELEMENT);
     GstCaps *caps = video_caps ("I420", 16, 8);
     GstPad *sinkpad = gst_element_get_static_pad (h->element, "sink");
-    GstSegment segment;
 
     gst_util_set_object_arg (G_OBJECT (h->element), "backend", "cpu");
     fail_unless (gst_pad_query_accept_caps (sinkpad, caps));
+    gst_object_unref (sinkpad);
     gst_caps_set_simple (caps, "interlace-mode", G_TYPE_STRING, modes[m],
         NULL);
-    fail_if (gst_pad_query_accept_caps (sinkpad, caps), "%s accepted",
-        modes[m]);
-    fail_unless (gst_harness_push_event (h,
-            gst_event_new_stream_start ("interlaced")));
-    gst_harness_push_event (h, gst_event_new_caps (caps));
-    fail_if (gst_pad_has_current_caps (sinkpad), "%s: caps set", modes[m]);
-    gst_segment_init (&segment, GST_FORMAT_TIME);
-    gst_harness_push_event (h, gst_event_new_segment (&segment));
-    fail_unless_equals_int (gst_harness_push (h, random_frame (&info, m)),
-        GST_FLOW_NOT_NEGOTIATED);
-    fail_unless_equals_int (gst_harness_buffers_received (h), 0);
-
+    check_caps_refused (h, caps, random_frame (&info, m), modes[m]);
     gst_caps_unref (caps);
-    gst_object_unref (sinkpad);
     gst_harness_teardown (h);
   }
 }
