@@ -1961,19 +1961,6 @@ gst_cuda_gauss_blur_prepare_output_buffer (GstBaseTransform * trans,
       inbuf, outbuf);
 }
 
-/* A frame that returns before update_map () leaves the static map's change
- * for the next (transform took it from map_changed). */
-static void
-gst_cuda_gauss_blur_keep_map_change (GstCudaGaussBlur * self,
-    const GstCudaGaussBlurMapSettings * map)
-{
-  if (map->changed) {
-    GST_OBJECT_LOCK (self);
-    self->map_changed = TRUE;
-    GST_OBJECT_UNLOCK (self);
-  }
-}
-
 static GstFlowReturn
 gst_cuda_gauss_blur_transform (GstBaseTransform * trans, GstBuffer * inbuf,
     GstBuffer * outbuf)
@@ -2049,11 +2036,8 @@ gst_cuda_gauss_blur_transform (GstBaseTransform * trans, GstBuffer * inbuf,
   /* Host frames may overlap on the GPU; any other goes after the frames
    * in flight, one at a time. */
   pipelined = frames_in_flight > 1 && !on_device && !identity;
-  if (!pipelined && (ret = gst_cuda_gauss_blur_drain (self)) != GST_FLOW_OK) {
-    gst_cuda_gauss_blur_keep_map_change (self, &map);
-    g_free (map.location);
-    return ret;
-  }
+  if (!pipelined && (ret = gst_cuda_gauss_blur_drain (self)) != GST_FLOW_OK)
+    goto out;
   if (on_device)
     map_flags = gst_cuda_gauss_blur_map_cuda_flag ();
   else if (in_context && in_context != self->blur_context && !identity
@@ -2075,18 +2059,16 @@ gst_cuda_gauss_blur_transform (GstBaseTransform * trans, GstBuffer * inbuf,
           GST_MAP_READ | map_flags)) {
     GST_ELEMENT_ERROR (self, STREAM, FAILED, (NULL),
         ("Cannot map the input buffer"));
-    gst_cuda_gauss_blur_keep_map_change (self, &map);
-    g_free (map.location);
-    return GST_FLOW_ERROR;
+    ret = GST_FLOW_ERROR;
+    goto out;
   }
   if (!gst_video_frame_map (&out_frame, &self->info, outbuf,
           GST_MAP_WRITE | map_flags)) {
     gst_video_frame_unmap (&in_frame);
     GST_ELEMENT_ERROR (self, STREAM, FAILED, (NULL),
         ("Cannot map the output buffer"));
-    gst_cuda_gauss_blur_keep_map_change (self, &map);
-    g_free (map.location);
-    return GST_FLOW_ERROR;
+    ret = GST_FLOW_ERROR;
+    goto out;
   }
 
   if (identity) {
@@ -2144,16 +2126,21 @@ gst_cuda_gauss_blur_transform (GstBaseTransform * trans, GstBuffer * inbuf,
     frame->in_frame = in_frame;
     frame->out_frame = out_frame;
     self->submitted = frame;
-    g_free (map.location);
-    return GST_FLOW_OK;
+    goto out;
   }
 
 done:
-  if (!map_updated)
-    gst_cuda_gauss_blur_keep_map_change (self, &map);
-  g_free (map.location);
   gst_video_frame_unmap (&out_frame);
   gst_video_frame_unmap (&in_frame);
+out:
+  /* A frame that ends before update_map () leaves the static map's change
+   * for the next (the snapshot above took it from map_changed). */
+  if (!map_updated && map.changed) {
+    GST_OBJECT_LOCK (self);
+    self->map_changed = TRUE;
+    GST_OBJECT_UNLOCK (self);
+  }
+  g_free (map.location);
   return ret;
 }
 
