@@ -1562,20 +1562,19 @@ gst_cuda_gauss_blur_propose_allocation (GstBaseTransform * trans,
 
   /* Upstream writes its frames straight into pinned memory: the upload is
    * DMA at the bus's speed, no staging. A pool for elements that take one,
-   * the allocator for those that make their own. */
+   * the allocator for those that make their own. The pool's rows are the
+   * caps' own: whether to add video meta and pad is upstream's choice, and
+   * one that never reads a meta writes packed rows. */
   if (caps && gst_cuda_gauss_blur_wants_pinned (self)
       && gst_video_info_from_caps (&info, caps)) {
     GstBufferPool *pool = gst_cuda_gauss_blur_pinned_pool_new (caps, &info,
-        PINNED_POOL_MIN_BUFFERS, 0, TRUE);
+        PINNED_POOL_MIN_BUFFERS, 0, FALSE);
     GstAllocator *allocator = gst_cuda_gauss_blur_pinned_allocator_get ();
 
     if (pool && allocator) {
       GstAllocationParams params;
       gst_allocation_params_init (&params);
-      /* the pool's own buffer size: padded rows make it larger than the
-       * caps' frame, and upstream compares */
-      gst_query_add_allocation_pool (query, pool,
-          gst_cuda_gauss_blur_pool_size (pool, GST_VIDEO_INFO_SIZE (&info)),
+      gst_query_add_allocation_pool (query, pool, GST_VIDEO_INFO_SIZE (&info),
           PINNED_POOL_MIN_BUFFERS, 0);
       gst_query_add_allocation_param (query, allocator, &params);
       GST_DEBUG_OBJECT (self, "proposed a pinned pool upstream");

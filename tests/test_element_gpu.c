@@ -7,6 +7,8 @@
  * core's blur of the same input (same algorithm, border and parameters):
  * at most one level apart per sample. Exits 77 (skipped) without a device.
  */
+#include <string.h>
+
 #include <gst/gst.h>
 #include <gst/check/gstcheck.h>
 #include <gst/check/gstharness.h>
@@ -311,10 +313,33 @@ check_planes (GstBuffer * output, GstBuffer * input, const GstVideoInfo * info,
   gst_buffer_unref (expected);
 }
 
+/* Packed bytes of the caps' layout copied into a buffer of the pool: what an
+ * upstream element that never reads a video meta writes. The returned frame
+ * holds the same bytes with no meta, the picture that element meant. */
+static GstBuffer *
+fill_as_caps_say (GstBuffer * input, const GstVideoInfo * info, guint32 seed)
+{
+  GstBuffer *packed = random_frame (info, seed);
+  GstMapInfo from, to;
+
+  fail_unless (gst_buffer_map (packed, &from, GST_MAP_READ));
+  fail_unless (gst_buffer_map (input, &to, GST_MAP_WRITE));
+  fail_unless (to.size >= from.size);
+  memcpy (to.data, from.data, from.size);
+  gst_buffer_unmap (input, &to);
+  gst_buffer_unmap (packed, &from);
+  return packed;
+}
+
 /* Upstream that takes the proposed pool: the element answers the allocation
- * query with a pinned video pool (video meta, rows on 64 bytes) and the
- * pinned allocator; the harness's buffers come from that pool; filled
- * through their video meta, they blur as the CPU core does. */
+ * query with a pinned video pool and the pinned allocator.
+ * - As proposed, the pool's buffers have the caps' own layout (no padding,
+ *   first plane on 64 bytes), so an upstream that writes packed rows and
+ *   never reads a video meta (the harness is one) gets the picture it means.
+ * - An upstream that reads video meta and asks the pool for padded rows
+ *   (video meta and alignment options, as decoders do) gets them, and the
+ *   element reads its rows through the meta.
+ * Both blur as the CPU core does. */
 GST_START_TEST (test_pinned_upstream_pool)
 {
   GbParams params = gb_params_make (2.0, 0, GB_ALGORITHM_AUTO,
@@ -330,7 +355,9 @@ GST_START_TEST (test_pinned_upstream_pool)
       GstQuery *query = proposed_allocation (h);
       GstBufferPool *pool = NULL;
       GstAllocator *allocator = NULL;
-      gboolean video_meta = FALSE;
+      GstStructure *config;
+      GstVideoAlignment alignment;
+      gboolean video_meta = TRUE;
       guint size = 0;
 
       /* the proposal */
@@ -341,55 +368,82 @@ GST_START_TEST (test_pinned_upstream_pool)
           height);
       fail_unless (pool_is_pinned (pool, &size, &video_meta),
           "%s %dx%d: the proposed pool is not pinned", format, width, height);
-      fail_unless (video_meta, "%s %dx%d: the proposed pool adds no video "
-          "meta", format, width, height);
-      /* the pool's buffers, padding included */
-      fail_unless (size >= info.size);
+      fail_unless (!video_meta, "%s %dx%d: the proposed pool already adds "
+          "video meta; upstream decides that", format, width, height);
+      fail_unless_equals_int (size, info.size);
       gst_object_unref (pool);
       fail_unless (gst_query_get_n_allocation_params (query) > 0);
       gst_query_parse_nth_allocation_param (query, 0, &allocator, NULL);
       fail_unless (allocator_is_pinned (allocator), "%s %dx%d: the proposed "
           "allocator is not pinned", format, width, height);
       gst_object_unref (allocator);
-      gst_query_unref (query);
 
-      /* the harness asks the element again, as upstream would, and makes
-       * its buffers from the proposed pool (if they are of the size asked
-       * for: the pool's) */
+      /* an upstream that writes packed rows: the harness asks the element
+       * again and makes its buffers from the proposed pool */
       gst_pad_mark_reconfigure (h->srcpad);
       for (i = 0; i < 3; i++) {
         GstBuffer *input = gst_harness_create_buffer (h, size);
-        GstVideoMeta *meta = gst_buffer_get_video_meta (input);
-        GstBuffer *output;
-        GstVideoFrame frame;
+        GstBuffer *meant, *output;
+        GstMapInfo map;
 
         fail_unless (input->pool != NULL, "%s %dx%d: not a pool's buffer",
             format, width, height);
         fail_unless (buffer_is_pinned (input), "%s %dx%d: the pool's buffer "
             "is not pinned", format, width, height);
-        fail_unless (meta != NULL, "%s %dx%d: the pool's buffer has no video "
-            "meta", format, width, height);
-        fail_unless (gst_video_frame_map (&frame, &info, input,
-                GST_MAP_READ));
-        for (p = 0; p < GST_VIDEO_FRAME_N_PLANES (&frame); p++) {
-          fail_unless (GST_VIDEO_FRAME_PLANE_STRIDE (&frame, p) % 64 == 0,
-              "%s %dx%d: plane %u stride %d", format, width, height, p,
-              GST_VIDEO_FRAME_PLANE_STRIDE (&frame, p));
-          fail_unless ((guintptr) GST_VIDEO_FRAME_PLANE_DATA (&frame, p) % 64
-              == 0, "%s %dx%d: plane %u not on 64 bytes", format, width,
-              height, p);
-        }
-        gst_video_frame_unmap (&frame);
+        fail_unless (gst_buffer_map (input, &map, GST_MAP_READ));
+        fail_unless ((guintptr) map.data % 64 == 0, "%s %dx%d: not on 64 "
+            "bytes", format, width, height);
+        gst_buffer_unmap (input, &map);
 
-        fill_frame (input, &info, 4000 + 10 * f + i);
+        meant = fill_as_caps_say (input, &info, 4000 + 10 * f + i);
         output = push_pull (h, input);
         /* downstream (the harness) offers nothing: pinned output too */
         fail_unless (buffer_is_pinned (output), "%s %dx%d: output not pinned",
             format, width, height);
-        check_planes (output, input, &info, &params, "pinned pool");
+        check_planes (output, meant, &info, &params, "packed upstream");
+        gst_buffer_unref (output);
+        gst_buffer_unref (meant);
+        gst_buffer_unref (input);
+      }
+
+      /* an upstream that reads video meta and pads its rows */
+      gst_query_parse_nth_allocation_pool (query, 0, &pool, NULL, NULL, NULL);
+      config = gst_buffer_pool_get_config (pool);
+      gst_buffer_pool_config_add_option (config,
+          GST_BUFFER_POOL_OPTION_VIDEO_META);
+      gst_buffer_pool_config_add_option (config,
+          GST_BUFFER_POOL_OPTION_VIDEO_ALIGNMENT);
+      gst_video_alignment_reset (&alignment);
+      alignment.padding_right = 7;
+      for (p = 0; p < GST_VIDEO_MAX_PLANES; p++)
+        alignment.stride_align[p] = 63;
+      gst_buffer_pool_config_set_video_alignment (config, &alignment);
+      fail_unless (gst_buffer_pool_set_config (pool, config));
+      fail_unless (gst_buffer_pool_set_active (pool, TRUE));
+      for (i = 0; i < 2; i++) {
+        GstBuffer *input = NULL, *output;
+        GstVideoMeta *meta;
+
+        fail_unless (gst_buffer_pool_acquire_buffer (pool, &input, NULL) ==
+            GST_FLOW_OK);
+        fail_unless (buffer_is_pinned (input));
+        meta = gst_buffer_get_video_meta (input);
+        fail_unless (meta != NULL, "%s %dx%d: padded rows without a video "
+            "meta", format, width, height);
+        for (p = 0; p < meta->n_planes; p++)
+          fail_unless (meta->stride[p] % 64 == 0
+              && meta->stride[p] > GST_VIDEO_INFO_PLANE_STRIDE (&info, p),
+              "%s %dx%d: plane %u stride %d", format, width, height, p,
+              meta->stride[p]);
+        fill_frame (input, &info, 4100 + 10 * f + i);
+        output = push_pull (h, input);
+        check_planes (output, input, &info, &params, "padded upstream");
         gst_buffer_unref (output);
         gst_buffer_unref (input);
       }
+      fail_unless (gst_buffer_pool_set_active (pool, FALSE));
+      gst_object_unref (pool);
+      gst_query_unref (query);
       gst_harness_teardown (h);
     }
   }
