@@ -11,9 +11,10 @@
  * ones (Mid below), and the kernels that touch samples are templates on
  * their type. Each pass stages its tile and apron in shared memory; loads
  * and stores of global memory are coalesced (threads of a warp touch
- * consecutive samples of one row). For radii up to FIXED_RADIUS_MAX the
- * radius is a template parameter: the tap loops unroll, the weights travel
- * by value as a kernel parameter (constant bank), and each thread computes a
+ * consecutive samples of one row). For radii up to FIXED_RADIUS_MAX (and
+ * every 4 radii to WIDE_RADIUS_MAX, taps padded by zeros) the radius is a template parameter: the tap loops unroll, the
+ * weights travel by value as a kernel parameter (constant bank), and each
+ * thread computes a
  * run of neighbouring outputs from one sliding window of the tile (register
  * blocking), so a shared-memory read serves several outputs instead of one:
  * shared-memory reads and instruction issue, not DRAM, bound a tap-per-read
@@ -818,13 +819,18 @@ launch_column_runtime_blocked (const GbDevicePlane & plane,
       plane, border, runtime);
 }
 
-/* The taps of a specialised pass, by value (the host copy). */
+/* The taps of a specialised pass, by value (the host copy), centred in
+ * R's 2 R + 1 with zeros either side where the filter's radius is smaller
+ * (a wide specialisation): each output still sums its taps in the order
+ * -r..r, and the zeros add nothing to the sums. */
 template < int R > FixedTaps < R >
 fixed_taps (const GbAxisTaps & taps)
 {
   FixedTaps < R > fixed;
+  const int lead = R - taps.radius;
   for (int i = 0; i <= 2 * R; i++)
-    fixed.w[i] = taps.host[i];
+    fixed.w[i] = i >= lead && i - lead <= 2 * taps.radius
+        ? taps.host[i - lead] : 0.0f;
   return fixed;
 }
 
@@ -887,6 +893,35 @@ specialised (int radius)
   return radius >= 1 && radius <= FIXED_RADIUS_MAX;
 }
 
+/* Past FIXED_RADIUS_MAX: specialisations every WIDE_STEP radii to
+ * WIDE_RADIUS_MAX, a filter taking the first at least its own with its
+ * taps padded by zeros (fixed_taps). The run-time passes read a tap from
+ * shared memory for every few FMAs; here the taps are operands of the
+ * FMAs. Against them on the H200, us (docs/performance.md, "Wide
+ * specialisations"), at sigma 10 (radius 35, run at 36), `auto` on 16-bit
+ * frames: GRAY16 1080p 30.4 -> 22.0, RGBA64 1080p 87.4 -> 74.5, P016 1080p
+ * 38.7 -> 35.0, RGBA64 4K 314.8 -> 253.4; `separable` on 8-bit ones (what
+ * `auto` takes before compute capability 8.0): GRAY8 1080p 30.4 -> 21.6,
+ * RGBA 1080p 81.9 -> 69.5, NV12 1080p 37.9 -> 28.7, RGBA 4K 301.3 ->
+ * 250.4. At sigma 5 (radius 18, run at 20): GRAY16 23.2 -> 16.4, RGBA64
+ * 63.9 -> 54.7, GRAY8 23.4 -> 16.4. */
+constexpr int WIDE_STEP = 4;
+constexpr int WIDE_RADIUS_MAX = 48;
+template < typename Sample > using Wide = FixedLaunchers < Sample,
+    20, 24, 28, 32, 36, 40, 44, 48 >;
+static_assert (sizeof (Wide < uint8_t >::row) / sizeof (Wide < uint8_t
+        >::row[0]) == (WIDE_RADIUS_MAX - FIXED_RADIUS_MAX) / WIDE_STEP,
+    "one wide specialisation every WIDE_STEP radii");
+
+/* The index into Wide of the specialisation for this radius, or -1. */
+int
+wide_index (int radius)
+{
+  if (radius <= FIXED_RADIUS_MAX || radius > WIDE_RADIUS_MAX)
+    return -1;
+  return (radius - FIXED_RADIUS_MAX + WIDE_STEP - 1) / WIDE_STEP - 1;
+}
+
 /* Past the specialisations, the blocked passes with run-time taps, and the
  * generic ones where their window does not fit (and at radius 0: an axis
  * of sigma 0, a copy). */
@@ -897,6 +932,9 @@ launch_row (const GbDevicePlane & plane, const GbAxisTaps & taps,
   if (specialised (taps.radius))
     return Specialised < Sample >::row[taps.radius - 1] (plane, taps, border,
         stream);
+  if (wide_index (taps.radius) >= 0)
+    return Wide < Sample >::row[wide_index (taps.radius)] (plane, taps,
+        border, stream);
   if (taps.radius > 0)
     return launch_row_runtime_blocked < Sample > (plane, taps, border,
         stream);
@@ -909,6 +947,9 @@ launch_column (const GbDevicePlane & plane, const GbAxisTaps & taps,
 {
   if (specialised (taps.radius))
     return Specialised < Sample >::column[taps.radius - 1] (plane, taps,
+        border, stream);
+  if (wide_index (taps.radius) >= 0)
+    return Wide < Sample >::column[wide_index (taps.radius)] (plane, taps,
         border, stream);
   if (taps.radius > 0)
     return launch_column_runtime_blocked < Sample > (plane, taps, border,

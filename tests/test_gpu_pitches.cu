@@ -19,7 +19,7 @@
  * apart. Exit 77 (skip) without a device.
  *
  * Usage: test-gpu-pitches [--fused-shared | --fused-float | --planes |
- *                          --staged | --down-rows]
+ *                          --staged | --down-rows | --separable]
  *   --fused-shared  only the fused shared-memory kernel's cases, for
  *                   compute-sanitizer racecheck (the parity test's frames
  *                   fit in L2 and take the fused kernel's other forms).
@@ -32,6 +32,8 @@
  *                   aligned), for racecheck.
  *   --down-rows     only multiscale on planes whose rows go down along x
  *                   first in down_rows_kernel, for racecheck.
+ *   --separable     only the separable passes' wide specialisations (radius
+ *                   17 to 48), 8- and 16-bit, for memcheck and racecheck.
  */
 #include "cuda_backend.h"
 #include "filter.h"
@@ -528,6 +530,7 @@ main (int argc, char **argv)
   const bool planes_only = strcmp (option, "--planes") == 0;
   const bool staged_only = strcmp (option, "--staged") == 0;
   const bool down_rows_only = strcmp (option, "--down-rows") == 0;
+  const bool separable_only = strcmp (option, "--separable") == 0;
   /* The last is for 16-bit samples only: an odd width past the 16-bit
    * fused kernel's 512-sample strips even in gray. Every height spans
    * several of its 8-row batches and, on frames this small, 16-row
@@ -542,8 +545,10 @@ main (int argc, char **argv)
   };
   static const double sigmas[] = { 1.0, 3.0, 10.0, 20.0 };
   /* 16-bit fused: its FP32 kernel up to radius 16 (sigma 1, 3, 4.5: radius
-   * 4, 11, 16), separable beyond. */
-  static const double sigmas16[] = { 1.0, 3.0, 4.5, 10.0, 20.0 };
+   * 4, 11, 16), separable beyond; the separable passes' wide
+   * specialisations from radius 17 to 48 (sigma 5, 10, 13: radius 18, 35
+   * and 46, run at 20, 36 and 48), their run-time passes past them (20). */
+  static const double sigmas16[] = { 1.0, 3.0, 4.5, 5.0, 10.0, 13.0, 20.0 };
   /* These planes' fp16 intermediates fit in L2, so 8-bit fused took its
    * registers form (sigma 1, 3) and its two-pass form (10, 20) in the
    * first sweep; the shared-memory kernel, for planes that do not fit, in
@@ -580,6 +585,10 @@ main (int argc, char **argv)
   {1024, 64}
   };
   static const double down_rows_both[] = { 20.0, 60.0 };
+  /* The separable passes' wide specialisations: radius 18, 35 and 46 (run
+   * at 20, 36 and 48). */
+  static const GbAlgorithm separable[] = { GB_ALGORITHM_SEPARABLE };
+  static const double wide_sigmas[] = { 5.0, 10.0, 13.0 };
   const Sweep all8 = SWEEP (1, sizes, n_sizes8, channel_counts, algorithms,
       sigmas);
   const Sweep all16 = SWEEP (2, sizes, N_ELEMENTS (sizes), channel_counts,
@@ -595,13 +604,17 @@ main (int argc, char **argv)
   const Sweep down_rows_race = SWEEP (1, down_rows_sizes,
       N_ELEMENTS (down_rows_sizes), down_rows_channels, multiscale,
       down_rows_both);
+  const Sweep wide8 = SWEEP (1, sizes, n_sizes8, channel_counts, separable,
+      wide_sigmas);
+  const Sweep wide16 = SWEEP (2, sizes, N_ELEMENTS (sizes), channel_counts,
+      separable, wide_sigmas);
   GbCuda *cuda;
   GbError error;
 
   if (*option && !fused_shared_only && !fused_float_only && !planes_only
-      && !staged_only && !down_rows_only) {
+      && !staged_only && !down_rows_only && !separable_only) {
     fprintf (stderr, "usage: %s [--fused-shared | --fused-float | --planes "
-        "| --staged | --down-rows]\n", argv[0]);
+        "| --staged | --down-rows | --separable]\n", argv[0]);
     return 2;
   }
   /* The FP32 kernel's shared memory against the devices' limits (host
@@ -630,6 +643,9 @@ main (int argc, char **argv)
     run_sweep (cuda, &staged8);
   } else if (down_rows_only) {
     run_sweep (cuda, &down_rows_race);
+  } else if (separable_only) {
+    run_sweep (cuda, &wide8);
+    run_sweep (cuda, &wide16);
   } else {
     if (!fused_shared_only) {
       run_sweep (cuda, &all8);
