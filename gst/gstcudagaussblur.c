@@ -283,6 +283,7 @@ struct _GstCudaGaussBlur
   GstObject *blur_context;
   gboolean blur_failed;         /* its error is posted: do not retry */
   gboolean cpu_fallback_warned;
+  GstCaps *refused_caps;        /* caps whose negotiation error is posted */
   /* Frames in flight (frames-in-flight > 1): host frames whose blur was
    * submitted, pushed by in_flight's thread as each is done; `submitted`
    * hands the frame transform() started to generate_output(). */
@@ -1006,6 +1007,7 @@ gst_cuda_gauss_blur_finalize (GObject * object)
   g_free (self->map_image);
   g_free (self->map_image_location);
   g_array_unref (self->regions);
+  gst_clear_caps (&self->refused_caps);
 
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
@@ -1372,6 +1374,21 @@ gst_cuda_gauss_blur_ensure_blur (GstCudaGaussBlur * self)
   return TRUE;
 }
 
+/* Refuses caps with a negotiation error saying why, posted once for the
+ * same caps: the base class offers them again at every buffer, and the
+ * application has its error already. */
+static void
+gst_cuda_gauss_blur_refuse_caps (GstCudaGaussBlur * self, GstCaps * caps,
+    const gchar * why)
+{
+  if (self->refused_caps && gst_caps_is_equal (caps, self->refused_caps)) {
+    GST_DEBUG_OBJECT (self, "refused again: %s", why);
+    return;
+  }
+  gst_caps_replace (&self->refused_caps, caps);
+  GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, ("%s", why), (NULL));
+}
+
 static gboolean
 gst_cuda_gauss_blur_set_caps (GstBaseTransform * trans, GstCaps * incaps,
     GstCaps * outcaps)
@@ -1427,10 +1444,12 @@ gst_cuda_gauss_blur_set_caps (GstBaseTransform * trans, GstCaps * incaps,
     /* GStreamer 1.22's CUDA allocator rounds odd heights up for I420,
      * YV12, NV12 and P016, not for NV21: its last chroma row would lie
      * beyond the allocation */
-    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
-        ("NV21 frames of odd height (%d) do not fit GStreamer's CUDA memory: "
-            "use NV12, an even height, or system memory", in_info.height),
-        (NULL));
+    gchar *why = g_strdup_printf ("NV21 frames of odd height (%d) do not "
+        "fit GStreamer's CUDA memory: use NV12, an even height, or system "
+        "memory", in_info.height);
+
+    gst_cuda_gauss_blur_refuse_caps (self, incaps, why);
+    g_free (why);
     return FALSE;
   }
 
@@ -1442,10 +1461,12 @@ gst_cuda_gauss_blur_set_caps (GstBaseTransform * trans, GstCaps * incaps,
   if (in_cuda_memory)
     gst_cuda_gauss_blur_ensure_context (self, self->blur_device_id);
   if (in_cuda_memory && !self->cuda_context) {
-    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
-        ("Frames in CUDA memory (memory:CUDAMemory) need a usable CUDA "
-            "device, and there is none (cuda-device-id %d)",
-            self->blur_device_id), (NULL));
+    gchar *why = g_strdup_printf ("Frames in CUDA memory (memory:CUDAMemory) "
+        "need a usable CUDA device, and there is none (cuda-device-id %d)",
+        self->blur_device_id);
+
+    gst_cuda_gauss_blur_refuse_caps (self, incaps, why);
+    g_free (why);
     return FALSE;
   }
   {
@@ -1463,6 +1484,9 @@ gst_cuda_gauss_blur_set_caps (GstBaseTransform * trans, GstCaps * incaps,
       return FALSE;
     }
   }
+  /* accepted now (another cuda-device-id, say): a later refusal of the
+   * same caps is news again */
+  gst_clear_caps (&self->refused_caps);
   return TRUE;
 }
 
@@ -2281,6 +2305,7 @@ gst_cuda_gauss_blur_stop (GstBaseTransform * trans)
   self->context_tried = FALSE;
   self->host_path_warned = FALSE;
   self->blur_failed = FALSE;
+  gst_clear_caps (&self->refused_caps);
   self->map_valid = self->core_has_map = FALSE;
   g_clear_pointer (&self->map, g_free);
   g_clear_pointer (&self->map_image, g_free);
