@@ -12,10 +12,10 @@
  * their type. Each pass stages its tile and apron in shared memory; loads
  * and stores of global memory are coalesced (threads of a warp touch
  * consecutive samples of one row). For radii up to FIXED_RADIUS_MAX (and
- * every 4 radii to WIDE_RADIUS_MAX, taps padded by zeros) the radius is a template parameter: the tap loops unroll, the
- * weights travel by value as a kernel parameter (constant bank), and each
- * thread computes a
- * run of neighbouring outputs from one sliding window of the tile (register
+ * every 4 radii to WIDE_RADIUS_MAX, taps padded by zeros) the radius is a
+ * template parameter: the tap loops unroll, the weights travel by value as
+ * a kernel parameter (constant bank), and each thread computes a run of
+ * neighbouring outputs from one sliding window of the tile (register
  * blocking), so a shared-memory read serves several outputs instead of one:
  * shared-memory reads and instruction issue, not DRAM, bound a tap-per-read
  * pass (docs/performance.md has the ncu figures). Larger radii take the same
