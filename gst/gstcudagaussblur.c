@@ -283,7 +283,8 @@ struct _GstCudaGaussBlur
   GstObject *blur_context;
   gboolean blur_failed;         /* its error is posted: do not retry */
   gboolean cpu_fallback_warned;
-  GstCaps *refused_caps;        /* caps whose negotiation error is posted */
+  GstCaps *refused_caps;        /* caps whose error is posted, and why */
+  gchar *refused_why;
   /* Frames in flight (frames-in-flight > 1): host frames whose blur was
    * submitted, pushed by in_flight's thread as each is done; `submitted`
    * hands the frame transform() started to generate_output(). */
@@ -1008,6 +1009,7 @@ gst_cuda_gauss_blur_finalize (GObject * object)
   g_free (self->map_image_location);
   g_array_unref (self->regions);
   gst_clear_caps (&self->refused_caps);
+  g_free (self->refused_why);
 
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
@@ -1374,19 +1376,32 @@ gst_cuda_gauss_blur_ensure_blur (GstCudaGaussBlur * self)
   return TRUE;
 }
 
-/* Refuses caps with a negotiation error saying why, posted once for the
- * same caps: the base class offers them again at every buffer, and the
- * application has its error already. */
+/* Whether an error about these caps, for this reason, is news, recorded
+ * if so: the base class tries the same caps again at every buffer
+ * (set_caps (), decide_allocation ()), and the application has its error
+ * already. Until the element stops. */
+static gboolean
+gst_cuda_gauss_blur_caps_error_is_new (GstCudaGaussBlur * self,
+    GstCaps * caps, const gchar * why)
+{
+  if (self->refused_caps && gst_caps_is_equal (caps, self->refused_caps)
+      && g_strcmp0 (why, self->refused_why) == 0) {
+    GST_DEBUG_OBJECT (self, "refused again: %s", why);
+    return FALSE;
+  }
+  gst_caps_replace (&self->refused_caps, caps);
+  g_free (self->refused_why);
+  self->refused_why = g_strdup (why);
+  return TRUE;
+}
+
+/* Refuses caps with a negotiation error saying why, once. */
 static void
 gst_cuda_gauss_blur_refuse_caps (GstCudaGaussBlur * self, GstCaps * caps,
     const gchar * why)
 {
-  if (self->refused_caps && gst_caps_is_equal (caps, self->refused_caps)) {
-    GST_DEBUG_OBJECT (self, "refused again: %s", why);
-    return;
-  }
-  gst_caps_replace (&self->refused_caps, caps);
-  GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, ("%s", why), (NULL));
+  if (gst_cuda_gauss_blur_caps_error_is_new (self, caps, why))
+    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, ("%s", why), (NULL));
 }
 
 static gboolean
@@ -1480,13 +1495,12 @@ gst_cuda_gauss_blur_set_caps (GstBaseTransform * trans, GstCaps * incaps,
     status = gb_blur_set_geometry (self->blur, &self->geometry, &error);
     gst_cuda_gauss_blur_leave (entered);
     if (status != GB_OK) {
-      gst_cuda_gauss_blur_post_error (self, "Cannot blur this video", &error);
+      if (gst_cuda_gauss_blur_caps_error_is_new (self, incaps, error.message))
+        gst_cuda_gauss_blur_post_error (self, "Cannot blur this video",
+            &error);
       return FALSE;
     }
   }
-  /* accepted now (another cuda-device-id, say): a later refusal of the
-   * same caps is news again */
-  gst_clear_caps (&self->refused_caps);
   return TRUE;
 }
 
@@ -1630,8 +1644,8 @@ gst_cuda_gauss_blur_decide_cuda_allocation (GstCudaGaussBlur * self,
   gboolean have_pool = gst_query_get_n_allocation_pools (query) > 0;
 
   if (!self->cuda_context) {
-    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
-        ("Frames in CUDA memory out, but no CUDA context"), (NULL));
+    gst_cuda_gauss_blur_refuse_caps (self, caps,
+        "Frames in CUDA memory out, but no CUDA context");
     return FALSE;
   }
   if (have_pool) {
@@ -1658,8 +1672,10 @@ gst_cuda_gauss_blur_decide_cuda_allocation (GstCudaGaussBlur * self,
         max, &size);
   }
   if (!pool) {
-    GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
-        ("Cannot allocate output frames in CUDA memory"), (NULL));
+    if (gst_cuda_gauss_blur_caps_error_is_new (self, caps,
+            "no CUDA output pool"))
+      GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
+          ("Cannot allocate output frames in CUDA memory"), (NULL));
     return FALSE;
   }
   if (have_pool)
@@ -2305,7 +2321,9 @@ gst_cuda_gauss_blur_stop (GstBaseTransform * trans)
   self->context_tried = FALSE;
   self->host_path_warned = FALSE;
   self->blur_failed = FALSE;
+  self->cpu_fallback_warned = FALSE;
   gst_clear_caps (&self->refused_caps);
+  g_clear_pointer (&self->refused_why, g_free);
   self->map_valid = self->core_has_map = FALSE;
   g_clear_pointer (&self->map, g_free);
   g_clear_pointer (&self->map_image, g_free);

@@ -18,8 +18,31 @@ struct _GstFramesInFlight
   GThread *thread;              /* started with the first frame */
   gboolean quit;
   gboolean flushing;
-  GstFlowReturn flow;           /* first failed push, until flushing ends */
+  GstFlowReturn flow;           /* first failed push, until flushing ends;
+                                 * GST_FLOW_NOT_LINKED until reported */
 };
+
+/* Downstream unlinked (a tee's branch, a selector, a pad being relinked):
+ * said once to upstream, and the frames after it are pushed still, each
+ * with its own result. Every other failure stops the pushes until a
+ * flush. */
+static gboolean
+gst_frames_in_flight_goes_on (GstFlowReturn flow)
+{
+  return flow == GST_FLOW_OK || flow == GST_FLOW_NOT_LINKED;
+}
+
+/* The flow for upstream (lock held); a NOT_LINKED is said once. */
+static GstFlowReturn
+gst_frames_in_flight_report (GstFramesInFlight * frames)
+{
+  const GstFlowReturn ret = frames->flushing ? GST_FLOW_FLUSHING
+      : frames->flow;
+
+  if (frames->flow == GST_FLOW_NOT_LINKED)
+    frames->flow = GST_FLOW_OK;
+  return ret;
+}
 
 static gpointer
 gst_frames_in_flight_loop (gpointer data)
@@ -44,7 +67,7 @@ gst_frames_in_flight_loop (gpointer data)
 
     g_mutex_lock (&frames->lock);
     push = ret == GST_FLOW_OK && !frames->flushing
-        && frames->flow == GST_FLOW_OK;
+        && gst_frames_in_flight_goes_on (frames->flow);
     g_mutex_unlock (&frames->lock);
     if (push)
       ret = gst_pad_push (frames->srcpad, outbuf);
@@ -53,7 +76,7 @@ gst_frames_in_flight_loop (gpointer data)
 
     g_mutex_lock (&frames->lock);
     g_queue_pop_head (&frames->queue);
-    if (ret != GST_FLOW_OK && frames->flow == GST_FLOW_OK)
+    if (ret != GST_FLOW_OK && gst_frames_in_flight_goes_on (frames->flow))
       frames->flow = frames->flushing ? GST_FLOW_FLUSHING : ret;
     if (ret != GST_FLOW_OK)
       GST_DEBUG_OBJECT (frames->srcpad, "frame not pushed: %s",
@@ -115,9 +138,9 @@ gst_frames_in_flight_add (GstFramesInFlight * frames, gpointer frame,
   g_queue_push_tail (&frames->queue, frame);
   g_cond_broadcast (&frames->cond);
   while (g_queue_get_length (&frames->queue) >= MAX (limit, 1)
-      && !frames->flushing && frames->flow == GST_FLOW_OK)
+      && !frames->flushing && gst_frames_in_flight_goes_on (frames->flow))
     g_cond_wait (&frames->cond, &frames->lock);
-  ret = frames->flushing ? GST_FLOW_FLUSHING : frames->flow;
+  ret = gst_frames_in_flight_report (frames);
   g_mutex_unlock (&frames->lock);
   return ret;
 }
@@ -130,7 +153,7 @@ gst_frames_in_flight_drain (GstFramesInFlight * frames)
   g_mutex_lock (&frames->lock);
   while (!g_queue_is_empty (&frames->queue))
     g_cond_wait (&frames->cond, &frames->lock);
-  ret = frames->flushing ? GST_FLOW_FLUSHING : frames->flow;
+  ret = gst_frames_in_flight_report (frames);
   g_mutex_unlock (&frames->lock);
   return ret;
 }

@@ -39,7 +39,9 @@ void gst_frames_in_flight_free (GstFramesInFlight * frames);
 /* Streaming thread: hands over a frame whose work has started; returns
  * once fewer than `limit` frames are in flight (this one counted), with
  * the flow of the pushes so far: anything but GST_FLOW_OK stops the
- * stream (the frames after a failed push are finished, not pushed). */
+ * stream (the frames after a failed push are finished, not pushed), but
+ * GST_FLOW_NOT_LINKED, which is returned once and does not stop the
+ * pushes (a branch unlinked, then linked again). */
 GstFlowReturn gst_frames_in_flight_add (GstFramesInFlight * frames,
     gpointer frame, guint limit);
 

@@ -353,6 +353,42 @@ GST_START_TEST (test_failed_push)
 
 GST_END_TEST;
 
+/* A push that finds downstream unlinked (a tee's branch with
+ * allow-not-linked, a branch being relinked) fails that frame alone: the
+ * NOT_LINKED comes back to upstream once, and every later frame is pushed.
+ * Before, it stopped the pushes until a flush, every frame after it lost. */
+GST_START_TEST (test_not_linked_push)
+{
+  const Case c = { "GRAY8", 160, 91 };
+  GstVideoInfo info = video_info (c.format, c.width, c.height);
+  GstHarness *h = harness_new (&c, 2);
+  Log *log = log_attach (h);
+  guint i, not_linked = 0;
+
+  log->fail_with = GST_FLOW_NOT_LINKED;
+  log->fail_at = 1;
+  for (i = 0; i < 8; i++) {
+    const GstFlowReturn ret = gst_harness_push (h, input_frame (h, &info,
+            i % N_INPUTS, FALSE, i));
+
+    fail_unless (ret == GST_FLOW_OK || ret == GST_FLOW_NOT_LINKED,
+        "push %u: %s", i, gst_flow_get_name (ret));
+    not_linked += ret == GST_FLOW_NOT_LINKED;
+  }
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+  fail_unless_equals_int (not_linked, 1);
+  /* every frame reached the source pad; all but the one refused arrived */
+  g_mutex_lock (&log->lock);
+  fail_unless_equals_int (log->buffers, 8);
+  g_mutex_unlock (&log->lock);
+  fail_unless_equals_int (gst_harness_buffers_received (h), 7);
+
+  gst_harness_teardown (h);
+  log_free (log);
+}
+
+GST_END_TEST;
+
 /* Holds the first buffer the element pushes until told to let it go. */
 typedef struct
 {
@@ -562,6 +598,7 @@ frames_in_flight_suite (void)
   tcase_add_test (tc, test_caps_change);
   tcase_add_test (tc, test_flush);
   tcase_add_test (tc, test_failed_push);
+  tcase_add_test (tc, test_not_linked_push);
   tcase_add_test (tc, test_state_cycles);
   tcase_add_test (tc, test_serialized_query_while_stopping);
   return s;
