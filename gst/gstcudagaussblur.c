@@ -289,6 +289,7 @@ struct _GstCudaGaussBlur
    * submitted, pushed by in_flight's thread as each is done; `submitted`
    * hands the frame transform() started to generate_output(). */
   GstFramesInFlight *in_flight;
+  gboolean in_flight_error_posted;      /* (the frames' thread's) */
   gpointer submitted;
   gint blur_frames_in_flight;   /* the handle's setting */
 };
@@ -2208,7 +2209,11 @@ gst_cuda_gauss_blur_finish_frame (gpointer data, GstBuffer ** outbuf,
   *outbuf = frame->outbuf;
   g_free (frame);
   if (status != GB_OK) {
-    gst_cuda_gauss_blur_post_error (self, "Cannot blur the frame", &error);
+    /* the frames queued behind it fail alike (a CUDA error is sticky):
+     * one error for the stream */
+    if (!self->in_flight_error_posted)
+      gst_cuda_gauss_blur_post_error (self, "Cannot blur the frame", &error);
+    self->in_flight_error_posted = TRUE;
     gst_clear_buffer (outbuf);
     return GST_FLOW_ERROR;
   }
@@ -2312,6 +2317,7 @@ gst_cuda_gauss_blur_stop (GstBaseTransform * trans)
   /* The pads are inactive: what is still in flight is finished, not
    * pushed, before the handle goes. */
   g_clear_pointer (&self->in_flight, gst_frames_in_flight_free);
+  self->in_flight_error_posted = FALSE;
   gst_cuda_gauss_blur_destroy_blur (self);
   self->blur_frames_in_flight = 1;
   GST_OBJECT_LOCK (self);
