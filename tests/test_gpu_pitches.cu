@@ -32,8 +32,9 @@
  *                   aligned), for racecheck.
  *   --down-rows     only multiscale on planes whose rows go down along x
  *                   first in down_rows_kernel, for racecheck.
- *   --separable     only the separable passes' wide specialisations (radius
- *                   17 to 48), 8- and 16-bit, for memcheck and racecheck.
+ *   --separable     only the separable passes' wide specialisations at
+ *                   radius 18, 35 and 46 (run at 20, 36 and 48), 8- and
+ *                   16-bit, for memcheck and racecheck.
  */
 #include "cuda_backend.h"
 #include "filter.h"
