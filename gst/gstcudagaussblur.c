@@ -455,6 +455,7 @@ static GstFlowReturn gst_cuda_gauss_blur_generate_output (GstBaseTransform *
 static gboolean gst_cuda_gauss_blur_sink_event (GstBaseTransform * trans,
     GstEvent * event);
 static GstFlowReturn gst_cuda_gauss_blur_drain (GstCudaGaussBlur * self);
+static void gst_cuda_gauss_blur_wait_for_frames (GstCudaGaussBlur * self);
 
 /* Every format in CUDA memory (with GStreamer's CUDA library) and in
  * system memory; the output's memory is the input's. Progressive only: a
@@ -1323,7 +1324,7 @@ gst_cuda_gauss_blur_ensure_blur (GstCudaGaussBlur * self)
 
   /* The frames in flight need the old handle until they are out (or
    * dropped: a failed push comes back with the next frame). */
-  gst_cuda_gauss_blur_drain (self);
+  gst_cuda_gauss_blur_wait_for_frames (self);
   gst_cuda_gauss_blur_destroy_blur (self);
   self->blur_frames_in_flight = 1;
   self->map_valid = self->core_has_map = FALSE;
@@ -2221,12 +2222,21 @@ gst_cuda_gauss_blur_finish_frame (gpointer data, GstBuffer ** outbuf,
 }
 
 /* Streaming thread: every frame in flight pushed (or dropped), before
- * anything else goes downstream from this thread. */
+ * anything else goes downstream from this thread; the flow for upstream. */
 static GstFlowReturn
 gst_cuda_gauss_blur_drain (GstCudaGaussBlur * self)
 {
   return self->in_flight ? gst_frames_in_flight_drain (self->in_flight)
       : GST_FLOW_OK;
+}
+
+/* The same before an event, a query or a new handle, whose callers return
+ * no flow upstream: a failed push is left for the next frame to return. */
+static void
+gst_cuda_gauss_blur_wait_for_frames (GstCudaGaussBlur * self)
+{
+  if (self->in_flight)
+    gst_frames_in_flight_wait (self->in_flight);
 }
 
 /* The base class's output (prepare_output_buffer, transform), except that
@@ -2285,7 +2295,7 @@ gst_cuda_gauss_blur_sink_event (GstBaseTransform * trans, GstEvent * event)
       break;
     default:
       if (GST_EVENT_IS_SERIALIZED (event))
-        gst_cuda_gauss_blur_drain (self);
+        gst_cuda_gauss_blur_wait_for_frames (self);
       break;
   }
   return GST_BASE_TRANSFORM_CLASS (parent_class)->sink_event (trans, event);
@@ -2422,7 +2432,7 @@ gst_cuda_gauss_blur_query (GstBaseTransform * trans,
     if (flushing)
       return FALSE;
     /* It comes after the frames in flight, as a serialized event does. */
-    gst_cuda_gauss_blur_drain (self);
+    gst_cuda_gauss_blur_wait_for_frames (self);
   }
   if (direction == GST_PAD_SRC && GST_QUERY_TYPE (query) == GST_QUERY_LATENCY)
     return gst_cuda_gauss_blur_query_latency (self, query);

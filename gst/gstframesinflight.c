@@ -159,6 +159,15 @@ gst_frames_in_flight_drain (GstFramesInFlight * frames)
 }
 
 void
+gst_frames_in_flight_wait (GstFramesInFlight * frames)
+{
+  g_mutex_lock (&frames->lock);
+  while (!g_queue_is_empty (&frames->queue))
+    g_cond_wait (&frames->cond, &frames->lock);
+  g_mutex_unlock (&frames->lock);
+}
+
+void
 gst_frames_in_flight_set_flushing (GstFramesInFlight * frames,
     gboolean flushing)
 {

@@ -46,8 +46,12 @@ GstFlowReturn gst_frames_in_flight_add (GstFramesInFlight * frames,
     gpointer frame, guint limit);
 
 /* Streaming thread: waits until every frame handed over is pushed (or
- * dropped, when flushing); returns the flow of the pushes. */
+ * dropped, when flushing); returns the flow of the pushes, for upstream. */
 GstFlowReturn gst_frames_in_flight_drain (GstFramesInFlight * frames);
+
+/* The same wait, where no flow goes upstream (an event, a query): a
+ * NOT_LINKED stays to be returned with the next frame. */
+void gst_frames_in_flight_wait (GstFramesInFlight * frames);
 
 /* Any thread (FLUSH_START: TRUE): the frames in flight and those handed
  * over from now on are finished and dropped, and gst_frames_in_flight_add

@@ -389,6 +389,35 @@ GST_START_TEST (test_not_linked_push)
 
 GST_END_TEST;
 
+/* A NOT_LINKED found while an event waited for the frames in flight is
+ * returned with the next frame, not lost to the event (which returns no
+ * flow upstream). */
+GST_START_TEST (test_not_linked_before_event)
+{
+  const Case c = { "GRAY8", 160, 91 };
+  GstVideoInfo info = video_info (c.format, c.width, c.height);
+  GstHarness *h = harness_new (&c, 2);
+  Log *log = log_attach (h);
+
+  log->fail_with = GST_FLOW_NOT_LINKED;
+  log->fail_at = 0;
+  /* the first frame is in flight when its push returns */
+  fail_unless_equals_int (gst_harness_push (h, input_frame (h, &info, 0,
+              FALSE, 0)), GST_FLOW_OK);
+  /* a serialized event waits for it: the push fails meanwhile */
+  fail_unless (gst_harness_push_event (h,
+          gst_event_new_tag (gst_tag_list_new_empty ())));
+  fail_unless_equals_int (gst_harness_push (h, input_frame (h, &info, 1,
+              FALSE, 1)), GST_FLOW_NOT_LINKED);
+  fail_unless_equals_int (gst_harness_push (h, input_frame (h, &info, 2,
+              FALSE, 2)), GST_FLOW_OK);
+
+  gst_harness_teardown (h);
+  log_free (log);
+}
+
+GST_END_TEST;
+
 /* Holds the first buffer the element pushes until told to let it go. */
 typedef struct
 {
@@ -599,6 +628,7 @@ frames_in_flight_suite (void)
   tcase_add_test (tc, test_flush);
   tcase_add_test (tc, test_failed_push);
   tcase_add_test (tc, test_not_linked_push);
+  tcase_add_test (tc, test_not_linked_before_event);
   tcase_add_test (tc, test_state_cycles);
   tcase_add_test (tc, test_serialized_query_while_stopping);
   return s;
