@@ -1470,22 +1470,29 @@ gst_cuda_gauss_blur_set_caps (GstBaseTransform * trans, GstCaps * incaps,
     return FALSE;
   }
 
-  if (!gst_cuda_gauss_blur_ensure_blur (self))
-    return FALSE;
   /* Frames in CUDA memory need a context for the output pool, with
    * backend=cpu too (which maps them to the host); without one no device
-   * is usable, and such frames cannot exist. */
-  if (in_cuda_memory)
-    gst_cuda_gauss_blur_ensure_context (self, self->blur_device_id);
-  if (in_cuda_memory && !self->cuda_context) {
-    gchar *why = g_strdup_printf ("Frames in CUDA memory (memory:CUDAMemory) "
-        "need a usable CUDA device, and there is none (cuda-device-id %d)",
-        self->blur_device_id);
+   * is usable, and such frames cannot exist. Checked before the handle is
+   * made, which would warn of a CPU blur that will not happen. */
+  if (in_cuda_memory) {
+    gint device_id;
 
-    gst_cuda_gauss_blur_refuse_caps (self, incaps, why);
-    g_free (why);
-    return FALSE;
+    GST_OBJECT_LOCK (self);
+    device_id = self->cuda_device_id;
+    GST_OBJECT_UNLOCK (self);
+    gst_cuda_gauss_blur_ensure_context (self, device_id);
+    if (!self->cuda_context) {
+      gchar *why = g_strdup_printf ("Frames in CUDA memory "
+          "(memory:CUDAMemory) need a usable CUDA device, and there is none "
+          "(cuda-device-id %d)", device_id);
+
+      gst_cuda_gauss_blur_refuse_caps (self, incaps, why);
+      g_free (why);
+      return FALSE;
+    }
   }
+  if (!gst_cuda_gauss_blur_ensure_blur (self))
+    return FALSE;
   {
     /* A handle made before keeps its buffers where the geometry allows;
      * one just made has this geometry already, and this does nothing. */
