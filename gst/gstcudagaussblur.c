@@ -444,6 +444,8 @@ static gboolean gst_cuda_gauss_blur_decide_allocation (GstBaseTransform *
     trans, GstQuery * query);
 static gboolean gst_cuda_gauss_blur_transform_meta (GstBaseTransform * trans,
     GstBuffer * outbuf, GstMeta * meta, GstBuffer * inbuf);
+static GstFlowReturn gst_cuda_gauss_blur_submit_input_buffer
+    (GstBaseTransform * trans, gboolean is_discont, GstBuffer * input);
 static void gst_cuda_gauss_blur_before_transform (GstBaseTransform * trans,
     GstBuffer * buffer);
 static GstFlowReturn gst_cuda_gauss_blur_transform (GstBaseTransform * trans,
@@ -870,6 +872,8 @@ gst_cuda_gauss_blur_class_init (GstCudaGaussBlurClass * klass)
       GST_DEBUG_FUNCPTR (gst_cuda_gauss_blur_transform_meta);
   trans_class->before_transform =
       GST_DEBUG_FUNCPTR (gst_cuda_gauss_blur_before_transform);
+  trans_class->submit_input_buffer =
+      GST_DEBUG_FUNCPTR (gst_cuda_gauss_blur_submit_input_buffer);
   trans_class->transform = GST_DEBUG_FUNCPTR (gst_cuda_gauss_blur_transform);
   trans_class->prepare_output_buffer =
       GST_DEBUG_FUNCPTR (gst_cuda_gauss_blur_prepare_output_buffer);
@@ -1829,6 +1833,25 @@ gst_cuda_gauss_blur_before_transform (GstBaseTransform * trans,
    * and prepares its output (set_property switches it only while no frame
    * can flow): it then matches the sigma this frame uses. */
   gst_cuda_gauss_blur_update_passthrough (GST_CUDA_GAUSS_BLUR (trans));
+}
+
+/* Downstream asked to negotiate again (relinked, reconfigured): the base
+ * class does it now, on this thread, and pushes what it decides (caps, a
+ * new pool's buffers). That goes after the frames in flight, as a
+ * serialized event does, and never beside the frames' thread's pushes:
+ * GStreamer 1.22's caps query reads a pad's current caps without a
+ * reference while a push may replace them (criticals, then not-negotiated,
+ * in a helper's stress runs that relinked the source pad every few ms). */
+static GstFlowReturn
+gst_cuda_gauss_blur_submit_input_buffer (GstBaseTransform * trans,
+    gboolean is_discont, GstBuffer * input)
+{
+  GstCudaGaussBlur *self = GST_CUDA_GAUSS_BLUR (trans);
+
+  if (self->in_flight && gst_pad_needs_reconfigure (trans->srcpad))
+    gst_cuda_gauss_blur_wait_for_frames (self);
+  return GST_BASE_TRANSFORM_CLASS (parent_class)->submit_input_buffer (trans,
+      is_discont, input);
 }
 
 /* The shapes a static sigma map is made from (under the object lock). */

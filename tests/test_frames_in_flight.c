@@ -441,6 +441,40 @@ hold_probe (G_GNUC_UNUSED GstPad * pad, G_GNUC_UNUSED GstPadProbeInfo * info,
   return GST_PAD_PROBE_REMOVE;
 }
 
+/* The hold on `pad`'s first buffer: set, waited for, let go, cleared. */
+static void
+hold_attach (Hold * hold, GstPad * pad)
+{
+  g_mutex_init (&hold->lock);
+  g_cond_init (&hold->cond);
+  gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, hold_probe, hold, NULL);
+}
+
+static void
+hold_wait (Hold * hold)
+{
+  g_mutex_lock (&hold->lock);
+  while (!hold->held)
+    g_cond_wait (&hold->cond, &hold->lock);
+  g_mutex_unlock (&hold->lock);
+}
+
+static void
+hold_release (Hold * hold)
+{
+  g_mutex_lock (&hold->lock);
+  hold->released = TRUE;
+  g_cond_broadcast (&hold->cond);
+  g_mutex_unlock (&hold->lock);
+}
+
+static void
+hold_clear (Hold * hold)
+{
+  g_cond_clear (&hold->cond);
+  g_mutex_clear (&hold->lock);
+}
+
 /* Counts the element's set_caps () calls (its debug line on entry). */
 static void
 count_set_caps (G_GNUC_UNUSED GstDebugCategory * category,
@@ -479,16 +513,10 @@ GST_START_TEST (test_serialized_query_while_stopping)
   gboolean flushing = FALSE;
   gint set_caps_calls = 0;
 
-  g_mutex_init (&hold.lock);
-  g_cond_init (&hold.cond);
-  gst_pad_add_probe (h->sinkpad, GST_PAD_PROBE_TYPE_BUFFER, hold_probe, &hold,
-      NULL);
+  hold_attach (&hold, h->sinkpad);
   fail_unless_equals_int (gst_harness_push (h, input_frame (h, &info, 0,
               FALSE, 0)), GST_FLOW_OK);
-  g_mutex_lock (&hold.lock);
-  while (!hold.held)
-    g_cond_wait (&hold.cond, &hold.lock);
-  g_mutex_unlock (&hold.lock);
+  hold_wait (&hold);
 
   thread = g_thread_new ("set-null", set_null, h->element);
   /* deactivation sets the sink pad flushing before stop () */
@@ -511,17 +539,79 @@ GST_START_TEST (test_serialized_query_while_stopping)
   gst_debug_unset_threshold_for_name ("cudagaussblur");
   fail_unless_equals_int (set_caps_calls, 0);
 
-  g_mutex_lock (&hold.lock);
-  hold.released = TRUE;
-  g_cond_broadcast (&hold.cond);
-  g_mutex_unlock (&hold.lock);
+  hold_release (&hold);
   g_thread_join (thread);
   gst_query_unref (query);
   gst_caps_unref (caps);
   gst_object_unref (sinkpad);
   gst_harness_teardown (h);
-  g_cond_clear (&hold.cond);
-  g_mutex_clear (&hold.lock);
+  hold_clear (&hold);
+}
+
+GST_END_TEST;
+
+typedef struct
+{
+  GstHarness *h;
+  GstBuffer *input;
+  GstFlowReturn ret;
+  gint returned;
+} Push;
+
+static gpointer
+push_thread (gpointer data)
+{
+  Push *push = data;
+
+  push->ret = gst_harness_push (push->h, push->input);
+  g_atomic_int_set (&push->returned, 1);
+  return NULL;
+}
+
+/* Downstream asks to negotiate again (a relink marks the source pad) while
+ * a frame is in flight: the next input waits for that frame to go out
+ * before the base class renegotiates on the streaming thread, as a
+ * serialized event would; it had renegotiated beside the frames' thread's
+ * push (GStreamer 1.22's caps query then read caps a push replaced). */
+GST_START_TEST (test_reconfigure_after_frames_in_flight)
+{
+  const Case c = { "GRAY8", 160, 91 };
+  GstVideoInfo info = video_info (c.format, c.width, c.height);
+  GstHarness *h = harness_new (&c, 3);
+  GstPad *srcpad = gst_element_get_static_pad (h->element, "src");
+  Hold hold = { 0 };
+  Push push = { h, NULL, GST_FLOW_ERROR, 0 };
+  GThread *thread;
+  guint i;
+
+  /* held on the element's side: the harness's stream lock stays free */
+  hold_attach (&hold, srcpad);
+  fail_unless_equals_int (gst_harness_push (h, input_frame (h, &info, 0,
+              FALSE, 0)), GST_FLOW_OK);
+  hold_wait (&hold);
+
+  gst_pad_mark_reconfigure (srcpad);
+  push.input = input_frame (h, &info, 1, FALSE, 1);
+  thread = g_thread_new ("push", push_thread, &push);
+  /* a queue of 3 would take the frame at once: it waits for the first */
+  g_usleep (100 * 1000);
+  fail_if (g_atomic_int_get (&push.returned),
+      "renegotiated while a frame was in flight");
+
+  hold_release (&hold);
+  g_thread_join (thread);
+  fail_unless_equals_int (push.ret, GST_FLOW_OK);
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+  for (i = 0; i < 2; i++) {
+    GstBuffer *output = gst_harness_pull (h);
+
+    fail_unless_equals_uint64 (GST_BUFFER_PTS (output), i * GST_SECOND / 30);
+    gst_buffer_unref (output);
+  }
+
+  gst_object_unref (srcpad);
+  gst_harness_teardown (h);
+  hold_clear (&hold);
 }
 
 GST_END_TEST;
@@ -629,6 +719,7 @@ frames_in_flight_suite (void)
   tcase_add_test (tc, test_failed_push);
   tcase_add_test (tc, test_not_linked_push);
   tcase_add_test (tc, test_not_linked_before_event);
+  tcase_add_test (tc, test_reconfigure_after_frames_in_flight);
   tcase_add_test (tc, test_state_cycles);
   tcase_add_test (tc, test_serialized_query_while_stopping);
   return s;
