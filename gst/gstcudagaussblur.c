@@ -78,6 +78,7 @@
 #include "gstcudagaussblur.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <string.h>
 
 #include <gst/video/video.h>
@@ -1401,13 +1402,21 @@ gst_cuda_gauss_blur_caps_error_is_new (GstCudaGaussBlur * self,
   return TRUE;
 }
 
-/* Refuses caps with a negotiation error saying why, once. */
-static void
+/* Refuses caps with a negotiation error saying why (a printf format),
+ * once. */
+static void G_GNUC_PRINTF (3, 4)
 gst_cuda_gauss_blur_refuse_caps (GstCudaGaussBlur * self, GstCaps * caps,
-    const gchar * why)
+    const gchar * format, ...)
 {
+  va_list args;
+  gchar *why;
+
+  va_start (args, format);
+  why = g_strdup_vprintf (format, args);
+  va_end (args);
   if (gst_cuda_gauss_blur_caps_error_is_new (self, caps, why))
     GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, ("%s", why), (NULL));
+  g_free (why);
 }
 
 static gboolean
@@ -1465,12 +1474,9 @@ gst_cuda_gauss_blur_set_caps (GstBaseTransform * trans, GstCaps * incaps,
     /* GStreamer 1.22's CUDA allocator rounds odd heights up for I420,
      * YV12, NV12 and P016, not for NV21: its last chroma row would lie
      * beyond the allocation */
-    gchar *why = g_strdup_printf ("NV21 frames of odd height (%d) do not "
-        "fit GStreamer's CUDA memory: use NV12, an even height, or system "
-        "memory", in_info.height);
-
-    gst_cuda_gauss_blur_refuse_caps (self, incaps, why);
-    g_free (why);
+    gst_cuda_gauss_blur_refuse_caps (self, incaps, "NV21 frames of odd "
+        "height (%d) do not fit GStreamer's CUDA memory: use NV12, an even "
+        "height, or system memory", in_info.height);
     return FALSE;
   }
 
@@ -1486,12 +1492,9 @@ gst_cuda_gauss_blur_set_caps (GstBaseTransform * trans, GstCaps * incaps,
     GST_OBJECT_UNLOCK (self);
     gst_cuda_gauss_blur_ensure_context (self, device_id);
     if (!self->cuda_context) {
-      gchar *why = g_strdup_printf ("Frames in CUDA memory "
+      gst_cuda_gauss_blur_refuse_caps (self, incaps, "Frames in CUDA memory "
           "(memory:CUDAMemory) need a usable CUDA device, and there is none "
           "(cuda-device-id %d)", device_id);
-
-      gst_cuda_gauss_blur_refuse_caps (self, incaps, why);
-      g_free (why);
       return FALSE;
     }
   }

@@ -145,14 +145,21 @@ gst_frames_in_flight_add (GstFramesInFlight * frames, gpointer frame,
   return ret;
 }
 
+/* Until every frame handed over is pushed or dropped (lock held). */
+static void
+gst_frames_in_flight_wait_locked (GstFramesInFlight * frames)
+{
+  while (!g_queue_is_empty (&frames->queue))
+    g_cond_wait (&frames->cond, &frames->lock);
+}
+
 GstFlowReturn
 gst_frames_in_flight_drain (GstFramesInFlight * frames)
 {
   GstFlowReturn ret;
 
   g_mutex_lock (&frames->lock);
-  while (!g_queue_is_empty (&frames->queue))
-    g_cond_wait (&frames->cond, &frames->lock);
+  gst_frames_in_flight_wait_locked (frames);
   ret = gst_frames_in_flight_report (frames);
   g_mutex_unlock (&frames->lock);
   return ret;
@@ -162,8 +169,7 @@ void
 gst_frames_in_flight_wait (GstFramesInFlight * frames)
 {
   g_mutex_lock (&frames->lock);
-  while (!g_queue_is_empty (&frames->queue))
-    g_cond_wait (&frames->cond, &frames->lock);
+  gst_frames_in_flight_wait_locked (frames);
   g_mutex_unlock (&frames->lock);
 }
 

@@ -604,9 +604,6 @@ GST_START_TEST (test_new_formats)
 
 GST_END_TEST;
 
-/* Formats the element does not list are refused at negotiation: an
- * accept-caps query says no, the caps event fails and so does the buffer,
- * with not-negotiated rather than a crash or garbage. */
 /* Caps the element must refuse: not accepted, not set from a caps event,
  * and the frame that follows is not negotiated (and not pushed). Takes
  * input. */
@@ -631,6 +628,9 @@ check_caps_refused (GstHarness * h, GstCaps * caps, GstBuffer * input,
   gst_object_unref (sinkpad);
 }
 
+/* Formats the element does not list are refused at negotiation: an
+ * accept-caps query says no, the caps event fails and so does the buffer,
+ * with not-negotiated rather than a crash or garbage. */
 GST_START_TEST (test_unsupported_formats)
 {
   static const gchar *const formats[] = { "YUY2", "UYVY", "I420_10LE",
