@@ -65,8 +65,12 @@
 #define GB_CPU_RECURSIVE_WORK 24.0
 
 /* The hot loops get an AVX2 clone picked at load time. Without FMA on
- * purpose: every clone then rounds exactly like the plain build. */
-#if defined(__x86_64__) && defined(__has_attribute)
+ * purpose: every clone then rounds exactly like the plain build. Not under
+ * ThreadSanitizer: the clones' resolvers, instrumented, run while the
+ * executable is relocated, before its runtime starts (the tests of a
+ * -Db_sanitize=thread build died before main). */
+#if defined(__x86_64__) && defined(__has_attribute) \
+    && !defined(__SANITIZE_THREAD__)
 #if __has_attribute(target_clones)
 #define GB_CPU_HOT __attribute__((target_clones ("avx2", "default")))
 #endif

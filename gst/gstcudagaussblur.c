@@ -288,7 +288,10 @@ struct _GstCudaGaussBlur
   gchar *refused_why;
   /* Frames in flight (frames-in-flight > 1): host frames whose blur was
    * submitted, pushed by in_flight's thread as each is done; `submitted`
-   * hands the frame transform() started to generate_output(). */
+   * hands the frame transform() started to generate_output(). in_flight
+   * is set and cleared under the object lock, which FLUSH_START takes to
+   * read it; the streaming thread, its only other writer, reads it
+   * without. */
   GstFramesInFlight *in_flight;
   gboolean in_flight_error_posted;      /* (the frames' thread's) */
   gpointer submitted;
@@ -2291,9 +2294,15 @@ gst_cuda_gauss_blur_generate_output (GstBaseTransform * trans,
   if (frame) {
     frame->outbuf = *outbuf;
     *outbuf = NULL;
-    if (!self->in_flight)
-      self->in_flight = gst_frames_in_flight_new (trans->srcpad,
+    /* Made here, published under the object lock: a flush reads it from
+     * another thread (sink_event). */
+    if (!self->in_flight) {
+      GstFramesInFlight *in_flight = gst_frames_in_flight_new (trans->srcpad,
           "cudagaussblur-out", gst_cuda_gauss_blur_finish_frame, self);
+      GST_OBJECT_LOCK (self);
+      self->in_flight = in_flight;
+      GST_OBJECT_UNLOCK (self);
+    }
     GST_OBJECT_LOCK (self);
     limit = self->frames_in_flight;
     GST_OBJECT_UNLOCK (self);
@@ -2317,8 +2326,13 @@ gst_cuda_gauss_blur_sink_event (GstBaseTransform * trans, GstEvent * event)
 
   switch (GST_EVENT_TYPE (event)) {
     case GST_EVENT_FLUSH_START:
+      /* Not serialized: any thread, beside the streaming thread making the
+       * queue and stop () freeing it, hence the object lock (the queue's
+       * own lock nests inside it, and nothing takes them the other way). */
+      GST_OBJECT_LOCK (self);
       if (self->in_flight)
         gst_frames_in_flight_set_flushing (self->in_flight, TRUE);
+      GST_OBJECT_UNLOCK (self);
       break;
     case GST_EVENT_FLUSH_STOP:
       if (self->in_flight) {
@@ -2356,10 +2370,17 @@ static gboolean
 gst_cuda_gauss_blur_stop (GstBaseTransform * trans)
 {
   GstCudaGaussBlur *self = GST_CUDA_GAUSS_BLUR (trans);
+  GstFramesInFlight *in_flight;
 
   /* The pads are inactive: what is still in flight is finished, not
-   * pushed, before the handle goes. */
-  g_clear_pointer (&self->in_flight, gst_frames_in_flight_free);
+   * pushed, before the handle goes. Taken under the object lock, freed
+   * outside it (the frames' thread takes it as it finishes them): a late
+   * FLUSH_START sees the queue whole or not at all. */
+  GST_OBJECT_LOCK (self);
+  in_flight = self->in_flight;
+  self->in_flight = NULL;
+  GST_OBJECT_UNLOCK (self);
+  gst_frames_in_flight_free (in_flight);
   self->in_flight_error_posted = FALSE;
   gst_cuda_gauss_blur_destroy_blur (self);
   self->blur_frames_in_flight = 1;
