@@ -289,9 +289,9 @@ struct _GstCudaGaussBlur
   /* Frames in flight (frames-in-flight > 1): host frames whose blur was
    * submitted, pushed by in_flight's thread as each is done; `submitted`
    * hands the frame transform() started to generate_output(). in_flight
-   * is set and cleared under the object lock, which FLUSH_START takes to
-   * read it; the streaming thread, its only other writer, reads it
-   * without. */
+   * is set (streaming thread) and cleared (stop) under the object lock,
+   * which FLUSH_START, from any thread, takes to read it; the streaming
+   * thread reads it without. */
   GstFramesInFlight *in_flight;
   gboolean in_flight_error_posted;      /* (the frames' thread's) */
   gpointer submitted;
@@ -2294,8 +2294,6 @@ gst_cuda_gauss_blur_generate_output (GstBaseTransform * trans,
   if (frame) {
     frame->outbuf = *outbuf;
     *outbuf = NULL;
-    /* Made here, published under the object lock: a flush reads it from
-     * another thread (sink_event). */
     if (!self->in_flight) {
       GstFramesInFlight *in_flight = gst_frames_in_flight_new (trans->srcpad,
           "cudagaussblur-out", gst_cuda_gauss_blur_finish_frame, self);
