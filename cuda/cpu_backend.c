@@ -1540,13 +1540,16 @@ finish_band (const GbPlaneJob * job, float *scratch, int row_begin,
   }
 }
 
-/* 1 when rect lies within the rectangle at (x, y) of width x height. */
+/* 1 when rect lies within the rectangle at (x, y) of width x height. The
+ * ends in 64 bits: a start near INT_MAX plus a width wraps in int (an
+ * AddressSanitizer run read past a frame through such a window). */
 static int
 rect_inside (const GbRect * rect, int x, int y, int width, int height)
 {
   return rect->width >= 0 && rect->height >= 0 && rect->x >= x
-      && rect->y >= y && rect->x + rect->width <= x + width
-      && rect->y + rect->height <= y + height;
+      && rect->y >= y
+      && (long long) rect->x + rect->width <= (long long) x + width
+      && (long long) rect->y + rect->height <= (long long) y + height;
 }
 
 /* What the caller resolved for plane p must fit the configured plane. An

@@ -10,17 +10,29 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The range of pixels along one axis whose class for [low, high) has a
- * value > 0 on the rectangle's other axis (inside: class -1, or a strip
- * step below `steps`): [*outer0, *outer1), and the inside [*inner0,
- * *inner1) (empty where no pixel centre falls inside). Returns 0 when
- * none has. */
 static int
 floor_div (long long a, int b)
 {
   return (int) (a >= 0 ? a / b : -((-a + b - 1) / b));
 }
 
+/* Where a region's side ends (start + length, frame pixels), held to
+ * REGION_END_LIMIT: regions from upstream metas may reach INT_MAX field by
+ * field, and the sum would overflow. Past any frame (GB_MAX_DIMENSION
+ * times the largest subsampling) that changes nothing. */
+#define REGION_END_LIMIT (1 << 24)
+static int
+rect_end (int start, int length)
+{
+  const long long end = (long long) start + length;
+  return end > REGION_END_LIMIT ? REGION_END_LIMIT : (int) end;
+}
+
+/* The range of pixels along one axis whose class for [low, high) has a
+ * value > 0 on the rectangle's other axis (inside: class -1, or a strip
+ * step below `steps`): [*outer0, *outer1), and the inside [*inner0,
+ * *inner1) (empty where no pixel centre falls inside). Returns 0 when
+ * none has. */
 static int
 axis_ranges (int size, int window_origin, int step, int low, int high,
     const float *strip_sigma, int steps, int *inner0, int *inner1,
@@ -162,11 +174,11 @@ gb_region_plan_build (GbRegionPlan * plan, const GbPlaneFilter * filter,
           feather);
     memset (&box, 0, sizeof box);
     if (!axis_ranges (plane->width, filter->window.x, filter->step_x,
-            region->rect.x, region->rect.x + region->rect.width, strip_sigma,
+            region->rect.x, rect_end (region->rect.x, region->rect.width), strip_sigma,
             steps, &box.inner_x0, &box.inner_x1, &box.outer_x0,
             &box.outer_x1)
         || !axis_ranges (plane->height, filter->window.y, filter->step_y,
-            region->rect.y, region->rect.y + region->rect.height,
+            region->rect.y, rect_end (region->rect.y, region->rect.height),
             strip_sigma, steps, &box.inner_y0, &box.inner_y1, &box.outer_y0,
             &box.outer_y1))
       continue;                 /* no pixel of this plane has sigma > 0 */
@@ -189,9 +201,9 @@ gb_region_plan_build (GbRegionPlan * plan, const GbPlaneFilter * filter,
       plan->table_sigma[plan->n_tables++] = region->sigma;
     box.table = t;
     box.edge_x0 = region->rect.x;
-    box.edge_x1 = region->rect.x + region->rect.width;
+    box.edge_x1 = rect_end (region->rect.x, region->rect.width);
     box.edge_y0 = region->rect.y;
-    box.edge_y1 = region->rect.y + region->rect.height;
+    box.edge_y1 = rect_end (region->rect.y, region->rect.height);
     if (box.inner_x1 > box.inner_x0)
       box.rows_width = box.inner_x1 - box.inner_x0 + 2 * plan->reach_x;
     if (box.inner_y1 > box.inner_y0)

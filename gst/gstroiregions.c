@@ -8,6 +8,8 @@
 
 #include <gst/video/video.h>
 
+#include <math.h>
+
 /* Types are compared by name: a list from a property holds names, and
  * g_quark_to_string() of a meta's type costs nothing. */
 static gboolean
@@ -24,8 +26,9 @@ type_wanted (GQuark roi_type, const gchar * const *types)
   return FALSE;
 }
 
-/* The meta's own sigma, or default_sigma: an absent, negative, NaN or
- * non-numeric field falls back rather than failing the frame. */
+/* The meta's own sigma, or default_sigma: an absent, negative, NaN,
+ * infinite or non-numeric field falls back rather than failing the frame
+ * (the core refuses a region's infinite sigma). */
 static gdouble
 region_sigma (GstVideoRegionOfInterestMeta * roi, gdouble default_sigma)
 {
@@ -50,7 +53,7 @@ region_sigma (GstVideoRegionOfInterestMeta * roi, gdouble default_sigma)
     sigma = g_value_get_uint (value);
   else
     return default_sigma;
-  return sigma >= 0.0 ? sigma : default_sigma;
+  return sigma >= 0.0 && isfinite (sigma) ? sigma : default_sigma;
 }
 
 /* The meta's unsigned coordinates as GbRect's ints; beyond G_MAXINT the

@@ -20,12 +20,15 @@
  * all pass. Images stay small: the test also runs under valgrind.
  */
 #include "check_groups.h"
+#include "cpu_backend.h"
+#include "filter.h"
 #include "gaussblur.h"
 #include "multiscale.h"
 #include "recursive.h"
 #include "sampling.h"
 
 #include <complex.h>
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -1195,6 +1198,64 @@ refuse_image (GbBlur * blur, const GbImage * src, const GbImage * dst,
   memset (&error, 0, sizeof error);
   check_refused (gb_blur_process (blur, src, dst, &error),
       GB_ERROR_INVALID_ARGUMENT, &error, what);
+}
+
+/* The CPU backend takes filters resolved by its caller (the handle clips
+ * them; tests and the benchmark may not): a window or region past its
+ * plane is refused, an end past INT_MAX included (it once wrapped in int,
+ * was accepted, and the row pass read past the frame). */
+static void
+test_cpu_windows_refused (void)
+{
+  enum { W = 64, H = 32 };
+  static uint8_t in[W * H], out[W * H];
+  const GbParams params = gb_params_make (1.0, 0, GB_ALGORITHM_SEPARABLE,
+      GB_BORDER_CLAMP);
+  const GbImage src = { {in}, {W} }, dst = { {out}, {W} };
+  static const struct
+  {
+    GbRect window, region;
+    int valid;
+    const char *what;
+  } cases[] = {
+    {{0, 0, W, H}, {0, 0, W, H}, 1, "the plane"},
+    {{8, 4, 40, 20}, {10, 6, 30, 10}, 1, "a region within its window"},
+    {{8, 0, W, H}, {8, 0, W, H}, 0, "a window one plane wide at x = 8"},
+    {{8, 0, INT_MAX, H}, {8, 0, INT_MAX, H}, 0,
+        "a window whose end wraps in int"},
+    {{0, 8, W, INT_MAX}, {0, 8, W, INT_MAX}, 0,
+        "a window whose bottom wraps in int"},
+    {{0, 0, W, H}, {4, 0, INT_MAX, H}, 0, "a region whose end wraps"},
+    {{8, 4, 40, 20}, {4, 6, 30, 10}, 0, "a region left of its window"},
+  };
+  GbGeometry geometry = single_plane (W, H, 1);
+  GbPlaneFilter *filters = calloc (GB_MAX_PLANES, sizeof *filters);
+  GbCpu *cpu = NULL;
+  GbError error;
+  size_t i;
+
+  group_begin ("CPU backend: windows and regions past the plane");
+  if (check (filters && gb_cpu_create (&cpu, &error) == GB_OK
+          && gb_cpu_configure (cpu, &geometry, &error) == GB_OK,
+          "set-up: %s", filters ? error.message : "out of memory")) {
+    for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+      GbStatus status;
+
+      gb_plane_filters_resolve (&params, &geometry, filters);
+      filters[0].whole = 0;
+      filters[0].window = cases[i].window;
+      filters[0].region = cases[i].region;
+      status = gb_cpu_process (cpu, &src, &dst, filters,
+          GB_ALGORITHM_SEPARABLE, GB_BORDER_CLAMP, &error);
+      check (cases[i].valid ? status == GB_OK
+          : status == GB_ERROR_INVALID_ARGUMENT, "%s: %s", cases[i].what,
+          status == GB_OK ? "accepted" : error.message);
+    }
+  }
+  if (cpu)
+    gb_cpu_destroy (cpu);
+  free (filters);
+  group_end ();
 }
 
 static void
@@ -3445,6 +3506,7 @@ main (void)
   test_repeatability ();
   test_allocations ();
   test_invalid_arguments ();
+  test_cpu_windows_refused ();
   test_fused ();
   test_recursive_reference ();
   test_recursive_gaussian ();

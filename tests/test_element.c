@@ -235,7 +235,7 @@ GST_START_TEST (test_properties)
   const GParamFlags flags = G_PARAM_READWRITE | GST_PARAM_CONTROLLABLE |
       GST_PARAM_MUTABLE_PLAYING;
   GstElement *element = gst_element_factory_make (ELEMENT, NULL);
-  GObjectClass *klass = G_OBJECT_GET_CLASS (element);
+  GObjectClass *klass;
   GParamSpec *pspec;
   GParamSpecInt *spec_int;
   gdouble sigma_value, sigma_x, sigma_y, amount, sigma_range, kappa;
@@ -243,6 +243,7 @@ GST_START_TEST (test_properties)
   guint i;
 
   fail_unless (element != NULL);
+  klass = G_OBJECT_GET_CLASS (element);
 
   for (i = 0; names[i]; i++) {
     pspec = g_object_class_find_property (klass, names[i]);

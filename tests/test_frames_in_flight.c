@@ -682,11 +682,13 @@ GST_END_TEST;
 GST_START_TEST (test_property)
 {
   GstElement *element = gst_element_factory_make (ELEMENT, NULL);
-  GParamSpec *spec = g_object_class_find_property (G_OBJECT_GET_CLASS
-      (element), "frames-in-flight");
+  GParamSpec *spec;
   GParamSpecUInt *uint_spec;
   guint value;
 
+  fail_unless (element != NULL);
+  spec = g_object_class_find_property (G_OBJECT_GET_CLASS (element),
+      "frames-in-flight");
   fail_unless (spec != NULL && G_IS_PARAM_SPEC_UINT (spec));
   uint_spec = G_PARAM_SPEC_UINT (spec);
   fail_unless_equals_int (uint_spec->minimum, 1);

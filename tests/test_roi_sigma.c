@@ -10,6 +10,7 @@
  * libpng where the build has it, and removed before each test ends; the
  * expected pixels are written out or computed from the format's own rules.
  */
+#include <math.h>
 #include <string.h>
 
 #include <glib/gstdio.h>
@@ -165,9 +166,13 @@ GST_START_TEST (test_collect_sigma_param)
       gst_structure_new ("cudagaussblur", "sigma", G_TYPE_DOUBLE, 0.0,
           NULL));
   add_roi (buffer, "face", 8, 0, 8, 8);
+  meta = add_roi (buffer, "face", 9, 0, 8, 8);
+  gst_video_region_of_interest_meta_add_param (meta,
+      gst_structure_new ("cudagaussblur", "sigma", G_TYPE_DOUBLE, INFINITY,
+          NULL));
 
   fail_unless_equals_int (gst_roi_regions_collect (buffer, 3.0, NULL,
-          regions), 8);
+          regions), 9);
   fail_unless_equals_float (find_region (regions, 1, 0, 8, 8)->sigma, 7.0);
   fail_unless_equals_float (find_region (regions, 2, 0, 8, 8)->sigma, 4.0);
   fail_unless_equals_float (find_region (regions, 3, 0, 8, 8)->sigma, 3.0);
@@ -177,6 +182,8 @@ GST_START_TEST (test_collect_sigma_param)
   /* 0 is a valid sigma (leave this one sharp), not "absent". */
   fail_unless_equals_float (find_region (regions, 7, 0, 8, 8)->sigma, 0.0);
   fail_unless_equals_float (find_region (regions, 8, 0, 8, 8)->sigma, 3.0);
+  /* infinite: the core would refuse it and fail the frame */
+  fail_unless_equals_float (find_region (regions, 9, 0, 8, 8)->sigma, 3.0);
 
   g_array_unref (regions);
   gst_buffer_unref (buffer);

@@ -19,6 +19,7 @@
 #include "check_groups.h"
 #include "gaussblur.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -301,6 +302,12 @@ refused_cases (void)
   k.n_regions = 1;
   k.regions[0] = region (50, 40, 10, 10, 2.0);
   k.feather = GB_REGIONS_MAX_FEATHER_STEPS + 1.0;
+  run_case (&k, 0, &applied);
+  /* A region from x = 70 to INT_MAX wide (an upstream meta's fields are
+   * clamped one at a time): it reaches the right edge. Its end once
+   * overflowed, the region was skipped and the plan applied without it. */
+  k.feather = 4.0;
+  k.regions[0] = region (70, 40, INT_MAX, 10, 2.0);
   run_case (&k, 0, &applied);
   check (applied == 0, "applied on %d planes", applied);
   group_end ();
