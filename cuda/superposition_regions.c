@@ -174,8 +174,8 @@ gb_region_plan_build (GbRegionPlan * plan, const GbPlaneFilter * filter,
           feather);
     memset (&box, 0, sizeof box);
     if (!axis_ranges (plane->width, filter->window.x, filter->step_x,
-            region->rect.x, rect_end (region->rect.x, region->rect.width), strip_sigma,
-            steps, &box.inner_x0, &box.inner_x1, &box.outer_x0,
+            region->rect.x, rect_end (region->rect.x, region->rect.width),
+            strip_sigma, steps, &box.inner_x0, &box.inner_x1, &box.outer_x0,
             &box.outer_x1)
         || !axis_ranges (plane->height, filter->window.y, filter->step_y,
             region->rect.y, rect_end (region->rect.y, region->rect.height),
