@@ -57,6 +57,7 @@
 #include "kernels.h"
 #include "tensor_cores.h"
 
+#include <atomic>
 #include <cuda_pipeline.h>
 #include <limits.h>
 #include <string.h>
@@ -1667,11 +1668,12 @@ constexpr int MIN_TILE = 8;
  * (docs/performance.md, "multiscale: margins cut ..." and "multiscale
  * on the tensor cores"): on planes of fewer samples than
  * TILE_TALL_SAMPLES (RGBA 1080p, GRAY8 4K and 1080p) at every D, on larger
- * planes (RGBA 4K) at D = 16 only. Its height in small rows (tile_rows)
- * trades the rows it reads twice (RING - 1 blocks of D a tile) for blocks:
- * 16 on the large planes, 4 at D <= 8, 8 at D = 16, and 2 at D = 16 below
- * TILE_MIN_SAMPLES, where 8 left 30 blocks (GRAY8 1080p: 25.2 us against
- * 35.2, and 33.1 for the two passes). */
+ * planes (RGBA 4K) at D = 16 only. Its height in small rows trades the
+ * rows it reads twice (RING - 1 blocks of D a tile) for blocks: at D = 16
+ * (tile_rows) 16 on the large planes, 8, and 2 below TILE_MIN_SAMPLES,
+ * where 8 left 30 blocks (GRAY8 1080p: 25.2 us against 35.2, and 33.1 for
+ * the two passes); at D <= 8 4 to 8, whichever balances the
+ * multiprocessors best (balanced_tile_rows). */
 constexpr size_t TILE_MIN_SAMPLES = (size_t) 1 << 22;
 constexpr size_t TILE_TALL_SAMPLES = (size_t) 1 << 24;
 
@@ -1681,19 +1683,70 @@ tile_pays (int factor, size_t samples)
   return samples < TILE_TALL_SAMPLES || factor >= 16;
 }
 
+/* Small rows per tile at D = 16. */
 int
-tile_rows (int factor, size_t samples)
+tile_rows (size_t samples)
 {
   if (samples >= TILE_TALL_SAMPLES)
     return 16;
-  if (factor <= 8)
-    return 4;
   return samples < TILE_MIN_SAMPLES ? 2 : 8;
 }
+
+/* Small rows per tile at D <= 8, where a block walks (ty + RING - 1) D
+ * frame rows to write ty small ones, in FP32 and bound by issue (ncu, RGBA
+ * 1080p at sigma 20: 74 % of cycles issuing): the ty from 4 to 8 whose
+ * busiest multiprocessor walks the fewest rows, ceil (blocks / sms) (ty +
+ * RING - 1), the smaller on a tie. Below 4, the rows read twice cost more
+ * than the blocks gain; past 8, a multiprocessor's one block has too few
+ * warps (RGBA 1080p at 12: 33.4 us). Measured on the H200 at sigma 20
+ * against 4 everywhere (docs/performance.md, "The down tile's height"):
+ * RGBA 1080p 34.1 -> 32.9 us (6), RGBA64_LE 1080p 47.0 -> 37.7 (6), GRAY8
+ * 4K 35.7 -> 34.0 (6); RGB and GRAY16_LE 1080p keep 4. */
+int
+balanced_tile_rows (int tiles_x, int small_rows, int ring, int sms)
+{
+  int best = 4;
+  long best_rows = 0;
+  for (int ty = 4; ty <= 8; ty++) {
+    const long blocks = (long) tiles_x * ((small_rows + ty - 1) / ty);
+    const long rows = (blocks + sms - 1) / sms * (ty + ring - 1);
+    if (ty == 4 || rows < best_rows) {
+      best = ty;
+      best_rows = rows;
+    }
+  }
+  return best;
+}
+
+/* The device's multiprocessors, cached per device. The tile's rows
+ * balance all of them even where the frame's other planes run beside the
+ * plane: their kernels finish first (NV12 4K at sigma 20, its luma at 6
+ * rows: 51.7 us; at the 8 its share of the multiprocessors would pick:
+ * 56.3). */
+constexpr int CACHED_DEVICES = 16;
+std::atomic < int > cached_sms[CACHED_DEVICES];
+
+cudaError_t
+device_multiprocessors (int *sms)
+{
+  int device;
+  cudaError_t err = cudaGetDevice (&device);
+  if (err != cudaSuccess)
+    return err;
+  const bool cached = device >= 0 && device < CACHED_DEVICES;
+  *sms = cached ? cached_sms[device].load (std::memory_order_relaxed) : 0;
+  if (*sms > 0)
+    return cudaSuccess;
+  err = cudaDeviceGetAttribute (sms, cudaDevAttrMultiProcessorCount, device);
+  if (err == cudaSuccess && cached)
+    cached_sms[device].store (*sms, std::memory_order_relaxed);
+  return err;
+}
+
 constexpr int MAX_TILE_FACTOR = 16;
 template < int D, typename InT > cudaError_t
 down_tile (const GbMultiscalePlan & plan, GbBorder border, int channels,
-    const InT * in, size_t in_pitch, float *out, size_t out_pitch,
+    int sms, const InT * in, size_t in_pitch, float *out, size_t out_pitch,
     cudaStream_t stream)
 {
   const size_t samples = (size_t) plan.down_x.in_length * channels
@@ -1714,7 +1767,8 @@ down_tile (const GbMultiscalePlan & plan, GbBorder border, int channels,
   if (shape.tx < MIN_TILE)
     return cudaErrorNotSupported;
   shape.tiles_x = (rx.out_length + shape.tx - 1) / shape.tx;
-  shape.ty = tile_rows (D, samples);
+  shape.ty = D <= 8 ? balanced_tile_rows (shape.tiles_x, ry.out_length,
+      P::RING, sms) : tile_rows (samples);
   shape.aligned = ((uintptr_t) in | in_pitch) % 16 == 0;
   const int blocks = shape.tiles_x * ((ry.out_length + shape.ty - 1)
       / shape.ty);
@@ -1976,7 +2030,11 @@ gb_launch_multiscale (const GbDevicePlane & plane, const GbTaps & taps,
         small_pitch, small, small_pitch, alone, stream);
   };
   cudaError_t err = cudaErrorNotSupported;
-  if (plan.down_x.step == plan.down_y.step && !down_rows_first)
+  int sms = 1;
+  if (plan.down_x.step == plan.down_y.step && !down_rows_first) {
+    err = device_multiprocessors (&sms);
+    if (err != cudaSuccess)
+      return err;
     err = gb_dispatch_sample (plane,[&] (auto tag) {
           using Sample = decltype (tag);
           return dispatch_factor (plan.down_x.step,[&] (auto d) {
@@ -1984,11 +2042,12 @@ gb_launch_multiscale (const GbDevicePlane & plane, const GbTaps & taps,
                  * unroll past the registers of 512 threads. */
                 if constexpr (decltype (d)::value <= MAX_TILE_FACTOR)
                   return down_tile < decltype (d)::value > (plan, border, c,
-                      (const Sample *) plane.src, plane.src_pitch, small,
-                      small_pitch, stream);
+                      sms, (const Sample *) plane.src, plane.src_pitch,
+                      small, small_pitch, stream);
                 return cudaErrorNotSupported;
               });
         });
+  }
   if (err == cudaErrorNotSupported)
     err = two_passes ();
   if (err != cudaSuccess)
