@@ -1670,10 +1670,10 @@ constexpr int MIN_TILE = 8;
  * TILE_TALL_SAMPLES (RGBA 1080p, GRAY8 4K and 1080p) at every D, on larger
  * planes (RGBA 4K) at D = 16 only. Its height in small rows trades the
  * rows it reads twice (RING - 1 blocks of D a tile) for blocks: at D = 16
- * (tile_rows) 16 on the large planes, 8, and 2 below TILE_MIN_SAMPLES,
- * where 8 left 30 blocks (GRAY8 1080p: 25.2 us against 35.2, and 33.1 for
- * the two passes); at D <= 8 4 to 8, whichever balances the
- * multiprocessors best (balanced_tile_rows). */
+ * (tile_rows) 16 on the large planes, 4 or 8, and 2 below
+ * TILE_MIN_SAMPLES, where 8 left 30 blocks (GRAY8 1080p: 25.2 us against
+ * 35.2, and 33.1 for the two passes); at D <= 8 4 to 8, whichever
+ * balances the multiprocessors best (balanced_tile_rows). */
 constexpr size_t TILE_MIN_SAMPLES = (size_t) 1 << 22;
 constexpr size_t TILE_TALL_SAMPLES = (size_t) 1 << 24;
 
@@ -1683,13 +1683,19 @@ tile_pays (int factor, size_t samples)
   return samples < TILE_TALL_SAMPLES || factor >= 16;
 }
 
-/* Small rows per tile at D = 16. */
+/* Small rows per tile at D = 16. From TILE_MIN_SAMPLES the tensor-core walk
+ * (8-bit samples: RGBA and RGB 1080p) takes 4, where its 8 measured slower
+ * on the H200 (RGBA 1080p sigma 30 34.9 -> 33.2 us, sigma 100 35.6 ->
+ * 33.9; RGB 1080p sigma 60 34.4 -> 32.7; docs/performance.md, "The down
+ * tile's height"); the FP32 walk (16-bit samples) keeps 8. */
 int
-tile_rows (size_t samples)
+tile_rows (size_t samples, bool tensor)
 {
   if (samples >= TILE_TALL_SAMPLES)
     return 16;
-  return samples < TILE_MIN_SAMPLES ? 2 : 8;
+  if (samples < TILE_MIN_SAMPLES)
+    return 2;
+  return tensor ? 4 : 8;
 }
 
 /* Small rows per tile at D <= 8, where a block walks (ty + RING - 1) D
@@ -1768,7 +1774,7 @@ down_tile (const GbMultiscalePlan & plan, GbBorder border, int channels,
     return cudaErrorNotSupported;
   shape.tiles_x = (rx.out_length + shape.tx - 1) / shape.tx;
   shape.ty = D <= 8 ? balanced_tile_rows (shape.tiles_x, ry.out_length,
-      P::RING, sms) : tile_rows (samples);
+      P::RING, sms) : tile_rows (samples, P::TENSOR);
   shape.aligned = ((uintptr_t) in | in_pitch) % 16 == 0;
   const int blocks = shape.tiles_x * ((ry.out_length + shape.ty - 1)
       / shape.ty);
