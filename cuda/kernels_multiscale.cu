@@ -899,8 +899,8 @@ down_tile_kernel (GbResample rx, GbResample ry, DownWeights < D > weights,
    * H200, sigma 20 / 100: GRAY8 4K 34.0 -> 33.2 us, GRAY16_LE 4K 38.4 ->
    * 37.4, RGB 4K at 100 74.8 -> 72.0; RGBA 4K at 100 lost 77.3 -> 78.1
    * (docs/performance.md, "The down tile's height").
-   * across has an even number of rows: a pair's second row past n_y is
-   * read, not stored. */
+   * across has an even number of rows: a pair's second row past n_y (one
+   * the walk did not write) is read, not stored. */
   const int row_outputs = n_x * channels;
   const int items = (n_y + 1) / 2 * row_outputs;
   for (int k = threadIdx.x; k < items; k += TILE_THREADS) {
@@ -1690,10 +1690,10 @@ constexpr int MIN_TILE = 8;
  * TILE_TALL_SAMPLES (RGBA 1080p, GRAY8 4K and 1080p) at every D, on larger
  * planes (RGBA 4K) at D = 16 only. Its height in small rows trades the
  * rows it reads twice (RING - 1 blocks of D a tile) for blocks: at D = 16
- * (tile_rows) 16 on the large planes, 4 or 8, and 2 below
- * TILE_MIN_SAMPLES, where 8 left 30 blocks (GRAY8 1080p: 25.2 us against
- * 35.2, and 33.1 for the two passes); at D <= 8 4 to 8, whichever
- * balances the multiprocessors best (balanced_tile_rows). */
+ * (tile_rows) 16 on the large planes, 4 (8-bit samples) or 8 (16-bit),
+ * and 2 below TILE_MIN_SAMPLES, where 8 left 30 blocks (GRAY8 1080p: 25.2
+ * us against 35.2, and 33.1 for the two passes); at D <= 8 4 to 8,
+ * whichever balances the multiprocessors best (balanced_tile_rows). */
 constexpr size_t TILE_MIN_SAMPLES = (size_t) 1 << 22;
 constexpr size_t TILE_TALL_SAMPLES = (size_t) 1 << 24;
 
@@ -1705,8 +1705,8 @@ tile_pays (int factor, size_t samples)
 
 /* Small rows per tile at D = 16. From TILE_MIN_SAMPLES the tensor-core walk
  * (8-bit samples: RGBA and RGB 1080p) takes 4, where its 8 measured slower
- * on the H200 (RGBA 1080p sigma 30 34.9 -> 33.2 us, sigma 100 35.6 ->
- * 33.9; RGB 1080p sigma 60 34.4 -> 32.7; docs/performance.md, "The down
+ * on the H200 (RGBA 1080p sigma 30 34.6 -> 32.9 us, sigma 100 35.4 ->
+ * 33.6; RGB 1080p sigma 60 34.1 -> 32.4; docs/performance.md, "The down
  * tile's height"); the FP32 walk (16-bit samples) keeps 8. */
 int
 tile_rows (size_t samples, bool tensor)
@@ -1735,7 +1735,8 @@ balanced_tile_rows (int tiles_x, int small_rows, int ring, int sms)
   long best_rows = 0;
   for (int ty = 4; ty <= 8; ty++) {
     const long blocks = (long) tiles_x * ((small_rows + ty - 1) / ty);
-    const long rows = (blocks + sms - 1) / sms * (ty + ring - 1);
+    const long rows = (blocks + sms - 1) / (sms > 0 ? sms : 1)
+        * (ty + ring - 1);
     if (ty == 4 || rows < best_rows) {
       best = ty;
       best_rows = rows;
@@ -1796,19 +1797,28 @@ down_tile (const GbMultiscalePlan & plan, GbBorder border, int channels,
   shape.ty = D <= 8 ? balanced_tile_rows (shape.tiles_x, ry.out_length,
       P::RING, sms) : tile_rows (samples, P::TENSOR);
   shape.aligned = ((uintptr_t) in | in_pitch) % 16 == 0;
+  /* More than a GPU's blocks may hold (64 KB on compute capability 7.5,
+   * 99 KB on 8.6 and 8.9): at D <= 8 a lower tile, down to 4 rows (7 and
+   * 8 rows of 8-bit samples take 69 KB), else the two passes. The setting
+   * is the kernel's, not the launch's: two element instances launching
+   * different heights from two threads may cross, as at D = 16, whose
+   * heights differ by plane size; the launch it fails ends its frame with
+   * the CUDA error. */
+  size_t shared;
+  for (;;) {
+    shared = P::STAGE_BYTES + sizeof (float) * tile_across_rows (shape.ty)
+        * TILE_ACROSS_ROW + sizeof (int) * TILE_SPAN + P::TAP_BYTES;
+    if (shared <= 48 * 1024 || cudaFuncSetAttribute (down_tile_kernel < D,
+            InT >, cudaFuncAttributeMaxDynamicSharedMemorySize,
+            (int) shared) == cudaSuccess)
+      break;
+    cudaGetLastError ();
+    if (D > 8 || shape.ty <= 4)
+      return cudaErrorNotSupported;
+    shape.ty--;
+  }
   const int blocks = shape.tiles_x * ((ry.out_length + shape.ty - 1)
       / shape.ty);
-  const size_t shared = P::STAGE_BYTES + sizeof (float)
-      * tile_across_rows (shape.ty) * TILE_ACROSS_ROW + sizeof (int)
-      * TILE_SPAN + P::TAP_BYTES;
-  /* More than a GPU's blocks may hold (64 KB on compute capability 7.5,
-   * 99 KB on 8.6 and 8.9): the two passes instead. */
-  if (shared > 48 * 1024 && cudaFuncSetAttribute (down_tile_kernel < D,
-          InT >, cudaFuncAttributeMaxDynamicSharedMemorySize,
-          (int) shared) != cudaSuccess) {
-    cudaGetLastError ();
-    return cudaErrorNotSupported;
-  }
   down_tile_kernel < D, InT > <<<blocks, TILE_THREADS, shared, stream>>> (rx,
       ry, weights, border, channels, shape, in, in_pitch, out, out_pitch);
   return cudaGetLastError ();
