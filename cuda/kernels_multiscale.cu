@@ -895,10 +895,11 @@ down_tile_kernel (GbResample rx, GbResample ry, DownWeights < D > weights,
    * rows, each tap through the pixel map (four taps per 16-byte load). A
    * thread takes one output column of two rows: each tap's address serves
    * both, a shared load at a constant offset and a multiply-add a row,
-   * where one row a thread issued four instructions a tap (the SASS).
-   * H200, sigma 20 / 100: GRAY8 4K 34.0 -> 33.2 us, GRAY16_LE 4K 38.4 ->
-   * 37.4, RGB 4K at 100 74.8 -> 72.0; RGBA 4K at 100 lost 77.3 -> 78.1
-   * (docs/performance.md, "The down tile's height").
+   * where one row a thread took about six instructions a tap (the SASS's
+   * static count). H200, sigma 20 / 100: GRAY8 4K 34.0-34.1 -> 33.2 us,
+   * GRAY16_LE 4K 38.3-38.4 -> 37.4, RGB 4K at 100 74.7-74.9 -> 72.0;
+   * RGBA 4K at 100 lost 77.3 -> 78.1-78.2 (docs/performance.md, "The down
+   * tile's height").
    * across has an even number of rows: a pair's second row past n_y (one
    * the walk did not write) is read, not stored. */
   const int row_outputs = n_x * channels;
