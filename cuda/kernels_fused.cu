@@ -34,6 +34,7 @@
  * a level) move the result by at most about 0.16 of a level, typically a
  * few hundredths; the parity tests bound it by 1.
  */
+#include "device_limits.h"
 #include "kernels.h"
 #include "tensor_cores.h"
 
@@ -506,13 +507,12 @@ stripe_shape (int channels)
 }
 
 /* Per device and kernel, once: how many of its blocks an SM holds (host
- * calls kept off the per-frame path). The shared memory it may use is set
- * on every launch that needs more than the default 48 KB: the attribute may
+ * calls kept off the per-frame path). The shared memory it may use is
+ * allowed on every launch (gb_allow_dynamic_shared): the attribute may
  * belong to a context, and a process can blur in several on one device
  * (GStreamer's contexts, the primary one), where a per-device cache would
  * skip a context that never had it set. */
 constexpr int CACHED_DEVICES = 16;
-std::atomic < int > cached_sms[CACHED_DEVICES];
 /* [device][channels][ksteps][row k-steps one fewer] */
 std::atomic < int > cached_resident[CACHED_DEVICES][5][MAX_KSTEPS + 1][2];
 
@@ -522,33 +522,24 @@ prepare_kernel (FusedKernel kernel, int device, int channels, int ksteps,
 {
   const int fewer_rows = row_ksteps < ksteps;
   const bool cached = device >= 0 && device < CACHED_DEVICES;
-  cudaError_t err;
-
-  if (cached) {
-    *sms = cached_sms[device].load (std::memory_order_relaxed);
-    *resident = cached_resident[device][channels][ksteps][fewer_rows].load
-        (std::memory_order_relaxed);
-    if (*sms > 0 && *resident > 0)
-      return shared > 48 * 1024 ? cudaFuncSetAttribute (kernel,
-          cudaFuncAttributeMaxDynamicSharedMemorySize, (int) shared)
-          : cudaSuccess;
-  }
-  err = cudaDeviceGetAttribute (sms, cudaDevAttrMultiProcessorCount, device);
+  cudaError_t err = gb_device_multiprocessors (device, sms);
   if (err == cudaSuccess)
-    err = cudaFuncSetAttribute (kernel,
-        cudaFuncAttributeMaxDynamicSharedMemorySize, (int) shared);
-  if (err == cudaSuccess)       /* room for several blocks per SM */
-    err = cudaFuncSetAttribute (kernel,
-        cudaFuncAttributePreferredSharedMemoryCarveout,
-        cudaSharedmemCarveoutMaxShared);
+    err = gb_allow_dynamic_shared ((const void *) kernel, shared);
+  if (err != cudaSuccess)
+    return err;
+  *resident = cached ? cached_resident[device][channels][ksteps]
+      [fewer_rows].load (std::memory_order_relaxed) : 0;
+  if (*resident > 0)
+    return cudaSuccess;
+  err = cudaFuncSetAttribute (kernel,   /* room for several blocks per SM */
+      cudaFuncAttributePreferredSharedMemoryCarveout,
+      cudaSharedmemCarveoutMaxShared);
   if (err == cudaSuccess)
     err = cudaOccupancyMaxActiveBlocksPerMultiprocessor (resident, kernel,
         threads, shared);
-  if (err == cudaSuccess && cached && *resident > 0) {
-    cached_sms[device].store (*sms, std::memory_order_relaxed);
+  if (err == cudaSuccess && cached && *resident > 0)
     cached_resident[device][channels][ksteps][fewer_rows].store (*resident,
         std::memory_order_relaxed);
-  }
   return err;
 }
 

@@ -31,6 +31,7 @@
  * results differ from theirs only by FMA contraction, far below a 16-bit
  * level.
  */
+#include "device_limits.h"
 #include "kernels.h"
 
 #include <atomic>
@@ -347,12 +348,10 @@ template < int R > Taps < R > padded_taps (const GbAxisTaps & axis)
   return t;
 }
 
-/* Per device, kernel: SMs and resident blocks (kept off the per-frame
- * path); the shared-memory attribute is set on every launch, as
- * kernels_fused.cu explains. */
+/* Per device, kernel: resident blocks (kept off the per-frame path); the
+ * shared memory is allowed on every launch, as kernels_fused.cu explains. */
 constexpr int CACHED_DEVICES = 16;
 constexpr int N_RADII = sizeof RADII / sizeof RADII[0];
-std::atomic < int > cached_sms[CACHED_DEVICES];
 std::atomic < int > cached_resident[CACHED_DEVICES][5][N_RADII];
 
 template < int C, int R > cudaError_t
@@ -364,31 +363,26 @@ launch (const GbDevicePlane & plane, const GbTaps & taps, GbBorder border,
   const int strips = (plane.width * C + STRIP - 1) / STRIP;
   int device, sms = 0, resident = 0;
   cudaError_t err = cudaGetDevice (&device);
+  if (err == cudaSuccess)
+    err = gb_device_multiprocessors (device, &sms);
+  if (err == cudaSuccess)
+    err = gb_allow_dynamic_shared ((const void *) kernel, shared);
   if (err != cudaSuccess)
     return err;
   const bool cached = device >= 0 && device < CACHED_DEVICES;
-  if (cached) {
-    sms = cached_sms[device].load (std::memory_order_relaxed);
+  if (cached)
     resident = cached_resident[device][C][radius_index].load
         (std::memory_order_relaxed);
-  }
-  err = cudaFuncSetAttribute (kernel,
-      cudaFuncAttributeMaxDynamicSharedMemorySize, (int) shared);
-  if (err == cudaSuccess && (sms <= 0 || resident <= 0)) {
-    err = cudaDeviceGetAttribute (&sms, cudaDevAttrMultiProcessorCount,
-        device);
-    if (err == cudaSuccess)
-      err = cudaFuncSetAttribute (kernel,
-          cudaFuncAttributePreferredSharedMemoryCarveout,
-          cudaSharedmemCarveoutMaxShared);
+  if (resident <= 0) {
+    err = cudaFuncSetAttribute (kernel,
+        cudaFuncAttributePreferredSharedMemoryCarveout,
+        cudaSharedmemCarveoutMaxShared);
     if (err == cudaSuccess)
       err = cudaOccupancyMaxActiveBlocksPerMultiprocessor (&resident, kernel,
           THREADS, shared);
-    if (err == cudaSuccess && cached && resident > 0) {
-      cached_sms[device].store (sms, std::memory_order_relaxed);
+    if (err == cudaSuccess && cached && resident > 0)
       cached_resident[device][C][radius_index].store (resident,
           std::memory_order_relaxed);
-    }
   }
   if (err != cudaSuccess)
     return err;

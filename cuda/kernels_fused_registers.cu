@@ -59,6 +59,7 @@
  * L2 (docs/performance.md, issue 3).
  */
 #include "dependent_launch.h"
+#include "device_limits.h"
 #include "kernels.h"
 #include "tensor_cores.h"
 
@@ -1286,10 +1287,9 @@ kernel_for (Kind kind, int channels, int k, bool form)
   return NULL;
 }
 
-/* Per device, and per device and kernel: the SMs and how many blocks of
- * the kernel each holds (resident_blocks). */
+/* Per device and kernel: how many blocks of the kernel each SM holds
+ * (resident_blocks). */
 constexpr int CACHED_DEVICES = 16;
-std::atomic < int > cached_sms[CACHED_DEVICES];
 std::atomic < int > cached_resident[CACHED_DEVICES][KINDS][5][MAX_COLUMN_K
     + 1][2];
 
@@ -1301,25 +1301,19 @@ resident_blocks (Kernel kernel, Slot && slot, int *sms, int *resident)
 {
   int device;
   cudaError_t err = cudaGetDevice (&device);
-  std::atomic < int > *cache = NULL;
-
+  if (err == cudaSuccess)
+    err = gb_device_multiprocessors (device, sms);
   if (err != cudaSuccess)
     return err;
-  if (device >= 0 && device < CACHED_DEVICES) {
-    cache = &slot (device);
-    *sms = cached_sms[device].load (std::memory_order_relaxed);
-    *resident = cache->load (std::memory_order_relaxed);
-    if (*sms > 0 && *resident > 0)
-      return cudaSuccess;
-  }
-  err = cudaDeviceGetAttribute (sms, cudaDevAttrMultiProcessorCount, device);
-  if (err == cudaSuccess)
-    err = cudaOccupancyMaxActiveBlocksPerMultiprocessor (resident, kernel,
-        WARPS * 32, 0);
-  if (err == cudaSuccess && cache && *resident > 0) {
-    cached_sms[device].store (*sms, std::memory_order_relaxed);
+  std::atomic < int > *cache = device >= 0 && device < CACHED_DEVICES
+      ? &slot (device) : NULL;
+  *resident = cache ? cache->load (std::memory_order_relaxed) : 0;
+  if (*resident > 0)
+    return cudaSuccess;
+  err = cudaOccupancyMaxActiveBlocksPerMultiprocessor (resident, kernel,
+      WARPS * 32, 0);
+  if (err == cudaSuccess && cache && *resident > 0)
     cache->store (*resident, std::memory_order_relaxed);
-  }
   return err;
 }
 

@@ -54,10 +54,10 @@
  * others work in the plane's float intermediate.
  */
 #include "dependent_launch.h"
+#include "device_limits.h"
 #include "kernels.h"
 #include "tensor_cores.h"
 
-#include <atomic>
 #include <cuda_pipeline.h>
 #include <limits.h>
 #include <string.h>
@@ -1746,35 +1746,10 @@ balanced_tile_rows (int tiles_x, int small_rows, int ring, int sms)
   return best;
 }
 
-/* The device's multiprocessors, cached per device. The tile's rows
- * balance all of them even where the frame's other planes run beside the
- * plane: their kernels finish first (NV12 4K at sigma 20, its luma at 6
- * rows: 51.7 us; at the 8 its share of the multiprocessors would pick:
- * 56.3). */
-constexpr int CACHED_DEVICES = 16;
-std::atomic < int > cached_sms[CACHED_DEVICES];
-
-cudaError_t
-device_multiprocessors (int *sms)
-{
-  int device;
-  cudaError_t err = cudaGetDevice (&device);
-  if (err != cudaSuccess)
-    return err;
-  const bool cached = device >= 0 && device < CACHED_DEVICES;
-  *sms = cached ? cached_sms[device].load (std::memory_order_relaxed) : 0;
-  if (*sms > 0)
-    return cudaSuccess;
-  err = cudaDeviceGetAttribute (sms, cudaDevAttrMultiProcessorCount, device);
-  if (err == cudaSuccess && cached)
-    cached_sms[device].store (*sms, std::memory_order_relaxed);
-  return err;
-}
-
 constexpr int MAX_TILE_FACTOR = 16;
 template < int D, typename InT > cudaError_t
 down_tile (const GbMultiscalePlan & plan, GbBorder border, int channels,
-    int sms, const InT * in, size_t in_pitch, float *out, size_t out_pitch,
+    const InT * in, size_t in_pitch, float *out, size_t out_pitch,
     cudaStream_t stream)
 {
   const size_t samples = (size_t) plan.down_x.in_length * channels
@@ -1795,25 +1770,36 @@ down_tile (const GbMultiscalePlan & plan, GbBorder border, int channels,
   if (shape.tx < MIN_TILE)
     return cudaErrorNotSupported;
   shape.tiles_x = (rx.out_length + shape.tx - 1) / shape.tx;
-  shape.ty = D <= 8 ? balanced_tile_rows (shape.tiles_x, ry.out_length,
-      P::RING, sms) : tile_rows (samples, P::TENSOR);
+  if constexpr (D <= 8) {
+    /* All the device's multiprocessors, even where the frame's other
+     * planes run beside this one: their kernels finish first (NV12 4K at
+     * sigma 20, its luma at 6 rows: 51.7 us; at the 8 its share of the
+     * multiprocessors would pick: 56.3). */
+    int device, sms;
+    cudaError_t err = cudaGetDevice (&device);
+    if (err == cudaSuccess)
+      err = gb_device_multiprocessors (device, &sms);
+    if (err != cudaSuccess)
+      return err;
+    shape.ty = balanced_tile_rows (shape.tiles_x, ry.out_length, P::RING,
+        sms);
+  } else {
+    shape.ty = tile_rows (samples, P::TENSOR);
+  }
   shape.aligned = ((uintptr_t) in | in_pitch) % 16 == 0;
   /* More than a GPU's blocks may hold (64 KB on compute capability 7.5,
    * 99 KB on 8.6 and 8.9): at D <= 8 a lower tile, down to 4 rows (7 and
-   * 8 rows of 8-bit samples take 69 KB), else the two passes. The setting
-   * is the kernel's, not the launch's: two element instances launching
-   * different heights from two threads may cross, as at D = 16, whose
-   * heights differ by plane size; the launch it fails ends its frame with
-   * the CUDA error. */
+   * 8 rows of 8-bit samples take 69 KB), else the two passes. */
   size_t shared;
   for (;;) {
     shared = P::STAGE_BYTES + sizeof (float) * tile_across_rows (shape.ty)
         * TILE_ACROSS_ROW + sizeof (int) * TILE_SPAN + P::TAP_BYTES;
-    if (shared <= 48 * 1024 || cudaFuncSetAttribute (down_tile_kernel < D,
-            InT >, cudaFuncAttributeMaxDynamicSharedMemorySize,
-            (int) shared) == cudaSuccess)
+    const cudaError_t err = gb_allow_dynamic_shared ((const void *)
+        down_tile_kernel < D, InT >, shared);
+    if (err == cudaSuccess)
       break;
-    cudaGetLastError ();
+    if (err != cudaErrorInvalidValue)
+      return err;
     if (D > 8 || shape.ty <= 4)
       return cudaErrorNotSupported;
     shape.ty--;
@@ -2068,11 +2054,7 @@ gb_launch_multiscale (const GbDevicePlane & plane, const GbTaps & taps,
         small_pitch, small, small_pitch, alone, stream);
   };
   cudaError_t err = cudaErrorNotSupported;
-  int sms = 1;
   if (plan.down_x.step == plan.down_y.step && !down_rows_first) {
-    err = device_multiprocessors (&sms);
-    if (err != cudaSuccess)
-      return err;
     err = gb_dispatch_sample (plane,[&] (auto tag) {
           using Sample = decltype (tag);
           return dispatch_factor (plan.down_x.step,[&] (auto d) {
@@ -2080,7 +2062,7 @@ gb_launch_multiscale (const GbDevicePlane & plane, const GbTaps & taps,
                  * unroll past the registers of 512 threads. */
                 if constexpr (decltype (d)::value <= MAX_TILE_FACTOR)
                   return down_tile < decltype (d)::value > (plan, border, c,
-                      sms, (const Sample *) plane.src, plane.src_pitch,
+                      (const Sample *) plane.src, plane.src_pitch,
                       small, small_pitch, stream);
                 return cudaErrorNotSupported;
               });

@@ -28,6 +28,7 @@
  * as the CPU reference does.
  */
 #include "dependent_launch.h"
+#include "device_limits.h"
 #include "kernels.h"
 
 namespace {
@@ -804,8 +805,8 @@ launch_column_runtime_blocked (const GbDevicePlane & plane,
    * radius 383 more than the H100's 227 KB. Where the device refuses it,
    * the strips kernel, which streams the window, does the pass; the
    * refusal is not sticky. */
-  if (cudaFuncSetAttribute (column_pass_runtime_blocked_kernel < Sample >,
-          cudaFuncAttributeMaxDynamicSharedMemorySize, (int) shared)
+  if (gb_allow_dynamic_shared ((const void *)
+          column_pass_runtime_blocked_kernel < Sample >, shared)
       != cudaSuccess) {
     (void) cudaGetLastError ();
     return launch_column_runtime < Sample > (plane, taps, border, stream);

@@ -173,14 +173,16 @@ gb_region_plan_build (GbRegionPlan * plan, const GbPlaneFilter * filter,
       strip_sigma[k] = gb_sigma_region_value (region->sigma, k + 0.5, 0.0,
           feather);
     memset (&box, 0, sizeof box);
+    box.edge_x0 = region->rect.x;
+    box.edge_x1 = rect_end (region->rect.x, region->rect.width);
+    box.edge_y0 = region->rect.y;
+    box.edge_y1 = rect_end (region->rect.y, region->rect.height);
     if (!axis_ranges (plane->width, filter->window.x, filter->step_x,
-            region->rect.x, rect_end (region->rect.x, region->rect.width),
-            strip_sigma, steps, &box.inner_x0, &box.inner_x1, &box.outer_x0,
-            &box.outer_x1)
+            box.edge_x0, box.edge_x1, strip_sigma, steps, &box.inner_x0,
+            &box.inner_x1, &box.outer_x0, &box.outer_x1)
         || !axis_ranges (plane->height, filter->window.y, filter->step_y,
-            region->rect.y, rect_end (region->rect.y, region->rect.height),
-            strip_sigma, steps, &box.inner_y0, &box.inner_y1, &box.outer_y0,
-            &box.outer_y1))
+            box.edge_y0, box.edge_y1, strip_sigma, steps, &box.inner_y0,
+            &box.inner_y1, &box.outer_y0, &box.outer_y1))
       continue;                 /* no pixel of this plane has sigma > 0 */
     /* A pixel the border rule would bring in must have sigma 0: the rules
      * map a pixel up to the reach outside the plane to one within the
@@ -200,10 +202,6 @@ gb_region_plan_build (GbRegionPlan * plan, const GbPlaneFilter * filter,
     if (t == plan->n_tables)
       plan->table_sigma[plan->n_tables++] = region->sigma;
     box.table = t;
-    box.edge_x0 = region->rect.x;
-    box.edge_x1 = rect_end (region->rect.x, region->rect.width);
-    box.edge_y0 = region->rect.y;
-    box.edge_y1 = rect_end (region->rect.y, region->rect.height);
     if (box.inner_x1 > box.inner_x0)
       box.rows_width = box.inner_x1 - box.inner_x0 + 2 * plan->reach_x;
     if (box.inner_y1 > box.inner_y0)

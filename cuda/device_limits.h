@@ -1,0 +1,27 @@
+/* What the kernels ask of the current device: its multiprocessors, and
+ * room for a kernel's dynamic shared memory (internal; CUDA C++ only).
+ *
+ * Copyright (C) 2026 The cudagaussblur authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#ifndef GAUSSBLUR_DEVICE_LIMITS_H
+#define GAUSSBLUR_DEVICE_LIMITS_H
+
+#include <cuda_runtime.h>
+#include <stddef.h>
+
+/* The multiprocessors of `device`, asked once per device and cached, so
+ * that the per-frame path makes no host query. */
+cudaError_t gb_device_multiprocessors (int device, int *sms);
+
+/* Lets `kernel` launch with `bytes` of dynamic shared memory on the
+ * current device, or returns cudaErrorInvalidValue where the device cannot
+ * give a block that much (cudaGetLastError () is left clear). Past the
+ * default 48 KB, the kernel's limit is raised to all the device allows a
+ * block, never set lower: two element instances launching one kernel with
+ * different sizes from two threads cannot undo each other's setting between
+ * its call and their launch. Asked on every launch, because the setting
+ * belongs to a context and a process may blur in several on one device. */
+cudaError_t gb_allow_dynamic_shared (const void *kernel, size_t bytes);
+
+#endif /* GAUSSBLUR_DEVICE_LIMITS_H */
