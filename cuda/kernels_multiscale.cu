@@ -599,8 +599,9 @@ swizzle (int i)
  * columns the tile reaches (through the border rule: only frame columns
  * are staged) UNIT rows at a time. In FP32 (D <= 8, and 16-bit samples)
  * each thread takes four samples, each row feeding the RING outputs whose
- * taps it is, as down_columns_kernel does. At D = 16 on 8-bit samples it
- * decimates 8 rows at a time on the tensor cores: the tile's small rows
+ * taps it is, as down_columns_kernel does. At D = 16 on 8-bit samples
+ * (and at D = 8 on large planes of three: tile_walk) it decimates 8 rows
+ * at a time on the tensor cores: the tile's small rows
  * (up to 16: the mma's M) = A (each small row's taps at the frame rows
  * they reach, fp16 high and low parts, from a table in shared memory)
  * times the 8 staged rows (exact in fp16), a warp taking 128 neighbouring
@@ -614,16 +615,15 @@ swizzle (int i)
 constexpr int TILE_THREADS = 256;
 constexpr int TILE_SPAN = TILE_THREADS * 4;     /* samples per staged row */
 
-template < int D, typename InT > struct DownTile
+/* TENSOR: the walk along y on the tensor cores (8-bit samples only), else
+ * in FP32 (tile_walk). */
+template < int D, typename InT, bool TENSOR_WALK > struct DownTile
 {
   using Group = typename SampleGroup < InT >::type;     /* 4 samples */
   static constexpr int TAPS = GB_MULTISCALE_DOWN_TAPS (D);
   static constexpr int RING = (TAPS + D - 1) / D;
-  /* Along y on the tensor cores at D = 16 on 8-bit samples; elsewhere the
-   * FP32 ring, which measured faster there: at D <= 8 (48 registers
-   * against 102, twice the blocks a multiprocessor) and on 16-bit samples
-   * (four mma a tile; RGBA64_LE 1080p sigma 100: 47.6 against 56.4 us). */
-  static constexpr bool TENSOR = D >= 16 && sizeof (InT) == 1;
+  static constexpr bool TENSOR = TENSOR_WALK;
+  static_assert (!TENSOR || sizeof (InT) == 1, "fp16 holds 8-bit samples");
   static constexpr int UNIT = D < 8 ? D : 8;    /* rows per stage */
   static constexpr int UNITS = D / UNIT;        /* stages per D rows */
   static constexpr int ROW_BYTES = TILE_SPAN * (int) sizeof (InT);
@@ -663,13 +663,13 @@ struct TileShape
   bool aligned;                 /* frame rows 16-byte aligned */
 };
 
-template < int D, typename InT > __global__ void
+template < int D, typename InT, bool TENSOR > __global__ void
 __launch_bounds__ (TILE_THREADS)
 down_tile_kernel (GbResample rx, GbResample ry, DownWeights < D > weights,
     GbBorder border, int channels, TileShape shape, const InT * in,
     size_t in_pitch, float *out, size_t out_pitch)
 {
-  using P = DownTile < D, InT >;
+  using P = DownTile < D, InT, TENSOR >;
   using Group = typename P::Group;
   extern __shared__ float4 tile_shared[];
   __shared__ int source_range[2];
@@ -1689,7 +1689,16 @@ constexpr int MIN_TILE = 8;
  * (docs/performance.md, "multiscale: margins cut ..." and "multiscale
  * on the tensor cores"): on planes of fewer samples than
  * TILE_TALL_SAMPLES (RGBA 1080p, GRAY8 4K and 1080p) at every D, on larger
- * planes (RGBA 4K) at D = 16 only. Its height in small rows trades the
+ * planes (RGBA 4K) at D = 16 only, and, on the H200, at D = 8 on large
+ * planes of three 8-bit channels with the walk on the tensor cores (RGB 4K
+ * at sigma 15 to 45: 72.7-75.5 -> 60.6-63.3 us; 66.8-69.6 in FP32; RGBA
+ * and GRAY8 4K, NV12 4K's luma lost: docs/performance.md, "The tensor-core
+ * walk at D = 8"). The walk is on the tensor cores at D = 16 on 8-bit
+ * samples; elsewhere in FP32, which measured faster: at D = 8 on the
+ * smaller planes (RGBA 1080p at sigma 20: 32.8 us, 33.3-36.8 on the tensor
+ * cores at 8 to 16 rows; RGB 1080p 27.6, 27.7-33.6) and on 16-bit samples
+ * (four mma a tile; RGBA64_LE 1080p sigma 100: 47.6 against 56.4 us). Its
+ * height in small rows trades the
  * rows it reads twice (RING - 1 blocks of D a tile) for blocks: at D = 16
  * (tile_rows) 16 on the large planes, 4 (8-bit samples) or 8 (16-bit),
  * and 2 below TILE_MIN_SAMPLES, where 8 left 30 blocks (GRAY8 1080p: 25.2
@@ -1698,13 +1707,21 @@ constexpr int MIN_TILE = 8;
 constexpr size_t TILE_MIN_SAMPLES = (size_t) 1 << 22;
 constexpr size_t TILE_TALL_SAMPLES = (size_t) 1 << 24;
 
-bool
-tile_pays (int factor, size_t samples)
+enum class TileWalk
+{ NONE, FLOAT, TENSOR };
+
+TileWalk
+tile_walk (int factor, int channels, int sample_bytes, size_t samples)
 {
-  return samples < TILE_TALL_SAMPLES || factor >= 16;
+  const bool tall = samples >= TILE_TALL_SAMPLES;
+  if (sample_bytes == 1 && (factor >= 16 || (tall && channels == 3)))
+    return TileWalk::TENSOR;
+  return tall && factor < 16 ? TileWalk::NONE : TileWalk::FLOAT;
 }
 
-/* Small rows per tile at D = 16. From TILE_MIN_SAMPLES the tensor-core walk
+/* Small rows per tile on the tensor cores (and in FP32 at D = 16): 16 on
+ * the large planes (at D = 8 on RGB 4K 12 measured 68.1-71.1 us at sigma
+ * 15 to 45, 16 60.6-63.3). From TILE_MIN_SAMPLES the tensor-core walk
  * (8-bit samples: RGBA and RGB 1080p) takes 4, where its 8 measured slower
  * on the H200 (RGBA 1080p sigma 30 34.6 -> 32.9 us, sigma 100 35.4 ->
  * 33.6; RGB 1080p sigma 60 34.1 -> 32.4; docs/performance.md, "The down
@@ -1747,21 +1764,21 @@ balanced_tile_rows (int tiles_x, int small_rows, int ring, int sms)
 }
 
 constexpr int MAX_TILE_FACTOR = 16;
-template < int D, typename InT > cudaError_t
-down_tile (const GbMultiscalePlan & plan, GbBorder border, int channels,
-    const InT * in, size_t in_pitch, float *out, size_t out_pitch,
-    cudaStream_t stream)
+template < int D, typename InT, bool TENSOR > cudaError_t
+down_tile_walk (const GbMultiscalePlan & plan, GbBorder border,
+    int channels, const InT * in, size_t in_pitch, float *out,
+    size_t out_pitch, cudaStream_t stream)
 {
   const size_t samples = (size_t) plan.down_x.in_length * channels
       * plan.down_y.in_length;
-  using P = DownTile < D, InT >;
+  using P = DownTile < D, InT, TENSOR >;
   const GbResample & rx = plan.down_x;
   const GbResample & ry = plan.down_y;
   /* Both axes one down pass of factor D, with the same weights. */
   DownWeights < D > weights;
   if (!down_weights < D > (rx, plan.table, weights) || ry.step != D
       || ry.phases != 1 || ry.taps != rx.taps || ry.weights != rx.weights
-      || !ry.frame_border || !tile_pays (D, samples))
+      || !ry.frame_border)
     return cudaErrorNotSupported;
   /* A tile is tx + RING - 1 blocks of D pixels, with room for the
    * skew of its first pixel in 16 bytes. */
@@ -1770,7 +1787,7 @@ down_tile (const GbMultiscalePlan & plan, GbBorder border, int channels,
   if (shape.tx < MIN_TILE)
     return cudaErrorNotSupported;
   shape.tiles_x = (rx.out_length + shape.tx - 1) / shape.tx;
-  if constexpr (D <= 8) {
+  if constexpr (D <= 8 && !TENSOR) {
     /* All the device's multiprocessors, even where the frame's other
      * planes run beside this one: their kernels finish first (NV12 4K at
      * sigma 20, its luma at 6 rows: 51.7 us; at the 8 its share of the
@@ -1788,27 +1805,53 @@ down_tile (const GbMultiscalePlan & plan, GbBorder border, int channels,
   }
   shape.aligned = ((uintptr_t) in | in_pitch) % 16 == 0;
   /* More than a GPU's blocks may hold (64 KB on compute capability 7.5,
-   * 99 KB on 8.6 and 8.9): at D <= 8 a lower tile, down to 4 rows (7 and
-   * 8 rows of 8-bit samples take 69 KB), else the two passes. */
+   * 99 KB on 8.6 and 8.9): in FP32 at D <= 8 a lower tile, down to 4 rows
+   * (7 and 8 rows of 8-bit samples take 69 KB), else the two passes. */
   size_t shared;
   for (;;) {
     shared = P::STAGE_BYTES + sizeof (float) * tile_across_rows (shape.ty)
         * TILE_ACROSS_ROW + sizeof (int) * TILE_SPAN + P::TAP_BYTES;
     const cudaError_t err = gb_allow_dynamic_shared ((const void *)
-        down_tile_kernel < D, InT >, shared);
+        down_tile_kernel < D, InT, TENSOR >, shared);
     if (err == cudaSuccess)
       break;
     if (err != cudaErrorInvalidValue)
       return err;
-    if (D > 8 || shape.ty <= 4)
+    if (TENSOR || D > 8 || shape.ty <= 4)
       return cudaErrorNotSupported;
     shape.ty--;
   }
   const int blocks = shape.tiles_x * ((ry.out_length + shape.ty - 1)
       / shape.ty);
-  down_tile_kernel < D, InT > <<<blocks, TILE_THREADS, shared, stream>>> (rx,
-      ry, weights, border, channels, shape, in, in_pitch, out, out_pitch);
+  down_tile_kernel < D, InT, TENSOR > <<<blocks, TILE_THREADS, shared,
+      stream>>> (rx, ry, weights, border, channels, shape, in, in_pitch, out,
+      out_pitch);
   return cudaGetLastError ();
+}
+
+template < int D, typename InT > cudaError_t
+down_tile (const GbMultiscalePlan & plan, GbBorder border, int channels,
+    const InT * in, size_t in_pitch, float *out, size_t out_pitch,
+    cudaStream_t stream)
+{
+  const size_t samples = (size_t) plan.down_x.in_length * channels
+      * plan.down_y.in_length;
+  switch (tile_walk (D, channels, sizeof (InT), samples)) {
+    case TileWalk::TENSOR:
+      if constexpr (sizeof (InT) == 1)
+        return down_tile_walk < D, InT, true > (plan, border, channels, in,
+            in_pitch, out, out_pitch, stream);
+      break;
+    case TileWalk::FLOAT:
+      /* never at D = 16 on 8-bit samples: no such kernel is built */
+      if constexpr (D < 16 || sizeof (InT) > 1)
+        return down_tile_walk < D, InT, false > (plan, border, channels, in,
+            in_pitch, out, out_pitch, stream);
+      break;
+    case TileWalk::NONE:
+      break;
+  }
+  return cudaErrorNotSupported;
 }
 
 constexpr size_t DOWN_ROWS_D8_MAX_SAMPLES = (size_t) 1 << 22;
