@@ -1193,10 +1193,11 @@ static_assert (up_variants (6) * 32 * 4 * up_k_steps (6)
     && up_variants (2) * 32 * 4 * up_k_steps (2)
     <= GB_MULTISCALE_UP_FRAGMENT_WORDS, "fragment table too small");
 
-/* The tile's width in pixels: 64 samples or more a row. */
-template < int C > struct UpTile
+/* The tile's width in pixels: 64 samples or more a row, twice that where
+ * the plane gives enough blocks (up_tile_wide). */
+template < int C, bool WIDE > struct UpTile
 {
-  static constexpr int WIDTH = C <= 2 ? 64 : 32;
+  static constexpr int WIDTH = (C <= 2 ? 64 : 32) * (WIDE ? 2 : 1);
   static constexpr int ROW_ELEMENTS = WIDTH * C;
   /* a patch row in shared memory: one word more than a multiple of 32,
    * so that the fragments' loads (rows 2q, elements 8 (g / 2) + g % 2)
@@ -1253,17 +1254,30 @@ up_patch_length (UpReach reach, int n)
 #ifdef GB_HAVE_MMA_K8
 /* A y-pass result (biased by + 0.5 through its start value, and halved
  * for 16-bit samples) as a sample: truncated and saturated in one
- * conversion, as gb_round_sample. */
-__device__ __forceinline__ uint8_t
+ * conversion, as gb_round_sample. An 8-bit one in a 32-bit word, which
+ * cvt zero-extends, so that pack_bytes needs no masks (the uint8_t form
+ * took a LOP3 a byte: H200, RGBA 1080p sigma 20 32.8 -> 32.3 us, RGBA 4K
+ * 81.7 -> 80.2; docs/performance.md, "The up pass's tile"). */
+__device__ __forceinline__ uint32_t
 biased_sample (float v, uint8_t *)
 {
-  return gb_truncate_u8 (v);
+  uint32_t u;
+  asm ("cvt.rzi.u8.f32 %0, %1;":"=r" (u):"f" (v));
+  return u;
 }
 
-__device__ __forceinline__ uint16_t
+__device__ __forceinline__ uint32_t
 biased_sample (float v, uint16_t *)
 {
   return gb_truncate_u16 (2.0f * v);
+}
+
+/* The low bytes of four words, a first. */
+__device__ __forceinline__ uint32_t
+pack_bytes (uint32_t a, uint32_t b, uint32_t c, uint32_t d)
+{
+  return __byte_perm (__byte_perm (a, b, 0x0040), __byte_perm (c, d, 0x0040),
+      0x5410);
 }
 
 /* Along y: the warp's row block (rows r0 .. r0 + 15 of the tile) for each
@@ -1327,7 +1341,7 @@ up_columns (const float *across, int stride, int units_x, int shift,
       const int row = r0 + g + 8 * half;
       if (row >= n_y)
         continue;
-      OutT v[8];
+      uint32_t v[8];            /* the samples, zero-extended */
 #pragma unroll
       for (int k = 0; k < 8; k++)
         v[k] = biased_sample (acc[k >> 1][2 * half + (k & 1)], out);
@@ -1336,22 +1350,21 @@ up_columns (const float *across, int stride, int units_x, int shift,
       if (aligned && e + 8 <= n_elements) {
         if constexpr (wide)
           *reinterpret_cast < uint4 * >(dst) = make_uint4 (v[0]
-              | (uint32_t) v[1] << 16, v[2] | (uint32_t) v[3] << 16, v[4]
-              | (uint32_t) v[5] << 16, v[6] | (uint32_t) v[7] << 16);
+              | v[1] << 16, v[2] | v[3] << 16, v[4] | v[5] << 16, v[6]
+              | v[7] << 16);
         else
-          *reinterpret_cast < uint2 * >(dst) = make_uint2 (v[0] | v[1] << 8
-              | v[2] << 16 | (uint32_t) v[3] << 24, v[4] | v[5] << 8
-              | v[6] << 16 | (uint32_t) v[7] << 24);
+          *reinterpret_cast < uint2 * >(dst) = make_uint2 (pack_bytes (v[0],
+                  v[1], v[2], v[3]), pack_bytes (v[4], v[5], v[6], v[7]));
       } else {
         for (int k = 0; k < 8 && e + k < n_elements; k++)
-          dst[k] = v[k];
+          dst[k] = (OutT) v[k];
       }
     }
   }
 }
 #endif
 
-template < typename OutT, int C > __global__ void
+template < typename OutT, int C, bool WIDE > __global__ void
 __launch_bounds__ (UP_THREADS)
 up_kernel (GbResample rx, GbResample ry, UpReach reach_x, UpReach reach_y,
     const float *weights, const uint32_t *fragments, const float *small,
@@ -1359,7 +1372,7 @@ up_kernel (GbResample rx, GbResample ry, UpReach reach_x, UpReach reach_y,
 {
 #ifdef GB_HAVE_MMA_K8
   constexpr int channels = C;
-  using T = UpTile < C >;
+  using T = UpTile < C, WIDE >;
   constexpr int tile_width = T::WIDTH;
   constexpr int row_elements = T::ROW_ELEMENTS;
   constexpr int stride = T::STRIDE;
@@ -1389,7 +1402,8 @@ up_kernel (GbResample rx, GbResample ry, UpReach reach_x, UpReach reach_y,
   for (int t = threadIdx.x; t < rx.phases; t += UP_THREADS)
     first_x[t] = rx.first[t] - reach_x.lowest;
   /* The patch: a thread keeps one element of a row over the rows (a patch
-   * row is at most (64 / 4 + 8) x 2 elements). Every row the y pass reads
+   * row is at most 64 elements: 16 pixels of four channels on a wide tile
+   * at D = 8). Every row the y pass reads
    * is loaded (clamped to the small image), also past a short tile's
    * last: finite values that only zero weights or unstored rows see. */
   const unsigned patch_row = n_sx * channels;
@@ -1940,13 +1954,13 @@ dispatch_factor (int factor, Launch && launch)
   return cudaErrorInvalidValue;
 }
 
-template < typename OutT, int C > cudaError_t
-up (const GbResample & rx, const GbResample & ry, const float *weights,
+template < typename OutT, int C, bool WIDE > cudaError_t
+up_tiles (const GbResample & rx, const GbResample & ry, const float *weights,
     const uint32_t *fragments, const float *small, size_t small_pitch,
     OutT * out, size_t out_pitch, bool overlap, cudaStream_t stream)
 {
   constexpr int channels = C;
-  using T = UpTile < C >;
+  using T = UpTile < C, WIDE >;
   const UpReach reach_x = up_reach (rx);
   const UpReach reach_y = up_reach (ry);
   if (!up_plan_fits (rx, reach_x) || !up_plan_fits (ry, reach_y))
@@ -1960,9 +1974,51 @@ up (const GbResample & rx, const GbResample & ry, const float *weights,
     return cudaErrorInvalidValue;       /* not for any plan */
   const dim3 grid ((rx.out_length + T::WIDTH - 1) / T::WIDTH,
       (ry.out_length + UP_ROWS - 1) / UP_ROWS);
-  return gb_launch_after_kernel (overlap, up_kernel < OutT, C >, grid,
+  return gb_launch_after_kernel (overlap, up_kernel < OutT, C, WIDE >, grid,
       UP_THREADS, shared, stream, rx, ry, reach_x, reach_y, weights,
       fragments, small, small_pitch, out, out_pitch);
+}
+
+/* The wide tile where its grid still holds UP_WIDE_BLOCKS_PER_SM blocks a
+ * multiprocessor: it takes each block's set-up (37 % of up_kernel's
+ * instructions on RGBA 1080p, ncu) over twice the pixels, but with fewer
+ * blocks the last ones run alone. H200 (132 SMs), sigma 20: RGBA 4K
+ * (1020 wide blocks) 80.2 -> 75.3 us, GRAY8 4K (510) 32.8 -> 31.1, RGB 4K
+ * 59.7 -> 55.9, RGBA64_LE 4K 90.1 -> 85.3; RGBA 1080p (270) 32.3 ->
+ * 37.1, GRAY8 1080p (135) 18.0 -> 18.6 (docs/performance.md, "The up
+ * pass's tile"). */
+constexpr int UP_WIDE_BLOCKS_PER_SM = 3;
+
+template < int C > cudaError_t
+up_tile_wide (const GbResample & rx, const GbResample & ry, bool *wide)
+{
+  int device, sms;
+  cudaError_t err = cudaGetDevice (&device);
+  if (err == cudaSuccess)
+    err = gb_device_multiprocessors (device, &sms);
+  if (err != cudaSuccess)
+    return err;
+  constexpr int width = UpTile < C, true >::WIDTH;
+  const long blocks = (long) ((rx.out_length + width - 1) / width)
+      * ((ry.out_length + UP_ROWS - 1) / UP_ROWS);
+  *wide = blocks >= (long) UP_WIDE_BLOCKS_PER_SM * sms;
+  return cudaSuccess;
+}
+
+template < typename OutT, int C > cudaError_t
+up (const GbResample & rx, const GbResample & ry, const float *weights,
+    const uint32_t *fragments, const float *small, size_t small_pitch,
+    OutT * out, size_t out_pitch, bool overlap, cudaStream_t stream)
+{
+  bool wide;
+  const cudaError_t err = up_tile_wide < C > (rx, ry, &wide);
+  if (err != cudaSuccess)
+    return err;
+  if (wide)
+    return up_tiles < OutT, C, true > (rx, ry, weights, fragments, small,
+        small_pitch, out, out_pitch, overlap, stream);
+  return up_tiles < OutT, C, false > (rx, ry, weights, fragments, small,
+      small_pitch, out, out_pitch, overlap, stream);
 }
 
 }                               /* namespace */
