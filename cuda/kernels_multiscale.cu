@@ -1695,6 +1695,15 @@ down_rows_kernel (GbResample r, DownWeights < D > weights, GbBorder border,
     dst[c] = acc[c];
 }
 
+/* The current device's multiprocessors (cached: device_limits.h). */
+cudaError_t
+current_multiprocessors (int *sms)
+{
+  int device;
+  const cudaError_t err = cudaGetDevice (&device);
+  return err == cudaSuccess ? gb_device_multiprocessors (device, sms) : err;
+}
+
 /* Both down passes in down_tile_kernel, where the plan allows: one factor
  * for both axes and tiles of at least MIN_TILE small columns. Returns
  * cudaErrorNotSupported otherwise (the caller runs the two passes). */
@@ -1806,10 +1815,8 @@ down_tile_walk (const GbMultiscalePlan & plan, GbBorder border,
      * planes run beside this one: their kernels finish first (NV12 4K at
      * sigma 20, its luma at 6 rows: 51.7 us; at the 8 its share of the
      * multiprocessors would pick: 56.3). */
-    int device, sms;
-    cudaError_t err = cudaGetDevice (&device);
-    if (err == cudaSuccess)
-      err = gb_device_multiprocessors (device, &sms);
+    int sms;
+    const cudaError_t err = current_multiprocessors (&sms);
     if (err != cudaSuccess)
       return err;
     shape.ty = balanced_tile_rows (shape.tiles_x, ry.out_length, P::RING,
@@ -1992,10 +1999,8 @@ constexpr int UP_WIDE_BLOCKS_PER_SM = 3;
 template < int C > cudaError_t
 up_tile_wide (const GbResample & rx, const GbResample & ry, bool *wide)
 {
-  int device, sms;
-  cudaError_t err = cudaGetDevice (&device);
-  if (err == cudaSuccess)
-    err = gb_device_multiprocessors (device, &sms);
+  int sms;
+  const cudaError_t err = current_multiprocessors (&sms);
   if (err != cudaSuccess)
     return err;
   constexpr int width = UpTile < C, true >::WIDTH;
