@@ -10,9 +10,8 @@
 namespace
 {
 
-constexpr int CACHED_DEVICES = 16;
-std::atomic < int > cached_sms[CACHED_DEVICES];
-std::atomic < int > cached_block_shared[CACHED_DEVICES];
+std::atomic < int > cached_sms[GB_CACHED_DEVICES];
+std::atomic < int > cached_block_shared[GB_CACHED_DEVICES];
 
 /* One device attribute, cached in cache[device] where the device has a
  * slot (a value of 0 is never cached: it is asked again). */
@@ -20,7 +19,7 @@ cudaError_t
 cached_attribute (std::atomic < int > *cache, cudaDeviceAttr attribute,
     int device, int *value)
 {
-  const bool cached = device >= 0 && device < CACHED_DEVICES;
+  const bool cached = device >= 0 && device < GB_CACHED_DEVICES;
   *value = cached ? cache[device].load (std::memory_order_relaxed) : 0;
   if (*value > 0)
     return cudaSuccess;
@@ -40,9 +39,17 @@ gb_device_multiprocessors (int device, int *sms)
 }
 
 cudaError_t
+gb_current_multiprocessors (int *sms)
+{
+  int device;
+  const cudaError_t err = cudaGetDevice (&device);
+  return err == cudaSuccess ? gb_device_multiprocessors (device, sms) : err;
+}
+
+cudaError_t
 gb_allow_dynamic_shared (const void *kernel, size_t bytes)
 {
-  if (bytes <= 48 * 1024)
+  if (bytes <= 47 * 1024)
     return cudaSuccess;
   int device, block_shared;
   cudaFuncAttributes attributes;
@@ -54,13 +61,13 @@ gb_allow_dynamic_shared (const void *kernel, size_t bytes)
     err = cudaFuncGetAttributes (&attributes, kernel);
   if (err != cudaSuccess)
     return err;
+  if (bytes <= (size_t) attributes.maxDynamicSharedSizeBytes)
+    return cudaSuccess;         /* the default's, or raised before */
   /* The same value from every caller: what the block may have beside the
    * kernel's static shared memory. */
   const int room = block_shared - (int) attributes.sharedSizeBytes;
   if (bytes > (size_t) room)
     return cudaErrorInvalidValue;
-  if (attributes.maxDynamicSharedSizeBytes >= room)
-    return cudaSuccess;
   return cudaFuncSetAttribute (kernel,
       cudaFuncAttributeMaxDynamicSharedMemorySize, room);
 }

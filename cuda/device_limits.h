@@ -10,18 +10,27 @@
 #include <cuda_runtime.h>
 #include <stddef.h>
 
-/* The multiprocessors of `device`, asked once per device and cached, so
- * that the per-frame path makes no host query. */
+/* Devices whose values the kernels' files cache (an ordinal past them is
+ * asked every time). */
+#define GB_CACHED_DEVICES 16
+
+/* The multiprocessors of `device` (of the current device), asked once per
+ * device and cached: no attribute query on the per-frame path. */
 cudaError_t gb_device_multiprocessors (int device, int *sms);
+cudaError_t gb_current_multiprocessors (int *sms);
 
 /* Lets `kernel` launch with `bytes` of dynamic shared memory on the
  * current device, or returns cudaErrorInvalidValue where the device cannot
- * give a block that much (cudaGetLastError () is left clear). Past the
- * default 48 KB, the kernel's limit is raised to all the device allows a
- * block, never set lower: two element instances launching one kernel with
- * different sizes from two threads cannot undo each other's setting between
- * its call and their launch. Asked on every launch, because the setting
- * belongs to a context and a process may blur in several on one device. */
+ * give a block that much (cudaGetLastError () is left clear; another
+ * error, of a query or of the setting, is returned as it is). Up to 47 KB
+ * it returns at once: the default 48 KB less the kernel's static shared
+ * memory, which is under 1 KB in every kernel here. Past that, the
+ * kernel's limit is raised to all the device allows a block beside its
+ * static shared memory, never set lower: two element instances launching
+ * one kernel with different sizes from two threads cannot undo each
+ * other's setting between its call and their launch. Asked on every
+ * launch, because the setting belongs to a context and a process may blur
+ * in several on one device. */
 cudaError_t gb_allow_dynamic_shared (const void *kernel, size_t bytes);
 
 #endif /* GAUSSBLUR_DEVICE_LIMITS_H */

@@ -512,16 +512,15 @@ stripe_shape (int channels)
  * belong to a context, and a process can blur in several on one device
  * (GStreamer's contexts, the primary one), where a per-device cache would
  * skip a context that never had it set. */
-constexpr int CACHED_DEVICES = 16;
 /* [device][channels][ksteps][row k-steps one fewer] */
-std::atomic < int > cached_resident[CACHED_DEVICES][5][MAX_KSTEPS + 1][2];
+std::atomic < int > cached_resident[GB_CACHED_DEVICES][5][MAX_KSTEPS + 1][2];
 
 cudaError_t
 prepare_kernel (FusedKernel kernel, int device, int channels, int ksteps,
     int row_ksteps, int threads, size_t shared, int *sms, int *resident)
 {
   const int fewer_rows = row_ksteps < ksteps;
-  const bool cached = device >= 0 && device < CACHED_DEVICES;
+  const bool cached = device >= 0 && device < GB_CACHED_DEVICES;
   cudaError_t err = gb_device_multiprocessors (device, sms);
   if (err == cudaSuccess)
     err = gb_allow_dynamic_shared ((const void *) kernel, shared);

@@ -350,9 +350,8 @@ template < int R > Taps < R > padded_taps (const GbAxisTaps & axis)
 
 /* Per device, kernel: resident blocks (kept off the per-frame path); the
  * shared memory is allowed on every launch, as kernels_fused.cu explains. */
-constexpr int CACHED_DEVICES = 16;
 constexpr int N_RADII = sizeof RADII / sizeof RADII[0];
-std::atomic < int > cached_resident[CACHED_DEVICES][5][N_RADII];
+std::atomic < int > cached_resident[GB_CACHED_DEVICES][5][N_RADII];
 
 template < int C, int R > cudaError_t
 launch (const GbDevicePlane & plane, const GbTaps & taps, GbBorder border,
@@ -369,7 +368,7 @@ launch (const GbDevicePlane & plane, const GbTaps & taps, GbBorder border,
     err = gb_allow_dynamic_shared ((const void *) kernel, shared);
   if (err != cudaSuccess)
     return err;
-  const bool cached = device >= 0 && device < CACHED_DEVICES;
+  const bool cached = device >= 0 && device < GB_CACHED_DEVICES;
   if (cached)
     resident = cached_resident[device][C][radius_index].load
         (std::memory_order_relaxed);

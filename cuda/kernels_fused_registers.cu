@@ -1289,8 +1289,7 @@ kernel_for (Kind kind, int channels, int k, bool form)
 
 /* Per device and kernel: how many blocks of the kernel each SM holds
  * (resident_blocks). */
-constexpr int CACHED_DEVICES = 16;
-std::atomic < int > cached_resident[CACHED_DEVICES][KINDS][5][MAX_COLUMN_K
+std::atomic < int > cached_resident[GB_CACHED_DEVICES][KINDS][5][MAX_COLUMN_K
     + 1][2];
 
 /* The SMs, and how many blocks of `kernel` each holds: asked once per
@@ -1305,7 +1304,7 @@ resident_blocks (Kernel kernel, Slot && slot, int *sms, int *resident)
     err = gb_device_multiprocessors (device, sms);
   if (err != cudaSuccess)
     return err;
-  std::atomic < int > *cache = device >= 0 && device < CACHED_DEVICES
+  std::atomic < int > *cache = device >= 0 && device < GB_CACHED_DEVICES
       ? &slot (device) : NULL;
   *resident = cache ? cache->load (std::memory_order_relaxed) : 0;
   if (*resident > 0)
@@ -1603,7 +1602,7 @@ planes_run (const GbDevicePlane * planes, const GbTaps * taps, int n_planes)
 
 /* Per device: the group kernels' resident blocks, by chroma channels and
  * k-steps. */
-std::atomic < int > cached_group_resident[CACHED_DEVICES][3][MAX_K + 1]
+std::atomic < int > cached_group_resident[GB_CACHED_DEVICES][3][MAX_K + 1]
     [MAX_K + 1];
 
 /* The planes in one launch: one wave of resident blocks, shared by the

@@ -12,11 +12,12 @@
  * y first, so that the pass along x works on an image D times shorter;
  * where both axes share D and it measured faster, one kernel takes both.
  * Where a pass is a small matrix product repeated over the tile (the
- * interpolation along y, and down_tile's walk at D = 16), it runs on the
- * tensor cores with its weights split into fp16 high and low parts. The
- * kernels:
- *   down_tile_kernel   both down passes (templates on D up to 16 and the
- *                      sample type): a block walks the frame columns of a
+ * interpolation along y, and down_tile's walk at D = 16, and at D = 8 on
+ * large planes of three 8-bit channels), it runs on the tensor cores with
+ * its weights split into fp16 high and low parts. The kernels:
+ *   down_tile_kernel   both down passes (templates on D up to 16, the
+ *                      sample type and the walk): a block walks the frame
+ *                      columns of a
  *                      tile of the small image down its rows, as
  *                      down_columns_kernel does (or on the tensor cores),
  *                      then decimates the rows it finished along x in
@@ -48,8 +49,8 @@
  *   up_kernel          both up passes: reads a patch of the small image,
  *                      resamples it along x into shared memory, then along
  *                      y on the tensor cores, and writes each frame tile
- *                      once (a template on the sample type and the channel
- *                      count).
+ *                      once (a template on the sample type, the channel
+ *                      count and the tile's width).
  * The passes at the frame's size read or write each frame sample once; the
  * others work in the plane's float intermediate.
  */
@@ -597,8 +598,9 @@ swizzle (int i)
 /* Both down passes in one kernel, where both axes share D: a block writes
  * a tile of ty small rows x tx small columns. It walks down the frame
  * columns the tile reaches (through the border rule: only frame columns
- * are staged) UNIT rows at a time. In FP32 (D <= 8, and 16-bit samples)
- * each thread takes four samples, each row feeding the RING outputs whose
+ * are staged) UNIT rows at a time. In FP32 (tile_walk: at D = 8 but on
+ * large planes of three 8-bit channels, and on 16-bit samples) each
+ * thread takes four samples, each row feeding the RING outputs whose
  * taps it is, as down_columns_kernel does. At D = 16 on 8-bit samples
  * (and at D = 8 on large planes of three: tile_walk) it decimates 8 rows
  * at a time on the tensor cores: the tile's small rows
@@ -615,15 +617,16 @@ swizzle (int i)
 constexpr int TILE_THREADS = 256;
 constexpr int TILE_SPAN = TILE_THREADS * 4;     /* samples per staged row */
 
-/* TENSOR: the walk along y on the tensor cores (8-bit samples only), else
- * in FP32 (tile_walk). */
+/* TENSOR_WALK: the walk along y on the tensor cores (8-bit samples only,
+ * 8 rows a k-step), else in FP32 (tile_walk). */
 template < int D, typename InT, bool TENSOR_WALK > struct DownTile
 {
   using Group = typename SampleGroup < InT >::type;     /* 4 samples */
   static constexpr int TAPS = GB_MULTISCALE_DOWN_TAPS (D);
   static constexpr int RING = (TAPS + D - 1) / D;
   static constexpr bool TENSOR = TENSOR_WALK;
-  static_assert (!TENSOR || sizeof (InT) == 1, "fp16 holds 8-bit samples");
+  static_assert (!TENSOR || (sizeof (InT) == 1 && D % 8 == 0),
+      "fp16 holds 8-bit samples; a k-step is 8 frame rows");
   static constexpr int UNIT = D < 8 ? D : 8;    /* rows per stage */
   static constexpr int UNITS = D / UNIT;        /* stages per D rows */
   static constexpr int ROW_BYTES = TILE_SPAN * (int) sizeof (InT);
@@ -1190,8 +1193,12 @@ up_patch_rows (int shift)
 
 static_assert (up_variants (6) * 32 * 4 * up_k_steps (6)
     <= GB_MULTISCALE_UP_FRAGMENT_WORDS
-    && up_variants (2) * 32 * 4 * up_k_steps (2)
+    && up_variants (3) * 32 * 4 * up_k_steps (3)
     <= GB_MULTISCALE_UP_FRAGMENT_WORDS, "fragment table too small");
+/* From D = 8 (GB_MULTISCALE_MIN_FACTOR, which up_plan_fits holds to) to 64
+ * one k-step: up_kernel builds up_columns for it alone. */
+static_assert (up_k_steps (3) == 1 && up_k_steps (6) == 1,
+    "one k-step from D = 8 to 64");
 
 /* The tile's width in pixels: 64 samples or more a row, twice that where
  * the plane gives enough blocks (up_tile_wide). */
@@ -1204,6 +1211,9 @@ template < int C, bool WIDE > struct UpTile
    * fall in 32 different banks */
   static constexpr int STRIDE = ROW_ELEMENTS + 1;
   static constexpr int UNITS_X = ROW_ELEMENTS / UP_UNIT_ELEMENTS;
+  static_assert (ROW_ELEMENTS <= UP_THREADS
+      && ROW_ELEMENTS % UP_UNIT_ELEMENTS == 0,
+      "the x pass: a thread an element; the y pass: whole units");
 };
 
 /* The small samples frame positions [o0, o0 + n) read along one axis:
@@ -1232,12 +1242,14 @@ up_reach (const GbResample & r)
   return reach;
 }
 
-/* Every plan's up pass: D a power of two up to UP_ROWS, the phases' first
- * samples at most one apart, at most MAX_UP_TAPS taps. */
+/* Every plan's up pass: D a power of two from GB_MULTISCALE_MIN_FACTOR up
+ * to UP_ROWS, the phases' first samples at most one apart, at most
+ * MAX_UP_TAPS taps. */
 __host__ inline bool
 up_plan_fits (const GbResample & r, const UpReach & reach)
 {
-  return (1 << reach.shift) == r.phases && r.phases <= UP_ROWS
+  return (1 << reach.shift) == r.phases
+      && r.phases >= GB_MULTISCALE_MIN_FACTOR && r.phases <= UP_ROWS
       && reach.highest - reach.lowest <= 1 && r.taps <= MAX_UP_TAPS;
 }
 
@@ -1254,16 +1266,14 @@ up_patch_length (UpReach reach, int n)
 #ifdef GB_HAVE_MMA_K8
 /* A y-pass result (biased by + 0.5 through its start value, and halved
  * for 16-bit samples) as a sample: truncated and saturated in one
- * conversion, as gb_round_sample. An 8-bit one in a 32-bit word, which
- * cvt zero-extends, so that pack_bytes needs no masks (the uint8_t form
- * took a LOP3 a byte: H200, RGBA 1080p sigma 20 32.8 -> 32.3 us, RGBA 4K
- * 81.7 -> 80.2; docs/performance.md, "The up pass's tile"). */
+ * conversion, as gb_round_sample. An 8-bit one stays in the 32-bit word
+ * cvt writes, not narrowed to uint8_t, whose widening again took a LOP3 a
+ * byte before pack_bytes (H200, RGBA 1080p sigma 20 32.8 -> 32.3 us, RGBA
+ * 4K 81.7 -> 80.2; docs/performance.md, "The up pass's tile"). */
 __device__ __forceinline__ uint32_t
 biased_sample (float v, uint8_t *)
 {
-  uint32_t u;
-  asm ("cvt.rzi.u8.f32 %0, %1;":"=r" (u):"f" (v));
-  return u;
+  return gb_truncate_u8_word (v);
 }
 
 __device__ __forceinline__ uint32_t
@@ -1454,12 +1464,8 @@ up_kernel (GbResample rx, GbResample ry, UpReach reach_x, UpReach reach_y,
       + (size_t) x0 * channels;
   const bool aligned = ((uintptr_t) tile | out_pitch) % (8 * sizeof (OutT))
       == 0;
-  if (up_k_steps (shift_y) == 2)
-    up_columns < OutT, 2 > (across, stride, T::UNITS_X, shift_y, fragments,
-        n_y, n_x * channels, tile, out_pitch, aligned);
-  else
-    up_columns < OutT, 1 > (across, stride, T::UNITS_X, shift_y, fragments,
-        n_y, n_x * channels, tile, out_pitch, aligned);
+  up_columns < OutT, 1 > (across, stride, T::UNITS_X, shift_y, fragments,
+      n_y, n_x * channels, tile, out_pitch, aligned);
 #else
   __trap ();                    /* no mma: an error, not a blank frame */
 #endif
@@ -1695,15 +1701,6 @@ down_rows_kernel (GbResample r, DownWeights < D > weights, GbBorder border,
     dst[c] = acc[c];
 }
 
-/* The current device's multiprocessors (cached: device_limits.h). */
-cudaError_t
-current_multiprocessors (int *sms)
-{
-  int device;
-  const cudaError_t err = cudaGetDevice (&device);
-  return err == cudaSuccess ? gb_device_multiprocessors (device, sms) : err;
-}
-
 /* Both down passes in down_tile_kernel, where the plan allows: one factor
  * for both axes and tiles of at least MIN_TILE small columns. Returns
  * cudaErrorNotSupported otherwise (the caller runs the two passes). */
@@ -1722,11 +1719,12 @@ constexpr int MIN_TILE = 8;
  * cores at 8 to 16 rows; RGB 1080p 27.6, 27.7-33.6) and on 16-bit samples
  * (four mma a tile; RGBA64_LE 1080p sigma 100: 47.6 against 56.4 us). Its
  * height in small rows trades the
- * rows it reads twice (RING - 1 blocks of D a tile) for blocks: at D = 16
- * (tile_rows) 16 on the large planes, 4 (8-bit samples) or 8 (16-bit),
- * and 2 below TILE_MIN_SAMPLES, where 8 left 30 blocks (GRAY8 1080p: 25.2
- * us against 35.2, and 33.1 for the two passes); at D <= 8 4 to 8,
- * whichever balances the multiprocessors best (balanced_tile_rows). */
+ * rows it reads twice (RING - 1 blocks of D a tile) for blocks: at D = 16,
+ * and on the tensor cores at D = 8 (tile_rows), 16 on the large planes, 4
+ * (8-bit samples) or 8 (16-bit), and 2 below TILE_MIN_SAMPLES, where 8
+ * left 30 blocks (GRAY8 1080p: 25.2 us against 35.2, and 33.1 for the two
+ * passes); in FP32 at D = 8 4 to 8, whichever balances the
+ * multiprocessors best (balanced_tile_rows). */
 constexpr size_t TILE_MIN_SAMPLES = (size_t) 1 << 22;
 constexpr size_t TILE_TALL_SAMPLES = (size_t) 1 << 24;
 
@@ -1737,7 +1735,8 @@ TileWalk
 tile_walk (int factor, int channels, int sample_bytes, size_t samples)
 {
   const bool tall = samples >= TILE_TALL_SAMPLES;
-  if (sample_bytes == 1 && (factor >= 16 || (tall && channels == 3)))
+  if (sample_bytes == 1
+      && (factor >= 16 || (factor == 8 && tall && channels == 3)))
     return TileWalk::TENSOR;
   return tall && factor < 16 ? TileWalk::NONE : TileWalk::FLOAT;
 }
@@ -1816,7 +1815,7 @@ down_tile_walk (const GbMultiscalePlan & plan, GbBorder border,
      * sigma 20, its luma at 6 rows: 51.7 us; at the 8 its share of the
      * multiprocessors would pick: 56.3). */
     int sms;
-    const cudaError_t err = current_multiprocessors (&sms);
+    const cudaError_t err = gb_current_multiprocessors (&sms);
     if (err != cudaSuccess)
       return err;
     shape.ty = balanced_tile_rows (shape.tiles_x, ry.out_length, P::RING,
@@ -1827,7 +1826,9 @@ down_tile_walk (const GbMultiscalePlan & plan, GbBorder border,
   shape.aligned = ((uintptr_t) in | in_pitch) % 16 == 0;
   /* More than a GPU's blocks may hold (64 KB on compute capability 7.5,
    * 99 KB on 8.6 and 8.9): in FP32 at D <= 8 a lower tile, down to 4 rows
-   * (7 and 8 rows of 8-bit samples take 69 KB), else the two passes. */
+   * (7 and 8 rows of 8-bit samples take 69 KB), else the two passes (the
+   * tensor walk's 16 rows, about 104 KB, on those GPUs: lower heights of
+   * it were measured on the H200 only). */
   size_t shared;
   for (;;) {
     shared = P::STAGE_BYTES + sizeof (float) * tile_across_rows (shape.ty)
@@ -2000,7 +2001,7 @@ template < int C > cudaError_t
 up_tile_wide (const GbResample & rx, const GbResample & ry, bool *wide)
 {
   int sms;
-  const cudaError_t err = current_multiprocessors (&sms);
+  const cudaError_t err = gb_current_multiprocessors (&sms);
   if (err != cudaSuccess)
     return err;
   constexpr int width = UpTile < C, true >::WIDTH;

@@ -805,12 +805,12 @@ launch_column_runtime_blocked (const GbDevicePlane & plane,
    * radius 383 more than the H100's 227 KB. Where the device refuses it,
    * the strips kernel, which streams the window, does the pass; the
    * refusal is not sticky. */
-  if (gb_allow_dynamic_shared ((const void *)
-          column_pass_runtime_blocked_kernel < Sample >, shared)
-      != cudaSuccess) {
-    (void) cudaGetLastError ();
+  const cudaError_t err = gb_allow_dynamic_shared ((const void *)
+      column_pass_runtime_blocked_kernel < Sample >, shared);
+  if (err == cudaErrorInvalidValue)
     return launch_column_runtime < Sample > (plane, taps, border, stream);
-  }
+  if (err != cudaSuccess)
+    return err;
   return gb_launch_after_kernel (gb_plane_alone (plane),
       column_pass_runtime_blocked_kernel < Sample >,
       dim3 ((plane.width * plane.channels + BLOCKED_COL_SAMPLES - 1)

@@ -65,6 +65,17 @@ gb_truncate_u8 (float biased)
   return (uint8_t) u;
 }
 
+/* The same in the 32-bit register cvt writes, zero-extended: packed with
+ * byte permutes, it takes no mask, where widening a uint8_t again took a
+ * LOP3 a byte. */
+__device__ __forceinline__ uint32_t
+gb_truncate_u8_word (float biased)
+{
+  uint32_t u;
+  asm ("cvt.rzi.u8.f32 %0, %1;":"=r" (u):"f" (biased));
+  return u;
+}
+
 __device__ __forceinline__ uint16_t
 gb_truncate_u16 (float biased)
 {

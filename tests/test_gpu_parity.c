@@ -434,6 +434,14 @@ main (int argc, char **argv)
     static const Size three_channel_plane = { 2401, 2331 };
     run_size (three_channel_plane, 3, factor_sigmas, quick ? 1 : 2,
         GB_ALGORITHM_MULTISCALE, GB_ALGORITHM_MULTISCALE, 0, quick);
+    /* One channel, wide enough for the up pass's wide tile (up_tile_wide:
+     * 33 x 17 blocks, 3 or more an SM up to 187 SMs), at D = 8 and 16. */
+    if (!quick) {
+      static const Size wide_plane = { 4099, 2161 };
+      static const double wide_sigmas[] = { 20, 100 };
+      run_size (wide_plane, 1, wide_sigmas, 2, GB_ALGORITHM_MULTISCALE,
+          GB_ALGORITHM_MULTISCALE, 0, 0);
+    }
   }
 
   /* Edge-aware: its CPU reference is exact and slower, so smaller frames;
