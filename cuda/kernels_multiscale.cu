@@ -1788,11 +1788,9 @@ balanced_tile_rows (int tiles_x, int small_rows, int ring, int sms)
 constexpr int MAX_TILE_FACTOR = 16;
 template < int D, typename InT, bool TENSOR > cudaError_t
 down_tile_walk (const GbMultiscalePlan & plan, GbBorder border,
-    int channels, const InT * in, size_t in_pitch, float *out,
-    size_t out_pitch, cudaStream_t stream)
+    int channels, size_t samples, const InT * in, size_t in_pitch,
+    float *out, size_t out_pitch, cudaStream_t stream)
 {
-  const size_t samples = (size_t) plan.down_x.in_length * channels
-      * plan.down_y.in_length;
   using P = DownTile < D, InT, TENSOR >;
   const GbResample & rx = plan.down_x;
   const GbResample & ry = plan.down_y;
@@ -1861,14 +1859,14 @@ down_tile (const GbMultiscalePlan & plan, GbBorder border, int channels,
   switch (tile_walk (D, channels, sizeof (InT), samples)) {
     case TileWalk::TENSOR:
       if constexpr (sizeof (InT) == 1)
-        return down_tile_walk < D, InT, true > (plan, border, channels, in,
-            in_pitch, out, out_pitch, stream);
+        return down_tile_walk < D, InT, true > (plan, border, channels,
+            samples, in, in_pitch, out, out_pitch, stream);
       break;
     case TileWalk::FLOAT:
       /* never at D = 16 on 8-bit samples: no such kernel is built */
       if constexpr (D < 16 || sizeof (InT) > 1)
-        return down_tile_walk < D, InT, false > (plan, border, channels, in,
-            in_pitch, out, out_pitch, stream);
+        return down_tile_walk < D, InT, false > (plan, border, channels,
+            samples, in, in_pitch, out, out_pitch, stream);
       break;
     case TileWalk::NONE:
       break;
@@ -2159,7 +2157,7 @@ gb_launch_multiscale (const GbDevicePlane & plane, const GbTaps & taps,
         small_pitch, small, small_pitch, alone, stream);
   };
   cudaError_t err = cudaErrorNotSupported;
-  if (plan.down_x.step == plan.down_y.step && !down_rows_first) {
+  if (plan.down_x.step == plan.down_y.step && !down_rows_first)
     err = gb_dispatch_sample (plane,[&] (auto tag) {
           using Sample = decltype (tag);
           return dispatch_factor (plan.down_x.step,[&] (auto d) {
@@ -2167,12 +2165,11 @@ gb_launch_multiscale (const GbDevicePlane & plane, const GbTaps & taps,
                  * unroll past the registers of 512 threads. */
                 if constexpr (decltype (d)::value <= MAX_TILE_FACTOR)
                   return down_tile < decltype (d)::value > (plan, border, c,
-                      (const Sample *) plane.src, plane.src_pitch,
-                      small, small_pitch, stream);
+                      (const Sample *) plane.src, plane.src_pitch, small,
+                      small_pitch, stream);
                 return cudaErrorNotSupported;
               });
         });
-  }
   if (err == cudaErrorNotSupported)
     err = two_passes ();
   if (err != cudaSuccess)
