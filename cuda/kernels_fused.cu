@@ -107,16 +107,15 @@ store_pair (const FusedParams & p, int y, int x, const float (&v)[C][2])
   for (int c = 0; c < C; c++)
 #pragma unroll
     for (int i = 0; i < 2; i++)
-      q[c][i] = gb_truncate_u8 (v[c][i] + 128.5f);
+      q[c][i] = C == 4 ? gb_truncate_u8_word (v[c][i] + 128.5f)
+          : gb_truncate_u8 (v[c][i] + 128.5f);
 
   if (x + 1 < p.width && p.aligned_out && (C == 4 || C == 1)) {
     if (C == 4) {
-      uint2 packed;
-      packed.x = q[0][0] | q[1 % C][0] << 8 | q[2 % C][0] << 16
-          | (uint32_t) q[3 % C][0] << 24;
-      packed.y = q[0][1] | q[1 % C][1] << 8 | q[2 % C][1] << 16
-          | (uint32_t) q[3 % C][1] << 24;
-      *reinterpret_cast < uint2 * >(out) = packed;
+      *reinterpret_cast < uint2 * >(out) =
+          make_uint2 (gb_pack_bytes (q[0][0], q[1 % C][0], q[2 % C][0],
+              q[3 % C][0]), gb_pack_bytes (q[0][1], q[1 % C][1],
+              q[2 % C][1], q[3 % C][1]));
     } else {
       *reinterpret_cast < uint16_t * >(out) =
           (uint16_t) (q[0][0] | q[0][1] << 8);

@@ -206,12 +206,17 @@ store_two (const FusedParams & p, int y, int x, const float (&d)[C][4],
     int e)
 {
   uint8_t *out = p.dst + (size_t) y * p.dst_pitch + (size_t) x * C;
+  /* Three and four channels keep the zero-extended words cvt writes and
+   * pack them by byte permutes (H200, RGBA 4K sigma 3 48.8 -> 45.2 us);
+   * one and two channels lost by it (GRAY8 1080p sigma 1 6.5 -> 6.8, NV16
+   * sigma 3 17.8 -> 19) and keep the narrowed byte. */
   uint32_t v[2][C];
 #pragma unroll
   for (int k = 0; k < 2; k++)
 #pragma unroll
     for (int c = 0; c < C; c++)
-      v[k][c] = gb_truncate_u8 (d[c][2 * k + e]);
+      v[k][c] = C >= 3 ? gb_truncate_u8_word (d[c][2 * k + e])
+          : gb_truncate_u8 (d[c][2 * k + e]);
 
   if (p.aligned_out && x + 1 < p.width) {
     if (C == 1) {
@@ -221,17 +226,15 @@ store_two (const FusedParams & p, int y, int x, const float (&d)[C][4],
       *reinterpret_cast < uint32_t * >(out) = v[0][0] | v[0][1 % C] << 8
           | v[1][0] << 16 | v[1][1 % C] << 24;
     } else if (C == 4) {
-      uint2 packed;
-      packed.x = v[0][0] | v[0][1 % C] << 8 | v[0][2 % C] << 16
-          | v[0][3 % C] << 24;
-      packed.y = v[1][0] | v[1][1 % C] << 8 | v[1][2 % C] << 16
-          | v[1][3 % C] << 24;
-      *reinterpret_cast < uint2 * >(out) = packed;
+      *reinterpret_cast < uint2 * >(out) =
+          make_uint2 (gb_pack_bytes (v[0][0], v[0][1 % C], v[0][2 % C],
+              v[0][3 % C]), gb_pack_bytes (v[1][0], v[1][1 % C],
+              v[1][2 % C], v[1][3 % C]));
     } else {
       uint16_t *o = reinterpret_cast < uint16_t * >(out);
-      o[0] = (uint16_t) (v[0][0] | v[0][1 % C] << 8);
-      o[1] = (uint16_t) (v[0][2 % C] | v[1][0] << 8);
-      o[2] = (uint16_t) (v[1][1 % C] | v[1][2 % C] << 8);
+      o[0] = (uint16_t) gb_pack_two_bytes (v[0][0], v[0][1 % C]);
+      o[1] = (uint16_t) gb_pack_two_bytes (v[0][2 % C], v[1][0]);
+      o[2] = (uint16_t) gb_pack_two_bytes (v[1][1 % C], v[1][2 % C]);
     }
     return;
   }

@@ -1268,7 +1268,7 @@ up_patch_length (UpReach reach, int n)
  * for 16-bit samples) as a sample: truncated and saturated in one
  * conversion, as gb_round_sample. An 8-bit one stays in the 32-bit word
  * cvt writes, not narrowed to uint8_t, whose widening again took a LOP3 a
- * byte before pack_bytes (H200, RGBA 1080p sigma 20 32.8 -> 32.3 us, RGBA
+ * byte before gb_pack_bytes (H200, RGBA 1080p sigma 20 32.8 -> 32.3 us, RGBA
  * 4K 81.7 -> 80.2; docs/performance.md, "The up pass's tile"). */
 __device__ __forceinline__ uint32_t
 biased_sample (float v, uint8_t *)
@@ -1280,14 +1280,6 @@ __device__ __forceinline__ uint32_t
 biased_sample (float v, uint16_t *)
 {
   return gb_truncate_u16 (2.0f * v);
-}
-
-/* The low bytes of four words, a first. */
-__device__ __forceinline__ uint32_t
-pack_bytes (uint32_t a, uint32_t b, uint32_t c, uint32_t d)
-{
-  return __byte_perm (__byte_perm (a, b, 0x0040), __byte_perm (c, d, 0x0040),
-      0x5410);
 }
 
 /* Along y: the warp's row block (rows r0 .. r0 + 15 of the tile) for each
@@ -1363,8 +1355,8 @@ up_columns (const float *across, int stride, int units_x, int shift,
               | v[1] << 16, v[2] | v[3] << 16, v[4] | v[5] << 16, v[6]
               | v[7] << 16);
         else
-          *reinterpret_cast < uint2 * >(dst) = make_uint2 (pack_bytes (v[0],
-                  v[1], v[2], v[3]), pack_bytes (v[4], v[5], v[6], v[7]));
+          *reinterpret_cast < uint2 * >(dst) = make_uint2 (gb_pack_bytes (v[0],
+                  v[1], v[2], v[3]), gb_pack_bytes (v[4], v[5], v[6], v[7]));
       } else {
         for (int k = 0; k < 8 && e + k < n_elements; k++)
           dst[k] = (OutT) v[k];

@@ -76,6 +76,22 @@ gb_truncate_u8_word (float biased)
   return u;
 }
 
+/* The low bytes of four such words, a first: three byte permutes. */
+__device__ __forceinline__ uint32_t
+gb_pack_bytes (uint32_t a, uint32_t b, uint32_t c, uint32_t d)
+{
+  return __byte_perm (__byte_perm (a, b, 0x0040), __byte_perm (c, d, 0x0040),
+      0x5410);
+}
+
+/* The low bytes of two such words in the low half, zero above (byte 1 of
+ * a zero-extended word is 0). */
+__device__ __forceinline__ uint32_t
+gb_pack_two_bytes (uint32_t a, uint32_t b)
+{
+  return __byte_perm (a, b, 0x1140);
+}
+
 __device__ __forceinline__ uint16_t
 gb_truncate_u16 (float biased)
 {
