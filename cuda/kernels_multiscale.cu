@@ -6,7 +6,8 @@
  *
  * Every pass is out[o] = sum_t w[phase][t] in[source(first(o) + t)] along
  * rows or along columns, summed in float like the CPU's (cpu_backend.c),
- * in another order. The two down passes commute. On planes of one or two
+ * in another order (down_rows_kernel: exactly, in integers, with the
+ * weights to 30 bits). The two down passes commute. On planes of one or two
  * 8-bit channels at D = 16 (and 8 on small planes) the GPU runs down along
  * x first, in a kernel of its own; elsewhere, on large planes, down along
  * y first, so that the pass along x works on an image D times shorter;
@@ -31,7 +32,8 @@
  *                      one or two channels at D = 8 and 16 (templates on
  *                      D and the channels): a warp stages the bytes of its
  *                      32 outputs' taps once, as words, then each lane
- *                      reads its taps as whole words; the column pass
+ *                      reads its taps as whole words into integer dot
+ *                      products; the column pass
  *                      (resample_columns_kernel, or columns_blur_x_kernel)
  *                      follows;
  *   row_pass_kernel    along rows, staging a run of each row in shared
@@ -1591,7 +1593,10 @@ down_columns (const GbResample & r, const float *host_table, GbBorder border,
  * the row's start or 8 of its end (or past them) a byte at a time through
  * the border rule. Output o's taps then start on a word boundary ((o - o0)
  * D C bytes on, o0 the warp's first output), and it reads them as whole
- * words: a weight per byte (zero past the plan's taps), each a kernel
+ * words, two taps of a channel at a time in integer dot products of bytes
+ * and 16-bit weights (DownRowWeights): no conversion of a byte to float,
+ * which took three instructions a tap with its multiply-add (ncu, GRAY8
+ * 1080p at sigma 100: 69 % of cycles issuing). Every weight is a kernel
  * parameter once the loop unrolls; no lane takes another path. */
 constexpr int DOWN_ROWS_THREADS = 128;
 constexpr int DOWN_ROWS_WARPS = DOWN_ROWS_THREADS / 32;
@@ -1603,8 +1608,43 @@ template < int D, int C > struct DownRows
   static constexpr int STEP_WORDS = D * C / 4;  /* from one output to the next */
   static constexpr int SPAN_WORDS = 31 * STEP_WORDS + TAP_WORDS;
   static constexpr int STAGE_LOADS = (SPAN_WORDS + 31) / 32;
-  static_assert (TAPS * C % 4 == 0 && D * C % 4 == 0, "whole words");
+  static_assert (TAPS * C % 8 == 0 && D * C % 8 == 0,
+      "whole pairs of words");
 };
+
+/* down_rows_kernel's weights: each weight w as Q = w 2^shift, rounded, of
+ * magnitude below 2^30 (shift from the largest), split Q = 2^15 hi + lo
+ * with lo in [0, 2^15); taps 2 p and 2 p + 1's hi (and lo) are the low and
+ * high signed 16-bit halves of hi[p] (lo[p]). A byte times a half is exact
+ * and so are the int32 sums (below 2^15 255 TAPS < 2^31), so the pass
+ * differs from the exact sum of the float weights by their rounding to
+ * 2^-30 of the largest and the one conversion to float (2^-24 of the
+ * value), where the float ring rounded at every tap. */
+template < int D > struct DownRowWeights
+{
+  static constexpr int TAPS = DownColumns < D, uint8_t >::RING * D;
+  static_assert ((long) 32768 * 255 * TAPS < (long) INT_MAX,
+      "int32 sums of the high halves");
+  uint32_t hi[TAPS / 2];
+  uint32_t lo[TAPS / 2];
+  float scale;                  /* 2^-shift */
+};
+
+/* acc + the dot product of taps 2 p .. 2 p + 3 (bytes 0 .. 3 of v) with
+ * their weights' high and low halves. */
+template < int D > __device__ __forceinline__ void
+dot_four_taps (int (&acc)[2], const DownRowWeights < D > &weights, int p,
+    uint32_t v)
+{
+  asm ("dp2a.lo.s32.u32 %0, %1, %2, %0;":"+r" (acc[0]):"r" (weights.hi[p]),
+      "r" (v));
+  asm ("dp2a.hi.s32.u32 %0, %1, %2, %0;":"+r" (acc[0]):"r" (weights.hi[p +
+              1]), "r" (v));
+  asm ("dp2a.lo.s32.u32 %0, %1, %2, %0;":"+r" (acc[1]):"r" (weights.lo[p]),
+      "r" (v));
+  asm ("dp2a.hi.s32.u32 %0, %1, %2, %0;":"+r" (acc[1]):"r" (weights.lo[p +
+              1]), "r" (v));
+}
 
 /* Byte b of a row of `bytes` (a pixel's C samples each), through the
  * border rule where b lies outside it. */
@@ -1617,9 +1657,9 @@ bordered_byte (const GbResample & r, const uint8_t * row, int b,
 }
 
 template < int D, int C > __global__ void __launch_bounds__ (DOWN_ROWS_THREADS)
-down_rows_kernel (GbResample r, DownWeights < D > weights, GbBorder border,
-    int n_rows, const uint8_t * in, size_t in_pitch, float *out,
-    size_t out_pitch)
+down_rows_kernel (GbResample r, DownRowWeights < D > weights,
+    GbBorder border, int n_rows, const uint8_t * in, size_t in_pitch,
+    float *out, size_t out_pitch)
 {
   using P = DownRows < D, C >;
   __shared__ uint4 words_shared[DOWN_ROWS_WARPS][(P::SPAN_WORDS + 3) / 4];
@@ -1661,15 +1701,17 @@ down_rows_kernel (GbResample r, DownWeights < D > weights, GbBorder border,
   if (o >= r.out_length)
     return;
   const uint32_t *taps = words + lane * P::STEP_WORDS;
-  float acc[C] = { };
-  /* word k of the taps: its bytes 4 k .. 4 k + 3 */
-  auto add_word =[&](int k, uint32_t v) {
-#pragma unroll
-    for (int j = 0; j < 4; j++) {
-      const int b = 4 * k + j;
-      const float sample = __uint_as_float (__byte_perm (v, 0x4B000000u,
-              0x7540 + j)) - 8388608.0f;
-      acc[b % C] += weights.w[b / C] * sample;
+  int acc[C][2] = { };
+  /* words k and k + 1 of the taps (k even): with one channel taps 4 k ..
+   * 4 k + 7, with two each channel's taps 2 k .. 2 k + 3 (its bytes
+   * gathered into one word) */
+  auto add_two_words =[&](int k, uint32_t a, uint32_t b) {
+    if constexpr (C == 1) {
+      dot_four_taps < D > (acc[0], weights, 2 * k, a);
+      dot_four_taps < D > (acc[0], weights, 2 * k + 2, b);
+    } else {
+      dot_four_taps < D > (acc[0], weights, k, __byte_perm (a, b, 0x6420));
+      dot_four_taps < D > (acc[1], weights, k, __byte_perm (a, b, 0x7531));
     }
   };
   if constexpr (P::STEP_WORDS % 4 == 0 && P::TAP_WORDS % 4 == 0) {
@@ -1677,20 +1719,21 @@ down_rows_kernel (GbResample r, DownWeights < D > weights, GbBorder border,
 #pragma unroll
     for (int k = 0; k < P::TAP_WORDS; k += 4) {
       const uint4 v = *reinterpret_cast < const uint4 * >(taps + k);
-      add_word (k, v.x);
-      add_word (k + 1, v.y);
-      add_word (k + 2, v.z);
-      add_word (k + 3, v.w);
+      add_two_words (k, v.x, v.y);
+      add_two_words (k + 2, v.z, v.w);
     }
   } else {
 #pragma unroll
-    for (int k = 0; k < P::TAP_WORDS; k++)
-      add_word (k, taps[k]);
+    for (int k = 0; k < P::TAP_WORDS; k += 2) {
+      const uint2 v = *reinterpret_cast < const uint2 * >(taps + k);
+      add_two_words (k, v.x, v.y);
+    }
   }
   float *dst = (float *) ((char *) out + (size_t) y * out_pitch) + o * C;
 #pragma unroll
   for (int c = 0; c < C; c++)
-    dst[c] = acc[c];
+    dst[c] = ((float) acc[c][0] * 32768.0f + (float) acc[c][1])
+        * weights.scale;
 }
 
 /* Both down passes in down_tile_kernel, where the plan allows: one factor
@@ -1883,6 +1926,36 @@ down_rows_pays (int factor, int channels, size_t samples)
   return factor == 16 || (factor == 8 && samples < DOWN_ROWS_D8_MAX_SAMPLES);
 }
 
+/* The down pass's weights in down_rows_kernel's form; false where
+ * down_weights is, or all are zero. */
+template < int D > bool
+down_row_weights (const GbResample & r, const float *table,
+    DownRowWeights < D > &fixed)
+{
+  DownWeights < D > weights;
+  if (!down_weights < D > (r, table, weights))
+    return false;
+  float largest = 0.0f;
+  for (float w:weights.w)
+    largest = fmaxf (largest, fabsf (w));
+  if (largest == 0.0f)
+    return false;
+  int exponent;
+  frexpf (largest, &exponent);  /* largest < 2^exponent */
+  const int shift = 30 - exponent;
+  fixed = { };
+  for (int t = 0; t < DownRowWeights < D >::TAPS; t++) {
+    /* |q| < 2^30; hi the floor of q / 2^15 */
+    const long long q = llrint (ldexp ((double) weights.w[t], shift));
+    const long long hi = (q + (1LL << 30)) / 32768 - 32768;
+    const long long lo = q - hi * 32768;
+    fixed.hi[t / 2] |= (uint32_t) (uint16_t) hi << 16 * (t % 2);
+    fixed.lo[t / 2] |= (uint32_t) (uint16_t) lo << 16 * (t % 2);
+  }
+  fixed.scale = ldexpf (1.0f, -shift);
+  return true;
+}
+
 /* Down along x with down_rows_kernel: 8-bit samples of one or two
  * channels, D = 8 or 16 (down_rows_pays). */
 template < int D > cudaError_t
@@ -1890,8 +1963,8 @@ down_rows (const GbResample & r, const float *host_table, GbBorder border,
     int channels, int n_rows, const uint8_t * in, size_t in_pitch, float *out,
     size_t out_pitch, cudaStream_t stream)
 {
-  DownWeights < D > weights;
-  if (!down_weights < D > (r, host_table, weights))
+  DownRowWeights < D > weights;
+  if (!down_row_weights < D > (r, host_table, weights))
     return cudaErrorInvalidValue;
   const dim3 grid ((r.out_length + 31) / 32,
       (n_rows + DOWN_ROWS_WARPS - 1) / DOWN_ROWS_WARPS);
