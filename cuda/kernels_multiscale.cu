@@ -30,10 +30,10 @@
  *                      rows copied ahead into shared memory asynchronously;
  *   down_rows_kernel   down along x at the frame's size, 8-bit samples of
  *                      one or two channels at D = 8 and 16 (templates on
- *                      D and the channels): a warp stages the bytes of its
- *                      32 outputs' taps once, as words, then each lane
- *                      reads its taps as whole words into integer dot
- *                      products; the column pass
+ *                      D, the channels and the outputs a lane): a warp
+ *                      stages the bytes of its outputs' taps once, as
+ *                      words, then each lane reads its taps as whole
+ *                      words into integer dot products; the column pass
  *                      (resample_columns_kernel, or columns_blur_x_kernel)
  *                      follows;
  *   row_pass_kernel    along rows, staging a run of each row in shared
@@ -1585,10 +1585,10 @@ down_columns (const GbResample & r, const float *host_table, GbBorder border,
   return cudaGetLastError ();
 }
 
-/* Down along x at the frame's size, 8-bit samples: a warp writes 32
- * neighbouring outputs of one frame row, a lane one output (its C
- * channels). The warp first stages the bytes its outputs read (31 D + RING
- * D pixels) as words in shared memory, each byte once: words inside the
+/* Down along x at the frame's size, 8-bit samples: a warp writes 32 J
+ * neighbouring outputs of one frame row, a lane J outputs 32 apart (their
+ * C channels). The warp first stages the bytes its outputs read ((32 J -
+ * 1) D + RING D pixels) as words in shared memory, each byte once: words inside the
  * row from two aligned loads and a funnel shift, those within 4 bytes of
  * the row's start or 8 of its end (or past them) a byte at a time through
  * the border rule. Output o's taps then start on a word boundary ((o - o0)
@@ -1601,12 +1601,15 @@ down_columns (const GbResample & r, const float *host_table, GbBorder border,
 constexpr int DOWN_ROWS_THREADS = 128;
 constexpr int DOWN_ROWS_WARPS = DOWN_ROWS_THREADS / 32;
 
-template < int D, int C > struct DownRows
+/* J outputs a lane, 32 apart: each weight, loaded from the kernel's
+ * parameters for every lane, serves J outputs. */
+template < int D, int C, int J > struct DownRows
 {
   static constexpr int TAPS = DownColumns < D, uint8_t >::RING * D;
   static constexpr int TAP_WORDS = TAPS * C / 4;
   static constexpr int STEP_WORDS = D * C / 4;  /* from one output to the next */
-  static constexpr int SPAN_WORDS = 31 * STEP_WORDS + TAP_WORDS;
+  static constexpr int OUTPUTS = 32 * J;       /* a warp's */
+  static constexpr int SPAN_WORDS = (OUTPUTS - 1) * STEP_WORDS + TAP_WORDS;
   static constexpr int STAGE_LOADS = (SPAN_WORDS + 31) / 32;
   static_assert (TAPS * C % 8 == 0 && D * C % 8 == 0,
       "whole pairs of words");
@@ -1656,16 +1659,17 @@ bordered_byte (const GbResample & r, const uint8_t * row, int b,
   return s < 0 ? 0u : (uint32_t) __ldg (row + s);
 }
 
-template < int D, int C > __global__ void __launch_bounds__ (DOWN_ROWS_THREADS)
+template < int D, int C, int J > __global__ void
+__launch_bounds__ (DOWN_ROWS_THREADS)
 down_rows_kernel (GbResample r, DownRowWeights < D > weights,
     GbBorder border, int n_rows, const uint8_t * in, size_t in_pitch,
     float *out, size_t out_pitch)
 {
-  using P = DownRows < D, C >;
+  using P = DownRows < D, C, J >;
   __shared__ uint4 words_shared[DOWN_ROWS_WARPS][(P::SPAN_WORDS + 3) / 4];
   const int warp = threadIdx.x >> 5;
   const int lane = threadIdx.x & 31;
-  const int o0 = blockIdx.x * 32;
+  const int o0 = blockIdx.x * P::OUTPUTS;
   const int y = blockIdx.y * DOWN_ROWS_WARPS + warp;
   if (y >= n_rows)
     return;                     /* the whole warp: no block barrier below */
@@ -1697,43 +1701,54 @@ down_rows_kernel (GbResample r, DownRowWeights < D > weights,
   }
   __syncwarp ();
 
-  const int o = o0 + lane;
-  if (o >= r.out_length)
+  if (o0 + lane >= r.out_length)
     return;
-  const uint32_t *taps = words + lane * P::STEP_WORDS;
-  int acc[C][2] = { };
-  /* words k and k + 1 of the taps (k even): with one channel taps 4 k ..
-   * 4 k + 7, with two each channel's taps 2 k .. 2 k + 3 (its bytes
+  int acc[J][C][2] = { };
+  /* words k and k + 1 of output j's taps (k even): with one channel taps
+   * 4 k .. 4 k + 7, with two each channel's taps 2 k .. 2 k + 3 (its bytes
    * gathered into one word) */
-  auto add_two_words =[&](int k, uint32_t a, uint32_t b) {
+  auto add_two_words =[&](int j, int k, uint32_t a, uint32_t b) {
     if constexpr (C == 1) {
-      dot_four_taps < D > (acc[0], weights, 2 * k, a);
-      dot_four_taps < D > (acc[0], weights, 2 * k + 2, b);
+      dot_four_taps < D > (acc[j][0], weights, 2 * k, a);
+      dot_four_taps < D > (acc[j][0], weights, 2 * k + 2, b);
     } else {
-      dot_four_taps < D > (acc[0], weights, k, __byte_perm (a, b, 0x6420));
-      dot_four_taps < D > (acc[1], weights, k, __byte_perm (a, b, 0x7531));
+      dot_four_taps < D > (acc[j][0], weights, k, __byte_perm (a, b,
+              0x6420));
+      dot_four_taps < D > (acc[j][1], weights, k, __byte_perm (a, b,
+              0x7531));
     }
   };
   if constexpr (P::STEP_WORDS % 4 == 0 && P::TAP_WORDS % 4 == 0) {
     /* 16 bytes a load where every lane's taps start on 16 bytes */
 #pragma unroll
-    for (int k = 0; k < P::TAP_WORDS; k += 4) {
-      const uint4 v = *reinterpret_cast < const uint4 * >(taps + k);
-      add_two_words (k, v.x, v.y);
-      add_two_words (k + 2, v.z, v.w);
-    }
+    for (int k = 0; k < P::TAP_WORDS; k += 4)
+#pragma unroll
+      for (int j = 0; j < J; j++) {
+        const uint4 v = *reinterpret_cast < const uint4 * >(words + (lane
+                + 32 * j) * P::STEP_WORDS + k);
+        add_two_words (j, k, v.x, v.y);
+        add_two_words (j, k + 2, v.z, v.w);
+      }
   } else {
 #pragma unroll
-    for (int k = 0; k < P::TAP_WORDS; k += 2) {
-      const uint2 v = *reinterpret_cast < const uint2 * >(taps + k);
-      add_two_words (k, v.x, v.y);
-    }
-  }
-  float *dst = (float *) ((char *) out + (size_t) y * out_pitch) + o * C;
+    for (int k = 0; k < P::TAP_WORDS; k += 2)
 #pragma unroll
-  for (int c = 0; c < C; c++)
-    dst[c] = ((float) acc[c][0] * 32768.0f + (float) acc[c][1])
-        * weights.scale;
+      for (int j = 0; j < J; j++) {
+        const uint2 v = *reinterpret_cast < const uint2 * >(words + (lane
+                + 32 * j) * P::STEP_WORDS + k);
+        add_two_words (j, k, v.x, v.y);
+      }
+  }
+  float *dst = (float *) ((char *) out + (size_t) y * out_pitch);
+#pragma unroll
+  for (int j = 0; j < J; j++) {
+    const int o = o0 + lane + 32 * j;
+    if (o < r.out_length)
+#pragma unroll
+      for (int c = 0; c < C; c++)
+        dst[o * C + c] = ((float) acc[j][c][0] * 32768.0f
+            + (float) acc[j][c][1]) * weights.scale;
+  }
 }
 
 /* Both down passes in down_tile_kernel, where the plan allows: one factor
@@ -1957,7 +1972,26 @@ down_row_weights (const GbResample & r, const float *table,
 }
 
 /* Down along x with down_rows_kernel: 8-bit samples of one or two
- * channels, D = 8 or 16 (down_rows_pays). */
+ * channels, D = 8 or 16 (down_rows_pays). Two outputs a lane from
+ * DOWN_ROWS_TWO_OUTPUTS_SAMPLES, where the weights' loads weigh more than
+ * the warps lost (H200, sigma 100: GRAY8 4K 32.8 -> 31.6 us, NV12 4K
+ * 44.0-44.1 -> 42.5-42.7; GRAY8 1080p lost, 20.2 -> 21.3, NV12 1080p 26.7
+ * -> 31.1; four outputs lost everywhere: docs/performance.md, "The pass
+ * along x in integers"). */
+constexpr size_t DOWN_ROWS_TWO_OUTPUTS_SAMPLES = (size_t) 1 << 22;
+
+template < int D, int C, int J > cudaError_t
+down_rows_launch (const GbResample & r, const DownRowWeights < D > &weights,
+    GbBorder border, int n_rows, const uint8_t * in, size_t in_pitch,
+    float *out, size_t out_pitch, cudaStream_t stream)
+{
+  const dim3 grid ((r.out_length + 32 * J - 1) / (32 * J),
+      (n_rows + DOWN_ROWS_WARPS - 1) / DOWN_ROWS_WARPS);
+  down_rows_kernel < D, C, J > <<<grid, DOWN_ROWS_THREADS, 0, stream>>> (r,
+      weights, border, n_rows, in, in_pitch, out, out_pitch);
+  return cudaGetLastError ();
+}
+
 template < int D > cudaError_t
 down_rows (const GbResample & r, const float *host_table, GbBorder border,
     int channels, int n_rows, const uint8_t * in, size_t in_pitch, float *out,
@@ -1966,21 +2000,22 @@ down_rows (const GbResample & r, const float *host_table, GbBorder border,
   DownRowWeights < D > weights;
   if (!down_row_weights < D > (r, host_table, weights))
     return cudaErrorInvalidValue;
-  const dim3 grid ((r.out_length + 31) / 32,
-      (n_rows + DOWN_ROWS_WARPS - 1) / DOWN_ROWS_WARPS);
+  const bool two = (size_t) n_rows * r.in_length * channels
+      >= DOWN_ROWS_TWO_OUTPUTS_SAMPLES;
   switch (channels) {
     case 1:
-      down_rows_kernel < D, 1 > <<<grid, DOWN_ROWS_THREADS, 0, stream>>> (r,
-          weights, border, n_rows, in, in_pitch, out, out_pitch);
-      break;
+      return two ? down_rows_launch < D, 1, 2 > (r, weights, border, n_rows,
+          in, in_pitch, out, out_pitch, stream)
+          : down_rows_launch < D, 1, 1 > (r, weights, border, n_rows, in,
+          in_pitch, out, out_pitch, stream);
     case 2:
-      down_rows_kernel < D, 2 > <<<grid, DOWN_ROWS_THREADS, 0, stream>>> (r,
-          weights, border, n_rows, in, in_pitch, out, out_pitch);
-      break;
+      return two ? down_rows_launch < D, 2, 2 > (r, weights, border, n_rows,
+          in, in_pitch, out, out_pitch, stream)
+          : down_rows_launch < D, 2, 1 > (r, weights, border, n_rows, in,
+          in_pitch, out, out_pitch, stream);
     default:
       return cudaErrorInvalidValue;     /* not for down_rows_pays */
   }
-  return cudaGetLastError ();
 }
 
 /* overlap: in is the previous kernel's output, and the pass may start
