@@ -1619,10 +1619,10 @@ template < int D, int C, int J > struct DownRows
  * magnitude below 2^30 (shift from the largest), split Q = 2^15 hi + lo
  * with lo in [0, 2^15); taps 2 p and 2 p + 1's hi (and lo) are the low and
  * high signed 16-bit halves of hi[p] (lo[p]). A byte times a half is exact
- * and so are the int32 sums (below 2^15 255 TAPS < 2^31), so the pass
+ * and so are the int32 sums (at most 2^15 255 TAPS < 2^31), so the pass
  * differs from the exact sum of the float weights by their rounding to
- * 2^-30 of the largest and the one conversion to float (2^-24 of the
- * value), where the float ring rounded at every tap. */
+ * 2^-30 of the largest and the conversion of the two sums to float (about
+ * 2^-23 of the value), where the float ring rounded at every tap. */
 template < int D > struct DownRowWeights
 {
   static constexpr int TAPS = DownColumns < D, uint8_t >::RING * D;
@@ -1976,8 +1976,8 @@ down_row_weights (const GbResample & r, const float *table,
  * DOWN_ROWS_TWO_OUTPUTS_SAMPLES, where the weights' loads weigh more than
  * the warps lost (H200, sigma 100: GRAY8 4K 32.8 -> 31.6 us, NV12 4K
  * 44.0-44.1 -> 42.5-42.7; GRAY8 1080p lost, 20.2 -> 21.3, NV12 1080p 26.7
- * -> 31.1; four outputs lost everywhere: docs/performance.md, "The pass
- * along x in integers"). */
+ * -> 31.1; four outputs lost at 1080p and on NV12 4K, tied on GRAY8 4K:
+ * docs/performance.md, "The pass along x in integers"). */
 constexpr size_t DOWN_ROWS_TWO_OUTPUTS_SAMPLES = (size_t) 1 << 22;
 
 template < int D, int C, int J > cudaError_t
