@@ -107,6 +107,9 @@ store_pair (const FusedParams & p, int y, int x, const float (&v)[C][2])
   for (int c = 0; c < C; c++)
 #pragma unroll
     for (int i = 0; i < 2; i++)
+      /* four channels packed from the zero-extended words (as store_two
+       * in the registers form); others stored a byte at a time or as
+       * one channel's pair, which the pack did not speed up */
       q[c][i] = C == 4 ? gb_truncate_u8_word (v[c][i] + 128.5f)
           : gb_truncate_u8 (v[c][i] + 128.5f);
 

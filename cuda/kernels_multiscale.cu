@@ -1625,7 +1625,7 @@ template < int D, int C, int J > struct DownRows
  * 2^-23 of the value), where the float ring rounded at every tap. */
 template < int D > struct DownRowWeights
 {
-  static constexpr int TAPS = DownColumns < D, uint8_t >::RING * D;
+  static constexpr int TAPS = DownRows < D, 1, 1 >::TAPS;
   static_assert ((long) 32768 * 255 * TAPS < (long) INT_MAX,
       "int32 sums of the high halves");
   uint32_t hi[TAPS / 2];
@@ -1931,8 +1931,9 @@ constexpr size_t DOWN_ROWS_D8_MAX_SAMPLES = (size_t) 1 << 22;
  * pass"): planes of one or two 8-bit channels at D = 16 (GRAY8, NV12, I420
  * at sigma 100, 1080p and 4K: 10 to 36 % faster), and at D = 8 below 2^22
  * samples (1080p at sigma 30: 2 to 4 %; 4K lost 4 to 17 %). Four channels
- * lost everywhere (RGBA 1080p sigma 100: 35.6 against 44.1 us): their
- * bytes take a conversion each, four times a pixel's. */
+ * lost everywhere (RGBA 1080p sigma 100: 35.6 against 44.1 us), measured
+ * when the kernel still converted each byte to float (before its integer
+ * dot products, and before two outputs a lane); not measured since. */
 bool
 down_rows_pays (int factor, int channels, size_t samples)
 {
@@ -2000,16 +2001,21 @@ down_rows (const GbResample & r, const float *host_table, GbBorder border,
   DownRowWeights < D > weights;
   if (!down_row_weights < D > (r, host_table, weights))
     return cudaErrorInvalidValue;
+  /* D = 8 runs here only below DOWN_ROWS_D8_MAX_SAMPLES (down_rows_pays):
+   * its two-output kernels would never launch. */
+  static_assert (DOWN_ROWS_D8_MAX_SAMPLES <= DOWN_ROWS_TWO_OUTPUTS_SAMPLES,
+      "D = 8 keeps one output a lane");
+  constexpr int J = D == 16 ? 2 : 1;
   const bool two = (size_t) n_rows * r.in_length * channels
       >= DOWN_ROWS_TWO_OUTPUTS_SAMPLES;
   switch (channels) {
     case 1:
-      return two ? down_rows_launch < D, 1, 2 > (r, weights, border, n_rows,
+      return two ? down_rows_launch < D, 1, J > (r, weights, border, n_rows,
           in, in_pitch, out, out_pitch, stream)
           : down_rows_launch < D, 1, 1 > (r, weights, border, n_rows, in,
           in_pitch, out, out_pitch, stream);
     case 2:
-      return two ? down_rows_launch < D, 2, 2 > (r, weights, border, n_rows,
+      return two ? down_rows_launch < D, 2, J > (r, weights, border, n_rows,
           in, in_pitch, out, out_pitch, stream)
           : down_rows_launch < D, 2, 1 > (r, weights, border, n_rows, in,
           in_pitch, out, out_pitch, stream);

@@ -84,8 +84,9 @@ gb_pack_bytes (uint32_t a, uint32_t b, uint32_t c, uint32_t d)
       0x5410);
 }
 
-/* The low bytes of two such words in the low half, zero above (byte 1 of
- * a zero-extended word is 0). */
+/* The low bytes of two such words in the low half (the high half is a's
+ * byte 1 twice: zero for a zero-extended word; the callers store the low
+ * half). */
 __device__ __forceinline__ uint32_t
 gb_pack_two_bytes (uint32_t a, uint32_t b)
 {
