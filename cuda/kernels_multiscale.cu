@@ -1270,8 +1270,8 @@ up_patch_length (UpReach reach, int n)
  * for 16-bit samples) as a sample: truncated and saturated in one
  * conversion, as gb_round_sample. An 8-bit one stays in the 32-bit word
  * cvt writes, not narrowed to uint8_t, whose widening again took a LOP3 a
- * byte before gb_pack_bytes (H200, RGBA 1080p sigma 20 32.8 -> 32.3 us, RGBA
- * 4K 81.7 -> 80.2; docs/performance.md, "The up pass's tile"). */
+ * byte before gb_pack_bytes (H200, RGBA 1080p sigma 20 32.8 -> 32.3 us,
+ * RGBA 4K 81.7 -> 80.2; docs/performance.md, "The up pass's tile"). */
 __device__ __forceinline__ uint32_t
 biased_sample (float v, uint8_t *)
 {
@@ -1357,8 +1357,9 @@ up_columns (const float *across, int stride, int units_x, int shift,
               | v[1] << 16, v[2] | v[3] << 16, v[4] | v[5] << 16, v[6]
               | v[7] << 16);
         else
-          *reinterpret_cast < uint2 * >(dst) = make_uint2 (gb_pack_bytes (v[0],
-                  v[1], v[2], v[3]), gb_pack_bytes (v[4], v[5], v[6], v[7]));
+          *reinterpret_cast < uint2 * >(dst) =
+              make_uint2 (gb_pack_bytes (v[0], v[1], v[2], v[3]),
+              gb_pack_bytes (v[4], v[5], v[6], v[7]));
       } else {
         for (int k = 0; k < 8 && e + k < n_elements; k++)
           dst[k] = (OutT) v[k];
@@ -1588,16 +1589,17 @@ down_columns (const GbResample & r, const float *host_table, GbBorder border,
 /* Down along x at the frame's size, 8-bit samples: a warp writes 32 J
  * neighbouring outputs of one frame row, a lane J outputs 32 apart (their
  * C channels). The warp first stages the bytes its outputs read ((32 J -
- * 1) D + RING D pixels) as words in shared memory, each byte once: words inside the
- * row from two aligned loads and a funnel shift, those within 4 bytes of
- * the row's start or 8 of its end (or past them) a byte at a time through
- * the border rule. Output o's taps then start on a word boundary ((o - o0)
- * D C bytes on, o0 the warp's first output), and it reads them as whole
- * words, two taps of a channel at a time in integer dot products of bytes
- * and 16-bit weights (DownRowWeights): no conversion of a byte to float,
- * which took three instructions a tap with its multiply-add (ncu, GRAY8
- * 1080p at sigma 100: 69 % of cycles issuing). Every weight is a kernel
- * parameter once the loop unrolls; no lane takes another path. */
+ * 1) D + RING D pixels) as words in shared memory, each byte once: words
+ * inside the row from two aligned loads and a funnel shift, those within
+ * 4 bytes of the row's start or 8 of its end (or past them) a byte at a
+ * time through the border rule. Output o's taps then start on a word
+ * boundary ((o - o0) D C bytes on, o0 the warp's first output), and it
+ * reads them as whole words, two taps of a channel at a time in integer
+ * dot products of bytes and 16-bit weights (DownRowWeights): no
+ * conversion of a byte to float, which took three instructions a tap with
+ * its multiply-add (ncu, GRAY8 1080p at sigma 100: 69 % of cycles
+ * issuing). Every weight is a kernel parameter once the loop unrolls; no
+ * lane takes another path. */
 constexpr int DOWN_ROWS_THREADS = 128;
 constexpr int DOWN_ROWS_WARPS = DOWN_ROWS_THREADS / 32;
 
