@@ -5,8 +5,6 @@
  */
 #include "device_limits.h"
 
-#include <atomic>
-
 namespace
 {
 
@@ -70,4 +68,22 @@ gb_allow_dynamic_shared (const void *kernel, size_t bytes)
     return cudaErrorInvalidValue;
   return cudaFuncSetAttribute (kernel,
       cudaFuncAttributeMaxDynamicSharedMemorySize, room);
+}
+
+cudaError_t
+gb_cached_resident_blocks (std::atomic < int > *slot, const void *kernel,
+    int threads, size_t shared, bool max_shared_carveout, int *resident)
+{
+  *resident = slot ? slot->load (std::memory_order_relaxed) : 0;
+  if (*resident > 0)
+    return cudaSuccess;
+  cudaError_t err = max_shared_carveout ? cudaFuncSetAttribute (kernel,
+      cudaFuncAttributePreferredSharedMemoryCarveout,
+      cudaSharedmemCarveoutMaxShared) : cudaSuccess;
+  if (err == cudaSuccess)
+    err = cudaOccupancyMaxActiveBlocksPerMultiprocessor (resident, kernel,
+        threads, shared);
+  if (err == cudaSuccess && slot && *resident > 0)
+    slot->store (*resident, std::memory_order_relaxed);
+  return err;
 }

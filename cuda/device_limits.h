@@ -10,6 +10,8 @@
 #include <cuda_runtime.h>
 #include <stddef.h>
 
+#include <atomic>
+
 /* Devices whose values the kernels' files cache (an ordinal past them is
  * asked every time). */
 #define GB_CACHED_DEVICES 16
@@ -32,5 +34,16 @@ cudaError_t gb_current_multiprocessors (int *sms);
  * launch, because the setting belongs to a context and a process may blur
  * in several on one device. */
 cudaError_t gb_allow_dynamic_shared (const void *kernel, size_t bytes);
+
+/* How many blocks of `kernel` (`threads` a block, `shared` bytes of
+ * dynamic shared memory) a multiprocessor of the current device holds:
+ * asked once and kept in *slot (the caller's per-device, per-kernel cache;
+ * NULL: asked every time), so that the query stays off the per-frame path.
+ * With `max_shared_carveout` the kernel is first set to prefer all the
+ * shared memory a multiprocessor has (room for several blocks), before the
+ * one query that counts them. */
+cudaError_t gb_cached_resident_blocks (std::atomic < int > *slot,
+    const void *kernel, int threads, size_t shared, bool max_shared_carveout,
+    int *resident);
 
 #endif /* GAUSSBLUR_DEVICE_LIMITS_H */

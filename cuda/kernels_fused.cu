@@ -528,20 +528,9 @@ prepare_kernel (FusedKernel kernel, int device, int channels, int ksteps,
     err = gb_allow_dynamic_shared ((const void *) kernel, shared);
   if (err != cudaSuccess)
     return err;
-  *resident = cached ? cached_resident[device][channels][ksteps]
-      [fewer_rows].load (std::memory_order_relaxed) : 0;
-  if (*resident > 0)
-    return cudaSuccess;
-  err = cudaFuncSetAttribute (kernel,   /* room for several blocks per SM */
-      cudaFuncAttributePreferredSharedMemoryCarveout,
-      cudaSharedmemCarveoutMaxShared);
-  if (err == cudaSuccess)
-    err = cudaOccupancyMaxActiveBlocksPerMultiprocessor (resident, kernel,
-        threads, shared);
-  if (err == cudaSuccess && cached && *resident > 0)
-    cached_resident[device][channels][ksteps][fewer_rows].store (*resident,
-        std::memory_order_relaxed);
-  return err;
+  return gb_cached_resident_blocks (cached ?
+      &cached_resident[device][channels][ksteps][fewer_rows] : NULL,
+      (const void *) kernel, threads, shared, true, resident);
 }
 
 }                               /* namespace */

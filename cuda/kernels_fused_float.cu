@@ -369,20 +369,9 @@ launch (const GbDevicePlane & plane, const GbTaps & taps, GbBorder border,
   if (err != cudaSuccess)
     return err;
   const bool cached = device >= 0 && device < GB_CACHED_DEVICES;
-  if (cached)
-    resident = cached_resident[device][C][radius_index].load
-        (std::memory_order_relaxed);
-  if (resident <= 0) {
-    err = cudaFuncSetAttribute (kernel,
-        cudaFuncAttributePreferredSharedMemoryCarveout,
-        cudaSharedmemCarveoutMaxShared);
-    if (err == cudaSuccess)
-      err = cudaOccupancyMaxActiveBlocksPerMultiprocessor (&resident, kernel,
-          THREADS, shared);
-    if (err == cudaSuccess && cached && resident > 0)
-      cached_resident[device][C][radius_index].store (resident,
-          std::memory_order_relaxed);
-  }
+  err = gb_cached_resident_blocks (cached ?
+      &cached_resident[device][C][radius_index] : NULL,
+      (const void *) kernel, THREADS, shared, true, &resident);
   if (err != cudaSuccess)
     return err;
   if (resident < 1)

@@ -1307,16 +1307,9 @@ resident_blocks (Kernel kernel, Slot && slot, int *sms, int *resident)
     err = gb_device_multiprocessors (device, sms);
   if (err != cudaSuccess)
     return err;
-  std::atomic < int > *cache = device >= 0 && device < GB_CACHED_DEVICES
-      ? &slot (device) : NULL;
-  *resident = cache ? cache->load (std::memory_order_relaxed) : 0;
-  if (*resident > 0)
-    return cudaSuccess;
-  err = cudaOccupancyMaxActiveBlocksPerMultiprocessor (resident, kernel,
-      WARPS * 32, 0);
-  if (err == cudaSuccess && cache && *resident > 0)
-    cache->store (*resident, std::memory_order_relaxed);
-  return err;
+  return gb_cached_resident_blocks (device >= 0 && device < GB_CACHED_DEVICES
+      ? &slot (device) : NULL, (const void *) kernel, WARPS * 32, 0, false,
+      resident);
 }
 
 cudaError_t
