@@ -2190,12 +2190,13 @@ gb_launch_multiscale (const GbDevicePlane & plane, const GbTaps & taps,
   const size_t small_pitch = small_row * sizeof (float);
   const size_t tall_pitch = frame_row * sizeof (float);
   /* Down along x first in down_rows_kernel where that measured fastest
-   * (down_rows_pays); else down along y first where it measured faster
-   * (H100, docs/performance.md: 4K planes at every D); elsewhere the
-   * frame's rows, whose row pass has more threads for a small plane. */
+   * (down_rows_pays, whatever the factor along y: NV16's chroma at sigma
+   * 100 takes D = 8 along x and 16 along y); else down along y first where
+   * it measured faster (H100, docs/performance.md: 4K planes at every D);
+   * elsewhere the frame's rows, whose row pass has more threads for a
+   * small plane. */
   const size_t samples = (size_t) plane.height * frame_row;
   const bool down_rows_first = plane.bytes_per_sample == 1
-      && plan.down_x.step == plan.down_y.step
       && down_rows_pays (plan.down_x.step, c, samples);
   const bool columns_first = !down_rows_first
       && samples >= MULTISCALE_COLUMNS_FIRST_SAMPLES;
