@@ -180,6 +180,8 @@ struct GbCuda
    * different D (GbDevicePlane's field of that name), set with the
    * filters. */
   bool frame_mixed_factors;
+  /* GbDevicePlane's field of that name, set with the filters. */
+  bool frame_blur_in_up;
   float *device_weights;        /* per plane, x then y: WEIGHTS_STRIDE taps
                                  * each, allocated once */
   /* GB_MAX_PLANES multi-scale tables, allocated once, each
@@ -1011,6 +1013,7 @@ gb_cuda_set_filters (GbCuda * cuda, const GbPlaneFilter * filters,
   /* A launch already queued may still read the device copies. */
   CUDA_TRY (cudaStreamSynchronize (cuda->stream), "blur stream failed");
   cuda->frame_mixed_factors = false;
+  cuda->frame_blur_in_up = cuda->geometry.n_planes > 0;
   for (int p = 0; p < cuda->geometry.n_planes; p++) {
     const GbPlaneFilter *filter = &cuda->filters[p];
     float *weights = cuda->device_weights + (size_t) 2 * p * WEIGHTS_STRIDE;
@@ -1018,6 +1021,10 @@ gb_cuda_set_filters (GbCuda * cuda, const GbPlaneFilter * filters,
     cuda->filters[p] = filters[p];
     if (filter->multiscale.factor_x != filter->multiscale.factor_y)
       cuda->frame_mixed_factors = true;
+    if (!filter->multiscale.factor_x
+        || !gb_multiscale_blur_in_up (cuda->geometry.planes[p].channels,
+            filter->multiscale.factor_y))
+      cuda->frame_blur_in_up = false;
     CUDA_TRY (cudaMemcpyAsync (weights, filter->x.weights,
             sizeof (float) * (2 * filter->x.radius + 1),
             cudaMemcpyHostToDevice, cuda->stream),
@@ -1214,6 +1221,7 @@ device_plane (const GbCuda * cuda, int p, const GbImage * src,
   plane.bytes_per_sample = cuda->geometry.bytes_per_sample;
   plane.gpu_share = cuda->planes[p].gpu_share;
   plane.frame_mixed_factors = cuda->frame_mixed_factors;
+  plane.frame_blur_in_up = cuda->frame_blur_in_up;
   return plane;
 }
 

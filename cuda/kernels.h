@@ -59,6 +59,9 @@ struct GbDevicePlane
   /* Whether a plane of the frame has a multi-scale plan whose axes take
    * different D (its chain is the longer one: kernels_multiscale.cu). */
   bool frame_mixed_factors;
+  /* Whether every plane of the frame has a multi-scale plan whose small
+   * blur along y runs in its up pass (gb_multiscale_blur_in_up). */
+  bool frame_blur_in_up;
 };
 
 /* Whether the plane has the GPU to itself: no other plane of its frame runs
@@ -167,6 +170,10 @@ cudaError_t gb_launch_recursive (const GbDevicePlane & plane,
     const GbTaps & taps, GbBorder border, cudaStream_t stream);
 cudaError_t gb_launch_multiscale (const GbDevicePlane & plane,
     const GbTaps & taps, GbBorder border, cudaStream_t stream);
+/* Whether a multi-scale plane of `channels` channels and factor_y along y
+ * may run its small blur along y in the up pass: it does where every plane
+ * of its frame may (GbDevicePlane's frame_blur_in_up). */
+bool gb_multiscale_blur_in_up (int channels, int factor_y);
 /* The edge-aware filter (edge_aware.h) of the filter's parameters,
  * Algorithm C with its kappa (kernels_edge_aware.cu). */
 cudaError_t gb_launch_edge_aware (const GbDevicePlane & plane,

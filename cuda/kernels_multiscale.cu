@@ -950,7 +950,7 @@ template < int D, typename InT > __global__ void
 __launch_bounds__ (RowPass < D >::THREADS)
 row_pass_kernel (GbResample r, RowWeights < D > weights, GbBorder border,
     int channels, int n_rows, int per_block, const InT * in,
-    size_t in_pitch, float *out, size_t out_pitch)
+    size_t in_pitch, float *out, size_t out_pitch, bool next_early)
 {
   using P = RowPass < D >;
   extern __shared__ float4 stage[];     /* D * P::LENGTH */
@@ -978,6 +978,11 @@ row_pass_kernel (GbResample r, RowWeights < D > weights, GbBorder border,
   const InT *row3 = (const InT *) ((const char *) row0
       + (n_lines > 3 ? 3 * step : n_lines > 2 ? 2 * step : step));
 
+  /* The small blur along x before an up pass that blurs along y: its
+   * blocks may take the SMs this pass leaves idle (GRAY8 1080p at sigma 15
+   * to 100 gained 0.7 to 1.2 us). */
+  if (next_early)
+    gb_let_next_kernel_start ();
   /* In is the frame, or the previous pass's image. */
   gb_wait_for_previous_kernel ();
   /* P::SLOTS positions in flight per thread before their stores. */
@@ -1369,11 +1374,122 @@ up_columns (const float *across, int stride, int units_x, int shift,
 }
 #endif
 
-template < typename OutT, int C, bool WIDE > __global__ void
+/* The small blur along y inside the up pass (by.taps > 0): the patch rows
+ * are the blur of the x-blurred small image `in` at the rows the patch
+ * reads, so that blur_columns_kernel, a chain link of a few blocks, does
+ * not run. The rows the clamped patch reads, y_lo .. y_hi, are consecutive;
+ * the block stages their taps' source rows (through the blur's border
+ * rule), zero rows past them for the padded taps, and each thread slides
+ * UP_BLUR_RUN outputs of one element down them, taps UP_BLUR_TAPS at a
+ * time with those weights in registers: one shared load per staged row
+ * feeds the run. Rows the clamp repeats take the first or last output. */
+constexpr int UP_BLUR_RUN = 4;
+constexpr int UP_BLUR_TAPS = 16;
+constexpr int UP_BLUR_LOADS = 4;
+constexpr int UP_BLUR_PADDED_TAPS = (GB_MULTISCALE_BLUR_TAPS + UP_BLUR_TAPS
+    - 1) / UP_BLUR_TAPS * UP_BLUR_TAPS;
+
+/* Staged rows of a patch of `patch_rows` rows: the last run's reads past
+ * its last output, through the padded taps, stay inside. */
+__host__ __device__ constexpr int
+up_blur_staged_rows (int patch_rows)
+{
+  return (patch_rows + UP_BLUR_RUN - 1) / UP_BLUR_RUN * UP_BLUR_RUN
+      + UP_BLUR_PADDED_TAPS - 1;
+}
+
+/* Floats before the patch in up_kernel's shared memory: the x pass's rows,
+ * and with the small blur along y first its staging. */
+__host__ __device__ inline size_t
+up_across_floats (int patch_rows, int stride, int patch_elements, bool blur)
+{
+  const size_t rows = (size_t) patch_rows * stride;
+  const size_t staged = (size_t) up_blur_staged_rows (patch_rows)
+      * patch_elements;
+  return blur && staged > rows ? staged : rows;
+}
+
+template < int C > __device__ __forceinline__ void
+up_patch_blurred_y (const GbResample & rx, const GbResample & ry,
+    const GbResample & by, GbBorder border, const float *wy, int sx0,
+    int sy0, int patch_rows, int patch_elements, int patch_row,
+    const float *in, size_t in_pitch, float *staged, float *patch)
+{
+  const int y_lo = resample_source (ry, sy0, GB_BORDER_CLAMP);
+  const int y_hi = resample_source (ry, sy0 + patch_rows - 1,
+      GB_BORDER_CLAMP);
+  const int n_out = y_hi - y_lo + 1;
+  const int n_staged = n_out - 1 + by.taps;
+  const int n_padded = up_blur_staged_rows (patch_rows);
+  /* UP_BLUR_LOADS loads in flight a thread: the staging is a round trip
+   * to L2 on the chain's critical path */
+  const int n_elements = n_padded * patch_row;
+  for (int i0 = threadIdx.x; i0 < n_elements;
+      i0 += UP_BLUR_LOADS * UP_THREADS) {
+    float v[UP_BLUR_LOADS];
+#pragma unroll
+    for (int k = 0; k < UP_BLUR_LOADS; k++) {
+      const int i = i0 + k * UP_THREADS;
+      const int j = i / patch_row;
+      const int e = i - j * patch_row;
+      const int sx = e / C;
+      const int x = resample_source (rx, sx0 + sx, GB_BORDER_CLAMP);
+      const int y = i < n_elements && j < n_staged
+          ? resample_source (by, y_lo + by.first[0] + j, border) : -1;
+      v[k] = y < 0 ? 0.0f : __ldg ((const float *) ((const char *) in
+              + (size_t) y * in_pitch) + x * C + (e - sx * C));
+    }
+#pragma unroll
+    for (int k = 0; k < UP_BLUR_LOADS; k++) {
+      const int i = i0 + k * UP_THREADS;
+      const int j = i / patch_row;
+      if (i < n_elements)
+        staged[j * patch_elements + (i - j * patch_row)] = v[k];
+    }
+  }
+  __syncthreads ();
+  const int runs = (n_out + UP_BLUR_RUN - 1) / UP_BLUR_RUN;
+  for (int i = threadIdx.x; i < runs * patch_row; i += UP_THREADS) {
+    const int run = i / patch_row;
+    const int e = i - run * patch_row;
+    const int m0 = run * UP_BLUR_RUN;
+    float acc[UP_BLUR_RUN] = { };
+    for (int t0 = 0; t0 < by.taps; t0 += UP_BLUR_TAPS) {
+      float w[UP_BLUR_TAPS];
+#pragma unroll
+      for (int t = 0; t < UP_BLUR_TAPS; t++)
+        w[t] = wy[t0 + t];
+      /* staged row m0 + t0 + k is tap t0 + k - m of output m0 + m */
+      const float *column = staged + (m0 + t0) * patch_elements + e;
+#pragma unroll
+      for (int k = 0; k < UP_BLUR_TAPS + UP_BLUR_RUN - 1; k++) {
+        const float v = column[k * patch_elements];
+#pragma unroll
+        for (int m = 0; m < UP_BLUR_RUN; m++)
+          if (k - m >= 0 && k - m < UP_BLUR_TAPS)
+            acc[m] += w[k - m] * v;
+      }
+    }
+#pragma unroll
+    for (int m = 0; m < UP_BLUR_RUN; m++) {
+      const int o = m0 + m;
+      if (o >= n_out)
+        break;
+      /* patch row sy reads small row clamp (sy0 + sy) */
+      const int first = o == 0 ? 0 : y_lo + o - sy0;
+      const int last = o == n_out - 1 ? patch_rows - 1 : y_lo + o - sy0;
+      for (int sy = first; sy <= last; sy++)
+        patch[sy * patch_elements + e] = acc[m];
+    }
+  }
+}
+
+template < typename OutT, int C, bool WIDE, bool BLUR > __global__ void
 __launch_bounds__ (UP_THREADS)
-up_kernel (GbResample rx, GbResample ry, UpReach reach_x, UpReach reach_y,
-    const float *weights, const uint32_t *fragments, const float *small,
-    size_t small_pitch, OutT * out, size_t out_pitch)
+up_kernel (GbResample rx, GbResample ry, GbResample by, GbBorder border,
+    UpReach reach_x, UpReach reach_y, const float *weights,
+    const uint32_t *fragments, const float *small, size_t small_pitch,
+    OutT * out, size_t out_pitch)
 {
 #ifdef GB_HAVE_MMA_K8
   constexpr int channels = C;
@@ -1387,8 +1503,10 @@ up_kernel (GbResample rx, GbResample ry, UpReach reach_x, UpReach reach_y,
   const int shift_y = reach_y.shift;
   const int patch_rows = up_patch_rows (shift_y);
   const int patch_elements = patch_width * channels;
-  float *across = shared;       /* patch_rows x stride */
-  float *patch = across + (size_t) patch_rows * stride;
+  __shared__ float wy[BLUR ? UP_BLUR_PADDED_TAPS : 1];
+  float *across = shared;       /* patch_rows x stride; first the staging */
+  float *patch = across + up_across_floats (patch_rows, stride,
+      patch_elements, BLUR);
   float *wx = patch + (size_t) patch_rows * patch_elements;
   int *first_x = (int *) (wx + rx.phases * MAX_UP_TAPS);
 
@@ -1406,6 +1524,9 @@ up_kernel (GbResample rx, GbResample ry, UpReach reach_x, UpReach reach_y,
   }
   for (int t = threadIdx.x; t < rx.phases; t += UP_THREADS)
     first_x[t] = rx.first[t] - reach_x.lowest;
+  if constexpr (BLUR)
+    for (int t = threadIdx.x; t < UP_BLUR_PADDED_TAPS; t += UP_THREADS)
+      wy[t] = t < by.taps ? weights[by.weights + t] : 0.0f;
   /* The patch: a thread keeps one element of a row over the rows (a patch
    * row is at most 64 elements: 16 pixels of four channels on a wide tile
    * at D = 8). Every row the y pass reads
@@ -1414,7 +1535,10 @@ up_kernel (GbResample rx, GbResample ry, UpReach reach_x, UpReach reach_y,
   const unsigned patch_row = n_sx * channels;
   const unsigned rounds = UP_THREADS / patch_row;      /* rows at once */
   gb_wait_for_previous_kernel ();       /* the small image's blur */
-  if (threadIdx.x < rounds * patch_row) {
+  if constexpr (BLUR)
+    up_patch_blurred_y < C > (rx, ry, by, border, wy, sx0, sy0, patch_rows,
+        patch_elements, patch_row, small, small_pitch, across, patch);
+  else if (threadIdx.x < rounds * patch_row) {
     const int e = threadIdx.x % patch_row;
     const int sx = e / channels;
     const int x = resample_source (rx, sx0 + sx, GB_BORDER_CLAMP);
@@ -2031,7 +2155,8 @@ down_rows (const GbResample & r, const float *host_table, GbBorder border,
 template < int D, typename InT > cudaError_t
 row_pass (const GbResample & r, const float *host_table, GbBorder border,
     int channels, int n_rows, const InT * in, size_t in_pitch, float *out,
-    size_t out_pitch, bool overlap, cudaStream_t stream)
+    size_t out_pitch, bool overlap, cudaStream_t stream,
+    bool next_early = false)
 {
   using P = RowPass < D >;
   RowWeights < D > weights;
@@ -2047,7 +2172,7 @@ row_pass (const GbResample & r, const float *host_table, GbBorder border,
   const dim3 grid (blocks, (n_rows + lines - 1) / lines);
   return gb_launch_after_kernel (overlap, row_pass_kernel < D, InT >, grid,
       P::THREADS, shared, stream, r, weights, border, channels, n_rows,
-      per_block, in, in_pitch, out, out_pitch);
+      per_block, in, in_pitch, out, out_pitch, next_early);
 }
 
 /* Calls launch(std::integral_constant<int, D> ()) for the plan's factor D
@@ -2069,7 +2194,8 @@ dispatch_factor (int factor, Launch && launch)
 }
 
 template < typename OutT, int C, bool WIDE > cudaError_t
-up_tiles (const GbResample & rx, const GbResample & ry, const float *weights,
+up_tiles (const GbResample & rx, const GbResample & ry,
+    const GbResample & by, GbBorder border, const float *weights,
     const uint32_t *fragments, const float *small, size_t small_pitch,
     OutT * out, size_t out_pitch, bool overlap, cudaStream_t stream)
 {
@@ -2081,16 +2207,30 @@ up_tiles (const GbResample & rx, const GbResample & ry, const float *weights,
     return cudaErrorInvalidValue;       /* not for any plan */
   const size_t patch_width = up_patch_length (reach_x, T::WIDTH);
   const size_t patch_rows = up_patch_rows (reach_y.shift);
-  const size_t shared = sizeof (float) * (patch_rows * T::STRIDE
+  const size_t shared = sizeof (float) * (up_across_floats (patch_rows,
+          T::STRIDE, patch_width * channels, by.taps > 0)
       + patch_rows * patch_width * channels + rx.phases * MAX_UP_TAPS)
       + sizeof (int) * rx.phases;
+  if (by.taps > GB_MULTISCALE_BLUR_TAPS || (by.taps > 0
+          && (by.phases != 1 || by.step != 1)))
+    return cudaErrorInvalidValue;       /* not for any plan (multiscale.c) */
   if (shared > 48 * 1024)
     return cudaErrorInvalidValue;       /* not for any plan */
   const dim3 grid ((rx.out_length + T::WIDTH - 1) / T::WIDTH,
       (ry.out_length + UP_ROWS - 1) / UP_ROWS);
-  return gb_launch_after_kernel (overlap, up_kernel < OutT, C, WIDE >, grid,
-      UP_THREADS, shared, stream, rx, ry, reach_x, reach_y, weights,
-      fragments, small, small_pitch, out, out_pitch);
+  /* Instances with the blur only where gb_multiscale_blur_in_up may take
+   * it; the others are compiled without it. */
+  if (by.taps > 0) {
+    if constexpr (C <= 2)
+      return gb_launch_after_kernel (overlap, up_kernel < OutT, C, WIDE,
+          true >, grid, UP_THREADS, shared, stream, rx, ry, by, border,
+          reach_x, reach_y, weights, fragments, small, small_pitch, out,
+          out_pitch);
+    return cudaErrorInvalidValue;       /* not gb_multiscale_blur_in_up */
+  }
+  return gb_launch_after_kernel (overlap, up_kernel < OutT, C, WIDE, false >,
+      grid, UP_THREADS, shared, stream, rx, ry, by, border, reach_x, reach_y,
+      weights, fragments, small, small_pitch, out, out_pitch);
 }
 
 /* The wide tile where its grid still holds UP_WIDE_BLOCKS_PER_SM blocks a
@@ -2118,19 +2258,20 @@ up_tile_wide (const GbResample & rx, const GbResample & ry, bool *wide)
 }
 
 template < typename OutT, int C > cudaError_t
-up (const GbResample & rx, const GbResample & ry, const float *weights,
-    const uint32_t *fragments, const float *small, size_t small_pitch,
-    OutT * out, size_t out_pitch, bool overlap, cudaStream_t stream)
+up (const GbResample & rx, const GbResample & ry, const GbResample & by,
+    GbBorder border, const float *weights, const uint32_t *fragments,
+    const float *small, size_t small_pitch, OutT * out, size_t out_pitch,
+    bool overlap, cudaStream_t stream)
 {
   bool wide;
   const cudaError_t err = up_tile_wide < C > (rx, ry, &wide);
   if (err != cudaSuccess)
     return err;
   if (wide)
-    return up_tiles < OutT, C, true > (rx, ry, weights, fragments, small,
-        small_pitch, out, out_pitch, overlap, stream);
-  return up_tiles < OutT, C, false > (rx, ry, weights, fragments, small,
-      small_pitch, out, out_pitch, overlap, stream);
+    return up_tiles < OutT, C, true > (rx, ry, by, border, weights,
+        fragments, small, small_pitch, out, out_pitch, overlap, stream);
+  return up_tiles < OutT, C, false > (rx, ry, by, border, weights,
+      fragments, small, small_pitch, out, out_pitch, overlap, stream);
 }
 
 }                               /* namespace */
@@ -2170,6 +2311,22 @@ gb_multiscale_up_fragments_fill (const GbResample * up_y, const float *table,
         }
 }
 
+/* Where the up pass measured faster with the small blur along y inside it
+ * (up_patch_blurred_y) than after blur_columns_kernel (H200,
+ * docs/performance.md, "The small blur along y inside the up pass"):
+ * planes of one channel, and of two at D = 16 along y, where every plane
+ * of the frame is such a plane. 1080p: GRAY8 at sigma 100 19.6 -> 18.5
+ * us, NV16 34.4 -> 30.9, I420 27.5 -> 25.7. Lost: four channels (RGBA
+ * 1080p 33.5 -> 38.5: four times the elements to blur a block), NV12's
+ * chroma at D = 8 (NV12 26.5 -> 27.3), and a luma alone taking it beside
+ * a chroma that did not (NV12 26.6 -> 28.0, in a build 0.4 us slower on
+ * NV12 otherwise). */
+bool
+gb_multiscale_blur_in_up (int channels, int factor_y)
+{
+  return channels == 1 || (channels == 2 && factor_y == 16);
+}
+
 cudaError_t
 gb_launch_multiscale (const GbDevicePlane & plane, const GbTaps & taps,
     GbBorder border, cudaStream_t stream)
@@ -2205,6 +2362,10 @@ gb_launch_multiscale (const GbDevicePlane & plane, const GbTaps & taps,
    * formats gained and NV12 lost (docs/performance.md, "Passes that start
    * early"). */
   const bool alone = gb_plane_alone (plane);
+  /* The small blur along y in the up pass where that pays (one kernel
+   * fewer); the pass before it then lets it start early. */
+  const bool blur_in_up = plane.frame_blur_in_up
+      && gb_multiscale_blur_in_up (c, plan.down_y.step);
 
   if (plan.down_y.taps > MAX_COLUMN_TAPS || plan.blur_y.taps > MAX_COLUMN_TAPS)
     return cudaErrorInvalidValue;
@@ -2286,20 +2447,24 @@ gb_launch_multiscale (const GbDevicePlane & plane, const GbTaps & taps,
   if (!blurred_x)
     err = row_pass < 1 > (plan.blur_x, plan.table, border, c,
         plan.small_height, (const float *) small, small_pitch, small2,
-        small_pitch, alone, stream);
+        small_pitch, alone, stream, blur_in_up);
   if (err != cudaSuccess)
     return err;
-  err = blur_columns (plan.blur_y, w, border, (int) small_row, small2,
-      small_pitch, small, small_pitch, alone, stream);
-  if (err != cudaSuccess)
-    return err;
+  if (!blur_in_up) {
+    err = blur_columns (plan.blur_y, w, border, (int) small_row, small2,
+        small_pitch, small, small_pitch, alone, stream);
+    if (err != cudaSuccess)
+      return err;
+  }
+  GbResample no_blur = { };
+  const GbResample & by = blur_in_up ? plan.blur_y : no_blur;
   return gb_dispatch_sample (plane,[&] (auto tag) {
         using Sample = decltype (tag);
         return gb_dispatch_channels (plane,[&] (auto channels) {
               return up < Sample, decltype (channels)::value > (plan.up_x,
-                  plan.up_y, w, taps.multiscale_up_fragments, small,
-                  small_pitch, (Sample *) plane.dst, plane.dst_pitch, alone,
-                  stream);
+                  plan.up_y, by, border, w, taps.multiscale_up_fragments,
+                  blur_in_up ? small2 : small, small_pitch,
+                  (Sample *) plane.dst, plane.dst_pitch, alone, stream);
             });
       });
 }
