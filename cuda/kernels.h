@@ -59,8 +59,9 @@ struct GbDevicePlane
   /* Whether a plane of the frame has a multi-scale plan whose axes take
    * different D (its chain is the longer one: kernels_multiscale.cu). */
   bool frame_mixed_factors;
-  /* Whether every plane of the frame has a multi-scale plan whose small
-   * blur along y runs in its up pass (gb_multiscale_blur_in_up). */
+  /* Whether every plane of the frame has a multi-scale plan that may run
+   * its small blur along y in its up pass (gb_multiscale_blur_in_up); a
+   * plane whose plan `auto` does not take (a small plane) still counts. */
   bool frame_blur_in_up;
 };
 

@@ -1,5 +1,5 @@
 /* Multi-scale Gaussian on the GPU: the plan's six resampling passes
- * (multiscale.h) in four or five kernels.
+ * (multiscale.h) in three to five kernels.
  *
  * Copyright (C) 2026 The cudagaussblur authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
@@ -47,12 +47,14 @@
  *                      memory (short rows, where columns_blur_x_pays: one
  *                      kernel fewer);
  *   blur_columns_kernel  the small blur along y: runs of output rows
- *                      sliding over rows staged once per block;
- *   up_kernel          both up passes: reads a patch of the small image,
+ *                      sliding over rows staged once per block (not where
+ *                      up_kernel does it: gb_multiscale_blur_in_up);
+ *   up_kernel          both up passes: reads a patch of the small image
+ *                      (or blurs it along y there, up_patch_blurred_y),
  *                      resamples it along x into shared memory, then along
  *                      y on the tensor cores, and writes each frame tile
  *                      once (a template on the sample type, the channel
- *                      count and the tile's width).
+ *                      count, the tile's width and the blur).
  * The passes at the frame's size read or write each frame sample once; the
  * others work in the plane's float intermediate.
  */
@@ -242,8 +244,10 @@ blur_columns_kernel (GbResample r, const float *weights, GbBorder border,
   const bool vector = ((uintptr_t) in | in_pitch) % 16 == 0;
 
   /* up_kernel's blocks may take the SMs this pass leaves idle from now on.
-   * Only here: letting the passes before this one start their successors
-   * early was slower (docs/performance.md, "Passes that start early"). */
+   * Here, and behind the small blur along x where the up pass blurs along
+   * y (row_pass_kernel's next_early): letting the down passes start their
+   * successors early was slower (docs/performance.md, "Passes that start
+   * early"). */
   gb_let_next_kernel_start ();
   for (int t = threadIdx.x; t < BLUR_PADDED_TAPS; t += BLUR_THREADS) {
     const int j = t - (BLUR_RUN - 1);
@@ -1534,7 +1538,7 @@ up_kernel (GbResample rx, GbResample ry, GbResample by, GbBorder border,
    * last: finite values that only zero weights or unstored rows see. */
   const unsigned patch_row = n_sx * channels;
   const unsigned rounds = UP_THREADS / patch_row;      /* rows at once */
-  gb_wait_for_previous_kernel ();       /* the small image's blur */
+  gb_wait_for_previous_kernel ();       /* the small image's blur(s) */
   if constexpr (BLUR)
     up_patch_blurred_y < C > (rx, ry, by, border, wy, sx0, sy0, patch_rows,
         patch_elements, patch_row, small, small_pitch, across, patch);
@@ -2363,7 +2367,9 @@ gb_launch_multiscale (const GbDevicePlane & plane, const GbTaps & taps,
    * early"). */
   const bool alone = gb_plane_alone (plane);
   /* The small blur along y in the up pass where that pays (one kernel
-   * fewer); the pass before it then lets it start early. */
+   * fewer); row_pass_kernel's small blur along x before it then lets it
+   * start early (columns_blur_x_kernel does not: docs/performance.md, "The
+   * small blur along y inside the up pass"). */
   const bool blur_in_up = plane.frame_blur_in_up
       && gb_multiscale_blur_in_up (c, plan.down_y.step);
 
