@@ -1378,15 +1378,16 @@ up_columns (const float *across, int stride, int units_x, int shift,
 }
 #endif
 
-/* The small blur along y inside the up pass (by.taps > 0): the patch rows
- * are the blur of the x-blurred small image `in` at the rows the patch
- * reads, so that blur_columns_kernel, a chain link of a few blocks, does
- * not run. The rows the clamped patch reads, y_lo .. y_hi, are consecutive;
- * the block stages their taps' source rows (through the blur's border
- * rule), zero rows past them for the padded taps, and each thread slides
- * UP_BLUR_RUN outputs of one element down them, taps UP_BLUR_TAPS at a
- * time with those weights in registers: one shared load per staged row
- * feeds the run. Rows the clamp repeats take the first or last output. */
+/* The small blur along y inside the up pass (up_kernel's BLUR): the patch
+ * rows are the blur of the x-blurred small image `in` at the rows the
+ * patch reads, so that blur_columns_kernel, a chain link of a few blocks,
+ * does not run. The rows the clamped patch reads, y_lo .. y_hi, are
+ * consecutive; the block stages their taps' source rows (through the
+ * blur's border rule), zero rows past them for the padded taps, and each
+ * thread slides UP_BLUR_RUN outputs of one element down them, taps
+ * UP_BLUR_TAPS at a time with those weights in registers: one shared load
+ * per staged row feeds the run. Rows the clamp repeats take the first or
+ * last output. */
 constexpr int UP_BLUR_RUN = 4;
 constexpr int UP_BLUR_TAPS = 16;
 constexpr int UP_BLUR_LOADS = 4;
@@ -2321,10 +2322,10 @@ gb_multiscale_up_fragments_fill (const GbResample * up_y, const float *table,
  * planes of one channel, and of two at D = 16 along y, where every plane
  * of the frame is such a plane. 1080p: GRAY8 at sigma 100 19.6 -> 18.5
  * us, NV16 34.4 -> 30.9, I420 27.5 -> 25.7. Lost: four channels (RGBA
- * 1080p 33.5 -> 38.5: four times the elements to blur a block), NV12's
- * chroma at D = 8 (NV12 26.5 -> 27.3), and a luma alone taking it beside
- * a chroma that did not (NV12 26.6 -> 28.0, in a build 0.4 us slower on
- * NV12 otherwise). */
+ * 1080p 33.4 -> 38.4 or more: four times the elements to blur a block),
+ * NV12's chroma at D = 8 (NV12 26.5 -> 27.3), and a luma alone taking it
+ * beside a chroma that did not (NV12 26.6 -> 28.0, in a build 0.4 us
+ * slower on NV12 otherwise). */
 bool
 gb_multiscale_blur_in_up (int channels, int factor_y)
 {
