@@ -245,9 +245,9 @@ blur_columns_kernel (GbResample r, const float *weights, GbBorder border,
 
   /* up_kernel's blocks may take the SMs this pass leaves idle from now on.
    * Here, and behind the small blur along x where the up pass blurs along
-   * y (row_pass_kernel's next_early): letting the down passes start their
-   * successors early was slower (docs/performance.md, "Passes that start
-   * early"). */
+   * y (row_pass_kernel's and columns_blur_x_kernel's NEXT_EARLY): letting
+   * the down passes start their successors early was slower
+   * (docs/performance.md, "Passes that start early"). */
   gb_let_next_kernel_start ();
   for (int t = threadIdx.x; t < BLUR_PADDED_TAPS; t += BLUR_THREADS) {
     const int j = t - (BLUR_RUN - 1);
@@ -950,11 +950,11 @@ down_tile_kernel (GbResample rx, GbResample ry, DownWeights < D > weights,
   }
 }
 
-template < int D, typename InT > __global__ void
+template < int D, typename InT, bool NEXT_EARLY > __global__ void
 __launch_bounds__ (RowPass < D >::THREADS)
 row_pass_kernel (GbResample r, RowWeights < D > weights, GbBorder border,
     int channels, int n_rows, int per_block, const InT * in,
-    size_t in_pitch, float *out, size_t out_pitch, bool next_early)
+    size_t in_pitch, float *out, size_t out_pitch)
 {
   using P = RowPass < D >;
   extern __shared__ float4 stage[];     /* D * P::LENGTH */
@@ -984,8 +984,10 @@ row_pass_kernel (GbResample r, RowWeights < D > weights, GbBorder border,
 
   /* The small blur along x before an up pass that blurs along y: its
    * blocks may take the SMs this pass leaves idle (GRAY8 1080p at sigma 15
-   * to 100 gained 0.7 to 1.2 us). */
-  if (next_early)
+   * to 100 gained 0.7 to 1.2 us). A template parameter: the small blur
+   * along x is row_pass_kernel < 1 >'s only use, and a run-time branch
+   * costs the frames that never take it. */
+  if constexpr (NEXT_EARLY)
     gb_let_next_kernel_start ();
   /* In is the frame, or the previous pass's image. */
   gb_wait_for_previous_kernel ();
@@ -1076,7 +1078,8 @@ row_pass_kernel (GbResample r, RowWeights < D > weights, GbBorder border,
  * between them never leaves the SM. */
 constexpr int ROW_BLUR_MAX_FLOATS = 8192;       /* partial sums and the row */
 
-template < int SPLIT > __global__ void __launch_bounds__ (COLUMN_THREADS)
+template < int SPLIT, bool NEXT_EARLY > __global__ void
+__launch_bounds__ (COLUMN_THREADS)
 columns_blur_x_kernel (GbResample r, GbResample bx,
     RowWeights < 1 > blur_weights, const float *weights, GbBorder border,
     int channels, const float *in, size_t in_pitch, float *out,
@@ -1096,6 +1099,11 @@ columns_blur_x_kernel (GbResample r, GbResample bx,
   float *row = reinterpret_cast < float *>(partial
       + (SPLIT - 1) * runs) + left;
 
+  /* Before an up pass that blurs along y: its blocks may take the SMs
+   * this pass leaves idle (a template parameter: a run-time branch here
+   * cost the frames that never take it 0.4 to 0.6 us). */
+  if constexpr (NEXT_EARLY)
+    gb_let_next_kernel_start ();
   column_taps (r, weights, border, o, in, in_pitch, sources, taps);
   __syncthreads ();
   gb_wait_for_previous_kernel ();
@@ -1647,12 +1655,13 @@ columns_blur_x_pays (int factor, int elements, bool alone,
 /* Down along y and the small blur along x in columns_blur_x_kernel:
  * cudaErrorNotSupported where that does not pay or the row does not fit
  * its shared memory (then the two kernels). alone: the plane runs by
- * itself, and its passes start early (gb_launch_after_kernel). */
+ * itself, and its passes start early (gb_launch_after_kernel); next_early:
+ * the pass after it may also take the SMs its finished blocks free. */
 cudaError_t
 columns_blur_x (const GbResample & r, const GbResample & bx,
     const float *host_table, const float *weights, GbBorder border,
     int channels, const float *in, size_t in_pitch, float *out,
-    size_t out_pitch, bool alone, bool frame_mixed_factors,
+    size_t out_pitch, bool alone, bool frame_mixed_factors, bool next_early,
     cudaStream_t stream)
 {
   /* The kernel pads the row for a blur centred on its output (taps 2 rs +
@@ -1673,11 +1682,14 @@ columns_blur_x (const GbResample & r, const GbResample & bx,
   if (!columns_blur_x_pays (r.step, elements, alone, frame_mixed_factors)
       || floats > ROW_BLUR_MAX_FLOATS)
     return cudaErrorNotSupported;
-  return gb_launch_after_kernel (alone, split == 8
-      ? columns_blur_x_kernel < 8 > : columns_blur_x_kernel < COLUMN_SPLIT >,
-      dim3 (r.out_length), COLUMN_THREADS, sizeof (float) * floats, stream, r,
-      bx, blur_weights, weights, border, channels, in, in_pitch, out,
-      out_pitch);
+  auto kernel = split == 8
+      ? (next_early ? columns_blur_x_kernel < 8, true >
+      : columns_blur_x_kernel < 8, false >)
+      : (next_early ? columns_blur_x_kernel < COLUMN_SPLIT, true >
+      : columns_blur_x_kernel < COLUMN_SPLIT, false >);
+  return gb_launch_after_kernel (alone, kernel, dim3 (r.out_length),
+      COLUMN_THREADS, sizeof (float) * floats, stream, r, bx, blur_weights,
+      weights, border, channels, in, in_pitch, out, out_pitch);
 }
 
 /* A down pass's weights as kernel parameters, zeros past its taps; false
@@ -2156,7 +2168,9 @@ down_rows (const GbResample & r, const float *host_table, GbBorder border,
 }
 
 /* overlap: in is the previous kernel's output, and the pass may start
- * while that kernel finishes (gb_launch_after_kernel). */
+ * while that kernel finishes (gb_launch_after_kernel); next_early (D = 1
+ * only): the pass after it may also take the SMs its finished blocks
+ * free. */
 template < int D, typename InT > cudaError_t
 row_pass (const GbResample & r, const float *host_table, GbBorder border,
     int channels, int n_rows, const InT * in, size_t in_pitch, float *out,
@@ -2175,9 +2189,15 @@ row_pass (const GbResample & r, const float *host_table, GbBorder border,
   const int blocks = (r.out_length + P::OUTPUTS - 1) / P::OUTPUTS;
   const int per_block = (r.out_length + blocks - 1) / blocks;
   const dim3 grid (blocks, (n_rows + lines - 1) / lines);
-  return gb_launch_after_kernel (overlap, row_pass_kernel < D, InT >, grid,
-      P::THREADS, shared, stream, r, weights, border, channels, n_rows,
-      per_block, in, in_pitch, out, out_pitch, next_early);
+  /* Only the small blur along x (D = 1) lets the next pass start early:
+   * no instance of the down passes with it. */
+  auto kernel = row_pass_kernel < D, InT, false >;
+  if constexpr (D == 1)
+    if (next_early)
+      kernel = row_pass_kernel < D, InT, true >;
+  return gb_launch_after_kernel (overlap, kernel, grid, P::THREADS, shared,
+      stream, r, weights, border, channels, n_rows, per_block, in, in_pitch,
+      out, out_pitch);
 }
 
 /* Calls launch(std::integral_constant<int, D> ()) for the plan's factor D
@@ -2368,9 +2388,10 @@ gb_launch_multiscale (const GbDevicePlane & plane, const GbTaps & taps,
    * early"). */
   const bool alone = gb_plane_alone (plane);
   /* The small blur along y in the up pass where that pays (one kernel
-   * fewer); row_pass_kernel's small blur along x before it then lets it
-   * start early (columns_blur_x_kernel does not: docs/performance.md, "The
-   * small blur along y inside the up pass"). */
+   * fewer); the small blur along x before it (row_pass_kernel < 1 >, or
+   * columns_blur_x_kernel on a plane alone) then lets it start early
+   * (docs/performance.md, "The small blur along y inside the up pass" and
+   * "The early start as a template parameter"). */
   const bool blur_in_up = plane.frame_blur_in_up
       && gb_multiscale_blur_in_up (c, plan.down_y.step);
 
@@ -2425,7 +2446,7 @@ gb_launch_multiscale (const GbDevicePlane & plane, const GbTaps & taps,
      * fits: then the x-blurred image is in small2. */
     cudaError_t err = columns_blur_x (plan.down_y, plan.blur_x, plan.table,
         w, border, c, first, small_pitch, small2, small_pitch, alone,
-        plane.frame_mixed_factors, stream);
+        plane.frame_mixed_factors, blur_in_up && alone, stream);
     if (err != cudaErrorNotSupported) {
       blurred_x = err == cudaSuccess;
       return err;
