@@ -1953,24 +1953,28 @@ tile_rows (size_t samples, bool tensor)
 
 /* Small rows per tile at D <= 8, where a block walks (ty + RING - 1) D
  * frame rows to write ty small ones, in FP32 and bound by issue (ncu, RGBA
- * 1080p at sigma 20: 74 % of cycles issuing): the ty from 4 to 8 whose
+ * 1080p at sigma 20: 74 % of cycles issuing): the ty from 2 to 8 whose
  * busiest multiprocessor walks the fewest rows, ceil (blocks / sms) (ty +
- * RING - 1), the smaller on a tie. Below 4, the rows read twice cost more
- * than the blocks gain; past 8, a multiprocessor's one block has too few
- * warps (RGBA 1080p at 12: 33.4 us). Measured on the H200 at sigma 20
- * against 4 everywhere (docs/performance.md, "The down tile's height"):
- * RGBA 1080p 34.1 -> 32.9 us (6), RGBA64_LE 1080p 47.0 -> 37.7 (6), GRAY8
- * 4K 35.7 -> 34.0 (6); RGB and GRAY16_LE 1080p keep 4. */
+ * RING - 1), the smaller on a tie. Past 8, a multiprocessor's one block
+ * has too few warps (RGBA 1080p at 12: 33.4 us). Measured on the H200 at
+ * sigma 20 against 4 everywhere (docs/performance.md, "The down tile's
+ * height"): RGBA 1080p 34.1 -> 32.9 us (6), RGBA64_LE 1080p 47.0 -> 37.7
+ * (6), GRAY8 4K 35.7 -> 34.0 (6). Below 4 only where few blocks leave
+ * multiprocessors idle at 4: P016_LE 1080p's chroma (960 x 540, two
+ * channels) at D = 8 and sigma 50 takes 2, twice the blocks of 4 (60
+ * under ncu; sigma 100: 46.2 -> 37.2 us; docs/performance.md, "Small
+ * tiles for small planes"); GRAY16_LE 1080p at sigma 20 takes 3 (22.7 us
+ * either way). */
 int
 balanced_tile_rows (int tiles_x, int small_rows, int ring, int sms)
 {
-  int best = 4;
+  int best = 2;
   long best_rows = 0;
-  for (int ty = 4; ty <= 8; ty++) {
+  for (int ty = 2; ty <= 8; ty++) {
     const long blocks = (long) tiles_x * ((small_rows + ty - 1) / ty);
     const long rows = (blocks + sms - 1) / (sms > 0 ? sms : 1)
         * (ty + ring - 1);
-    if (ty == 4 || rows < best_rows) {
+    if (ty == 2 || rows < best_rows) {
       best = ty;
       best_rows = rows;
     }
