@@ -246,8 +246,9 @@ blur_columns_kernel (GbResample r, const float *weights, GbBorder border,
   /* up_kernel's blocks may take the SMs this pass leaves idle from now on.
    * Here, and behind the small blur along x where the up pass blurs along
    * y (row_pass_kernel's and columns_blur_x_kernel's NEXT_EARLY): letting
-   * the down passes start their successors early was slower
-   * (docs/performance.md, "Passes that start early"). */
+   * the down passes alone (not with the small blur along x) start their
+   * successors early was slower (docs/performance.md, "Passes that start
+   * early"). */
   gb_let_next_kernel_start ();
   for (int t = threadIdx.x; t < BLUR_PADDED_TAPS; t += BLUR_THREADS) {
     const int j = t - (BLUR_RUN - 1);
@@ -1916,7 +1917,7 @@ constexpr int MIN_TILE = 8;
  * and on the tensor cores at D = 8 (tile_rows), 16 on the large planes, 4
  * (8-bit samples) or 8 (16-bit), and 2 below TILE_MIN_SAMPLES, where 8
  * left 30 blocks (GRAY8 1080p: 25.2 us against 35.2, and 33.1 for the two
- * passes); in FP32 at D = 8 4 to 8, whichever balances the
+ * passes); in FP32 at D = 8 2 to 8, whichever balances the
  * multiprocessors best (balanced_tile_rows). */
 constexpr size_t TILE_MIN_SAMPLES = (size_t) 1 << 22;
 constexpr size_t TILE_TALL_SAMPLES = (size_t) 1 << 24;
@@ -1961,10 +1962,10 @@ tile_rows (size_t samples, bool tensor)
  * height"): RGBA 1080p 34.1 -> 32.9 us (6), RGBA64_LE 1080p 47.0 -> 37.7
  * (6), GRAY8 4K 35.7 -> 34.0 (6). Below 4 only where few blocks leave
  * multiprocessors idle at 4: P016_LE 1080p's chroma (960 x 540, two
- * channels) at D = 8 and sigma 50 takes 2, twice the blocks of 4 (60
- * under ncu; sigma 100: 46.2 -> 37.2 us; docs/performance.md, "Small
- * tiles for small planes"); GRAY16_LE 1080p at sigma 20 takes 3 (22.7 us
- * either way). */
+ * channels) at D = 8 and sigma 50 takes 2, 117 blocks instead of 60
+ * (sigma 100: 46.2 -> 37.2 us; docs/performance.md, "Small tiles for
+ * small planes"); GRAY16_LE 1080p keeps 4 (111 blocks, where 2 rows would
+ * make 219). */
 int
 balanced_tile_rows (int tiles_x, int small_rows, int ring, int sms)
 {
@@ -2023,7 +2024,8 @@ down_tile_walk (const GbMultiscalePlan & plan, GbBorder border,
    * 99 KB on 8.6 and 8.9): in FP32 at D <= 8 a lower tile, down to 4 rows
    * (7 and 8 rows of 8-bit samples take 69 KB), else the two passes (the
    * tensor walk's 16 rows, about 104 KB, on those GPUs: lower heights of
-   * it were measured on the H200 only). */
+   * it were measured on the H200 only). Not below 4: 2 and 3 rows pay only
+   * where blocks are few, and 16-bit samples need about 76 KB even at 2. */
   size_t shared;
   for (;;) {
     shared = P::STAGE_BYTES + sizeof (float) * tile_across_rows (shape.ty)
