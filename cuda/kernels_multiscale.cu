@@ -1759,38 +1759,36 @@ template < int D, int C, int J > struct DownRows
       "whole pairs of words");
 };
 
-/* down_rows_kernel's weights: each weight w as Q = w 2^shift, rounded, of
- * magnitude below 2^30 (shift from the largest), split Q = 2^15 hi + lo
- * with lo in [0, 2^15); taps 2 p and 2 p + 1's hi (and lo) are the low and
- * high signed 16-bit halves of hi[p] (lo[p]). A byte times a half is exact
- * and so are the int32 sums (at most 2^15 255 TAPS < 2^31), so the pass
- * differs from the exact sum of the float weights by their rounding to
- * 2^-30 of the largest and the conversion of the two sums to float (about
- * 2^-23 of the value), where the float ring rounded at every tap. */
+/* down_rows_kernel's weights: each weight w as a signed 16-bit Q, w 2^shift
+ * rounded (shift from the largest, |Q| <= 2^15 - 1), the roundings moved
+ * by one unit where that keeps the Q's sum at the weights' sum rounded (a
+ * flat row stays flat); taps 2 p and 2 p + 1 are the low and high halves
+ * of q[p]. A byte times a half is exact and so are the int32 sums (at
+ * most 2^15 255 TAPS < 2^31). The pass differs from the exact sum of the
+ * float weights by their rounding (at most half the sum of the roundings'
+ * magnitudes times 255, in units of 2^-shift: docs/algorithms.md, section
+ * 9.2) and the sum's conversion to float (2^-24 of the value). One dp2a
+ * takes two taps: weights of 30 bits as two halves took twice as many
+ * (docs/performance.md, "The pass along x with 16-bit weights"). */
 template < int D > struct DownRowWeights
 {
   static constexpr int TAPS = DownRows < D, 1, 1 >::TAPS;
-  static_assert ((long) 32768 * 255 * TAPS < (long) INT_MAX,
-      "int32 sums of the high halves");
-  uint32_t hi[TAPS / 2];
-  uint32_t lo[TAPS / 2];
+  static_assert ((long) 32767 * 255 * TAPS < (long) INT_MAX,
+      "int32 sums");
+  uint32_t q[TAPS / 2];
   float scale;                  /* 2^-shift */
 };
 
 /* acc + the dot product of taps 2 p .. 2 p + 3 (bytes 0 .. 3 of v) with
- * their weights' high and low halves. */
+ * their weights. */
 template < int D > __device__ __forceinline__ void
-dot_four_taps (int (&acc)[2], const DownRowWeights < D > &weights, int p,
+dot_four_taps (int &acc, const DownRowWeights < D > &weights, int p,
     uint32_t v)
 {
-  asm ("dp2a.lo.s32.u32 %0, %1, %2, %0;":"+r" (acc[0]):"r" (weights.hi[p]),
+  asm ("dp2a.lo.s32.u32 %0, %1, %2, %0;":"+r" (acc):"r" (weights.q[p]),
       "r" (v));
-  asm ("dp2a.hi.s32.u32 %0, %1, %2, %0;":"+r" (acc[0]):"r" (weights.hi[p +
-              1]), "r" (v));
-  asm ("dp2a.lo.s32.u32 %0, %1, %2, %0;":"+r" (acc[1]):"r" (weights.lo[p]),
+  asm ("dp2a.hi.s32.u32 %0, %1, %2, %0;":"+r" (acc):"r" (weights.q[p + 1]),
       "r" (v));
-  asm ("dp2a.hi.s32.u32 %0, %1, %2, %0;":"+r" (acc[1]):"r" (weights.lo[p +
-              1]), "r" (v));
 }
 
 /* Byte b of a row of `bytes` (a pixel's C samples each), through the
@@ -1847,7 +1845,7 @@ down_rows_kernel (GbResample r, DownRowWeights < D > weights,
 
   if (o0 + lane >= r.out_length)
     return;
-  int acc[J][C][2] = { };
+  int acc[J][C] = { };
   /* words k and k + 1 of output j's taps (k even): with one channel taps
    * 4 k .. 4 k + 7, with two each channel's taps 2 k .. 2 k + 3 (its bytes
    * gathered into one word) */
@@ -1890,8 +1888,7 @@ down_rows_kernel (GbResample r, DownRowWeights < D > weights,
     if (o < r.out_length)
 #pragma unroll
       for (int c = 0; c < C; c++)
-        dst[o * C + c] = ((float) acc[j][c][0] * 32768.0f
-            + (float) acc[j][c][1]) * weights.scale;
+        dst[o * C + c] = (float) acc[j][c] * weights.scale;
   }
 }
 
@@ -2107,16 +2104,40 @@ down_row_weights (const GbResample & r, const float *table,
     return false;
   int exponent;
   frexpf (largest, &exponent);  /* largest < 2^exponent */
-  const int shift = 30 - exponent;
-  fixed = { };
-  for (int t = 0; t < DownRowWeights < D >::TAPS; t++) {
-    /* |q| < 2^30; hi the floor of q / 2^15 */
-    const long long q = llrint (ldexp ((double) weights.w[t], shift));
-    const long long hi = (q + (1LL << 30)) / 32768 - 32768;
-    const long long lo = q - hi * 32768;
-    fixed.hi[t / 2] |= (uint32_t) (uint16_t) hi << 16 * (t % 2);
-    fixed.lo[t / 2] |= (uint32_t) (uint16_t) lo << 16 * (t % 2);
+  const int shift = 15 - exponent;
+  constexpr int TAPS = DownRowWeights < D >::TAPS;
+  constexpr int MAX_Q = 32767;
+  int q[TAPS];
+  double exact_sum = 0.0, scaled[TAPS];
+  long long sum = 0;
+  for (int t = 0; t < TAPS; t++) {
+    scaled[t] = ldexp ((double) weights.w[t], shift);   /* |.| < 2^15 */
+    q[t] = (int) fmin (fmax (rint (scaled[t]), -MAX_Q), MAX_Q);
+    exact_sum += scaled[t];
+    sum += q[t];
   }
+  /* The sum to its rounding: one unit at a time onto the tap whose
+   * rounding went furthest the other way (never a zero weight's). */
+  for (long long left = llrint (exact_sum) - sum; left != 0;) {
+    const int unit = left > 0 ? 1 : -1;
+    int best = -1;
+    double best_gap = 0.0;
+    for (int t = 0; t < TAPS; t++) {
+      const double gap = (scaled[t] - q[t]) * unit;
+      if (weights.w[t] != 0.0f && abs (q[t] + unit) <= MAX_Q
+          && (best < 0 || gap > best_gap)) {
+        best = t;
+        best_gap = gap;
+      }
+    }
+    if (best < 0)
+      break;
+    q[best] += unit;
+    left -= unit;
+  }
+  fixed = { };
+  for (int t = 0; t < TAPS; t++)
+    fixed.q[t / 2] |= (uint32_t) (uint16_t) (int16_t) q[t] << 16 * (t % 2);
   fixed.scale = ldexpf (1.0f, -shift);
   return true;
 }
