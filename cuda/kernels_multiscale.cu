@@ -60,6 +60,7 @@
  */
 #include "dependent_launch.h"
 #include "device_limits.h"
+#include "fixed_weights.h"
 #include "kernels.h"
 #include "tensor_cores.h"
 
@@ -1765,9 +1766,10 @@ template < int D, int C, int J > struct DownRows
  * flat row stays flat); taps 2 p and 2 p + 1 are the low and high halves
  * of q[p]. A byte times a half is exact and so are the int32 sums (at
  * most 2^15 255 TAPS < 2^31). The pass differs from the exact sum of the
- * float weights by their rounding (at most half the sum of the roundings'
- * magnitudes times 255, in units of 2^-shift: docs/algorithms.md, section
- * 9.2) and the sum's conversion to float (2^-24 of the value). One dp2a
+ * float weights by their rounding (at most 255 times the larger of the
+ * positive and the negative roundings' sums, in units of 2^-shift: 0.0051
+ * of a level over every plan, docs/algorithms.md, section 9.1) and the
+ * sum's conversion to float (2^-24 of the value). One dp2a
  * takes two taps: weights of 30 bits as two halves took twice as many
  * (docs/performance.md, "The pass along x with 16-bit weights"). */
 template < int D > struct DownRowWeights
@@ -2097,44 +2099,12 @@ down_row_weights (const GbResample & r, const float *table,
   DownWeights < D > weights;
   if (!down_weights < D > (r, table, weights))
     return false;
-  float largest = 0.0f;
-  for (float w:weights.w)
-    largest = fmaxf (largest, fabsf (w));
-  if (largest == 0.0f)
-    return false;
-  int exponent;
-  frexpf (largest, &exponent);  /* largest < 2^exponent */
-  const int shift = 15 - exponent;
   constexpr int TAPS = DownRowWeights < D >::TAPS;
-  constexpr int MAX_Q = 32767;
+  static_assert (TAPS <= GB_FIXED_WEIGHTS_MAX_TAPS, "gb_fixed_weights_16");
   int q[TAPS];
-  double exact_sum = 0.0, scaled[TAPS];
-  long long sum = 0;
-  for (int t = 0; t < TAPS; t++) {
-    scaled[t] = ldexp ((double) weights.w[t], shift);   /* |.| < 2^15 */
-    q[t] = (int) fmin (fmax (rint (scaled[t]), -MAX_Q), MAX_Q);
-    exact_sum += scaled[t];
-    sum += q[t];
-  }
-  /* The sum to its rounding: one unit at a time onto the tap whose
-   * rounding went furthest the other way (never a zero weight's). */
-  for (long long left = llrint (exact_sum) - sum; left != 0;) {
-    const int unit = left > 0 ? 1 : -1;
-    int best = -1;
-    double best_gap = 0.0;
-    for (int t = 0; t < TAPS; t++) {
-      const double gap = (scaled[t] - q[t]) * unit;
-      if (weights.w[t] != 0.0f && abs (q[t] + unit) <= MAX_Q
-          && (best < 0 || gap > best_gap)) {
-        best = t;
-        best_gap = gap;
-      }
-    }
-    if (best < 0)
-      break;
-    q[best] += unit;
-    left -= unit;
-  }
+  const int shift = gb_fixed_weights_16 (weights.w, TAPS, q);
+  if (shift < 0)
+    return false;
   fixed = { };
   for (int t = 0; t < TAPS; t++)
     fixed.q[t / 2] |= (uint32_t) (uint16_t) (int16_t) q[t] << 16 * (t % 2);

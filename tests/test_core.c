@@ -22,6 +22,7 @@
 #include "check_groups.h"
 #include "cpu_backend.h"
 #include "filter.h"
+#include "fixed_weights.h"
 #include "gaussblur.h"
 #include "multiscale.h"
 #include "recursive.h"
@@ -1933,6 +1934,67 @@ test_multiscale_plan_bounds (void)
   group_end ();
 }
 
+/* down_rows_kernel's 16-bit weights (gb_fixed_weights_16) on every plan it
+ * takes (D = 8 and 16, sigma 12.8 to 102.4, every border, both starts of D
+ * = 16): each within 16 bits, their sum the weights' sum rounded, and the
+ * error they add to the pass at most MULTISCALE_FIXED_WEIGHTS_BOUND of a
+ * level for any bytes (docs/algorithms.md, section 9.1, measured 0.0051 by
+ * docs/down_rows_weights_error.c). */
+#define MULTISCALE_FIXED_WEIGHTS_BOUND 0.006
+#define DOWN_ROWS_MAX_TAPS 96   /* RING D at D = 16 */
+
+static void
+test_multiscale_fixed_weights (void)
+{
+  int early, b, k, t, plans = 0;
+  double worst = 0.0;
+
+  group_begin ("multiscale: 16-bit weights along x");
+  for (early = 0; early <= 1; early++)
+    for (b = GB_BORDER_CLAMP; b <= GB_BORDER_ZERO; b++)
+      for (k = 128; k <= 1024; k++) {
+        GbMultiscalePlan plan;
+        float w[DOWN_ROWS_MAX_TAPS] = { 0 };
+        int q[DOWN_ROWS_MAX_TAPS], d, n, shift;
+        double positive = 0.0, negative = 0.0, exact_sum = 0.0, error;
+        long long sum = 0;
+
+        if (!gb_multiscale_plan (0.1 * k, 0.1 * k, 1921, 1081, (GbBorder) b,
+                early, &plan) || plan.down_x.step > 16)
+          continue;
+        d = plan.down_x.step;
+        n = (GB_MULTISCALE_DOWN_TAPS (d) + d - 1) / d * d;
+        if (!check (n <= DOWN_ROWS_MAX_TAPS && plan.down_x.taps <= n,
+                "sigma %g: %d taps past %d", 0.1 * k, plan.down_x.taps, n))
+          continue;
+        for (t = 0; t < plan.down_x.taps; t++)
+          w[t] = plan.table[plan.down_x.weights + t];
+        shift = gb_fixed_weights_16 (w, n, q);
+        if (!check (shift >= 0, "sigma %g: no weights", 0.1 * k))
+          continue;
+        plans++;
+        for (t = 0; t < n; t++) {
+          const double delta = q[t] - ldexp (w[t], shift);
+          check (abs (q[t]) <= GB_FIXED_WEIGHT_MAX && (w[t] != 0.0f
+                  || q[t] == 0), "sigma %g: tap %d is %d", 0.1 * k, t, q[t]);
+          if (delta > 0)
+            positive += delta;
+          else
+            negative -= delta;
+          exact_sum += ldexp (w[t], shift);
+          sum += q[t];
+        }
+        check (sum == llrint (exact_sum), "sigma %g: the weights sum to %lld,"
+            " not %lld", 0.1 * k, sum, llrint (exact_sum));
+        error = fmax (positive, negative) * ldexp (255.0, -shift);
+        worst = fmax (worst, error);
+        check (error <= MULTISCALE_FIXED_WEIGHTS_BOUND, "sigma %g (D %d, "
+            "border %d): up to %.4f of a level", 0.1 * k, d, b, error);
+      }
+  printf ("     %d plans, worst %.4f of a level\n", plans, worst);
+  group_end ();
+}
+
 /* A constant frame stays exactly that constant under clamp and mirror (the
  * start state is the steady state, the four gains sum to 1); under the zero
  * border it darkens towards the edges, and only there. */
@@ -3512,6 +3574,7 @@ main (void)
   test_recursive_gaussian ();
   test_multiscale_gaussian ();
   test_multiscale_plan_bounds ();
+  test_multiscale_fixed_weights ();
   test_recursive_constant ();
   test_16bit_convolutions ();
   test_16bit_exact ();
