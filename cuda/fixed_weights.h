@@ -18,8 +18,8 @@
  * the largest |w[t]|; then, while the q's sum differs from the weights'
  * sum times 2^shift rounded, one unit onto the tap whose rounding went
  * furthest the other way (never a zero weight's), so that a flat row
- * stays flat. Returns shift, or -1 where every weight is zero or n is
- * above GB_FIXED_WEIGHTS_MAX_TAPS. */
+ * stays flat. Returns shift, or -1 where every weight is zero (or the
+ * largest below 2^-112) or n is above GB_FIXED_WEIGHTS_MAX_TAPS. */
 static inline int
 gb_fixed_weights_16 (const float *w, int n, int *q)
 {
@@ -36,6 +36,8 @@ gb_fixed_weights_16 (const float *w, int n, int *q)
     return -1;
   frexpf (largest, &exponent);  /* largest < 2^exponent */
   shift = 15 - exponent;
+  if (shift > 126)
+    return -1;                  /* 2^-shift would not be a normal float */
   for (t = 0; t < n; t++) {
     scaled[t] = ldexp ((double) w[t], shift);   /* |.| < 2^15 */
     q[t] = (int) fmin (fmax (rint (scaled[t]), -GB_FIXED_WEIGHT_MAX),
