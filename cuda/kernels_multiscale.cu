@@ -1762,21 +1762,19 @@ template < int D, int C, int J > struct DownRows
 };
 
 /* down_rows_kernel's weights: each weight w as a signed 16-bit Q, w 2^shift
- * rounded (shift from the largest, |Q| <= 2^15 - 1), the roundings moved
- * by one unit where that keeps the Q's sum at the weights' sum rounded (a
- * flat row stays flat); taps 2 p and 2 p + 1 are the low and high halves
- * of q[p]. A byte times a half is exact and so are the int32 sums (at
- * most 2^15 255 TAPS < 2^31). The pass differs from the exact sum of the
- * float weights by their rounding (at most 255 times the larger of the
- * positive and the negative roundings' sums, in units of 2^-shift: 0.0051
- * of a level over every plan, docs/algorithms.md, section 9.1) and the
- * sum's conversion to float (2^-24 of the value). One dp2a
- * takes two taps: weights of 30 bits as two halves took twice as many
- * (docs/performance.md, "The pass along x with 16-bit weights"). */
+ * rounded as gb_fixed_weights_16 does; taps 2 p and 2 p + 1 are the low
+ * and high halves of q[p]. A byte times a half is exact and so are the
+ * int32 sums (at most 2^15 255 TAPS < 2^31). The pass differs from the
+ * exact sum of the float weights by their rounding (at most 255 times the
+ * larger of the positive and the negative roundings' sums, in units of
+ * 2^-shift: 0.0051 of a level over every plan, docs/algorithms.md,
+ * section 9.1) and the sum's conversion to float (2^-24 of the value).
+ * One dp2a takes two taps: weights of 30 bits as two halves took twice as
+ * many (docs/performance.md, "The pass along x with 16-bit weights"). */
 template < int D > struct DownRowWeights
 {
   static constexpr int TAPS = DownRows < D, 1, 1 >::TAPS;
-  static_assert ((long) 32767 * 255 * TAPS < (long) INT_MAX,
+  static_assert ((long) GB_FIXED_WEIGHT_MAX * 255 * TAPS < (long) INT_MAX,
       "int32 sums");
   uint32_t q[TAPS / 2];
   float scale;                  /* 2^-shift */
