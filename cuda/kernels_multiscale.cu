@@ -1802,7 +1802,18 @@ bordered_byte (const GbResample & r, const uint8_t * row, int b,
   return s < 0 ? 0u : (uint32_t) __ldg (row + s);
 }
 
-template < int D, int C, int J > __global__ void
+/* Bytes b .. b + 3 of the row, each through the border rule. */
+template < int C > __device__ __forceinline__ uint32_t
+bordered_word (const GbResample & r, const uint8_t * row, int b,
+    GbBorder border)
+{
+  return bordered_byte < C > (r, row, b, border)
+      | bordered_byte < C > (r, row, b + 1, border) << 8
+      | bordered_byte < C > (r, row, b + 2, border) << 16
+      | bordered_byte < C > (r, row, b + 3, border) << 24;
+}
+
+template < int D, int C, int J, bool LOADS_FIRST > __global__ void
 __launch_bounds__ (DOWN_ROWS_THREADS)
 down_rows_kernel (GbResample r, DownRowWeights < D > weights,
     GbBorder border, int n_rows, const uint8_t * in, size_t in_pitch,
@@ -1821,26 +1832,60 @@ down_rows_kernel (GbResample r, DownRowWeights < D > weights,
   const int row_bytes = r.in_length * C;
   const int byte0 = (o0 * D + r.first[0]) * C;
 
+  if constexpr (LOADS_FIRST) {
+    /* Every load of the staging first, then the stores: with each word
+     * stored after its own loads, the next word's loads waited for them, a
+     * round trip to memory per word (SASS at D = 16: five a warp). Bytes b ..
+     * b + 3 lie in aligned words w and w + 1 of the row's, from its aligned
+     * start, skewed alike for every word (b - byte0 is a multiple of 4). */
+    const int row_skew = (int) ((uintptr_t) row & 3);
+    const uint32_t *row_words = reinterpret_cast < const uint32_t * >(row
+        - row_skew);
+    const int word0 = (byte0 + row_skew) >> 2;    /* floor */
+    const int skew = (byte0 + row_skew) & 3;
+    uint32_t low[P::STAGE_LOADS], high[P::STAGE_LOADS];
 #pragma unroll
-  for (int i = 0; i < P::STAGE_LOADS; i++) {
-    const int k = lane + 32 * i;
-    const int b = byte0 + 4 * k;
-    if (k >= P::SPAN_WORDS)
-      break;
-    uint32_t v;
-    /* two aligned words around bytes b .. b + 3, both inside the row */
-    if (b >= 4 && b + 8 <= row_bytes) {
-      const uint8_t *at = row + b;
-      const int skew = (int) ((uintptr_t) at & 3);
-      const uint32_t *w = reinterpret_cast < const uint32_t * >(at - skew);
-      v = __funnelshift_r (__ldg (w), __ldg (w + 1), 8 * skew);
-    } else {
-      v = bordered_byte < C > (r, row, b, border)
-          | bordered_byte < C > (r, row, b + 1, border) << 8
-          | bordered_byte < C > (r, row, b + 2, border) << 16
-          | bordered_byte < C > (r, row, b + 3, border) << 24;
+    for (int i = 0; i < P::STAGE_LOADS; i++) {
+      const int k = lane + 32 * i;
+      const int b = byte0 + 4 * k;
+      low[i] = high[i] = 0;
+      if (k < P::SPAN_WORDS && b >= 4 && b + 8 <= row_bytes) {
+        low[i] = __ldg (row_words + word0 + k);
+        high[i] = __ldg (row_words + word0 + k + 1);
+      }
     }
-    words[k] = v;
+#pragma unroll
+    for (int i = 0; i < P::STAGE_LOADS; i++) {
+      const int k = lane + 32 * i;
+      const int b = byte0 + 4 * k;
+      if (k >= P::SPAN_WORDS)
+        break;
+      /* both words inside the row, else byte by byte through the border */
+      words[k] = b >= 4 && b + 8 <= row_bytes
+          ? __funnelshift_r (low[i], high[i], 8 * skew)
+          : bordered_word < C > (r, row, b, border);
+    }
+  } else {
+    /* each word's loads, then its store: the next word's loads wait for
+     * them (down_rows () says where this measured faster) */
+#pragma unroll
+    for (int i = 0; i < P::STAGE_LOADS; i++) {
+      const int k = lane + 32 * i;
+      const int b = byte0 + 4 * k;
+      if (k >= P::SPAN_WORDS)
+        break;
+      uint32_t v;
+      /* two aligned words around bytes b .. b + 3, both inside the row */
+      if (b >= 4 && b + 8 <= row_bytes) {
+        const uint8_t *at = row + b;
+        const int skew = (int) ((uintptr_t) at & 3);
+        const uint32_t *w = reinterpret_cast < const uint32_t * >(at - skew);
+        v = __funnelshift_r (__ldg (w), __ldg (w + 1), 8 * skew);
+      } else {
+        v = bordered_word < C > (r, row, b, border);
+      }
+      words[k] = v;
+    }
   }
   __syncwarp ();
 
@@ -2120,22 +2165,23 @@ down_row_weights (const GbResample & r, const float *table,
  * docs/performance.md, "The pass along x in integers"). */
 constexpr size_t DOWN_ROWS_TWO_OUTPUTS_SAMPLES = (size_t) 1 << 22;
 
-template < int D, int C, int J > cudaError_t
+template < int D, int C, int J, bool LOADS_FIRST > cudaError_t
 down_rows_launch (const GbResample & r, const DownRowWeights < D > &weights,
     GbBorder border, int n_rows, const uint8_t * in, size_t in_pitch,
     float *out, size_t out_pitch, cudaStream_t stream)
 {
   const dim3 grid ((r.out_length + 32 * J - 1) / (32 * J),
       (n_rows + DOWN_ROWS_WARPS - 1) / DOWN_ROWS_WARPS);
-  down_rows_kernel < D, C, J > <<<grid, DOWN_ROWS_THREADS, 0, stream>>> (r,
-      weights, border, n_rows, in, in_pitch, out, out_pitch);
+  down_rows_kernel < D, C, J, LOADS_FIRST >
+      <<<grid, DOWN_ROWS_THREADS, 0, stream>>> (r, weights, border, n_rows,
+      in, in_pitch, out, out_pitch);
   return cudaGetLastError ();
 }
 
 template < int D > cudaError_t
 down_rows (const GbResample & r, const float *host_table, GbBorder border,
     int channels, int n_rows, const uint8_t * in, size_t in_pitch, float *out,
-    size_t out_pitch, cudaStream_t stream)
+    size_t out_pitch, bool alone, cudaStream_t stream)
 {
   DownRowWeights < D > weights;
   if (!down_row_weights < D > (r, host_table, weights))
@@ -2147,17 +2193,29 @@ down_rows (const GbResample & r, const float *host_table, GbBorder border,
   constexpr int J = D == 16 ? 2 : 1;
   const bool two = (size_t) n_rows * r.in_length * channels
       >= DOWN_ROWS_TWO_OUTPUTS_SAMPLES;
+  /* The staging's loads all first (down_rows_kernel's LOADS_FIRST) where
+   * that measured faster: two outputs a lane, and a plane alone (H200,
+   * sigma 100: GRAY8 4K 29.2 -> 25.3 us, NV12 4K 43.1 -> 37.7; GRAY8
+   * 1080p sigma 15 16.1 -> 15.2). Beside other planes at one output a lane
+   * the pass finishing sooner cost the frame (NV12 1080p sigma 15 22.7 ->
+   * 25.7 us: columns_blur_x_kernel then shared the SMs with the chroma's
+   * passes, 7.6 -> 13.4 us; docs/performance.md, "The down pass's loads
+   * all at once"). */
   switch (channels) {
     case 1:
-      return two ? down_rows_launch < D, 1, J > (r, weights, border, n_rows,
-          in, in_pitch, out, out_pitch, stream)
-          : down_rows_launch < D, 1, 1 > (r, weights, border, n_rows, in,
-          in_pitch, out, out_pitch, stream);
+      return two ? down_rows_launch < D, 1, J, true > (r, weights, border,
+          n_rows, in, in_pitch, out, out_pitch, stream)
+          : alone ? down_rows_launch < D, 1, 1, true > (r, weights, border,
+          n_rows, in, in_pitch, out, out_pitch, stream)
+          : down_rows_launch < D, 1, 1, false > (r, weights, border, n_rows,
+          in, in_pitch, out, out_pitch, stream);
     case 2:
-      return two ? down_rows_launch < D, 2, J > (r, weights, border, n_rows,
-          in, in_pitch, out, out_pitch, stream)
-          : down_rows_launch < D, 2, 1 > (r, weights, border, n_rows, in,
-          in_pitch, out, out_pitch, stream);
+      return two ? down_rows_launch < D, 2, J, true > (r, weights, border,
+          n_rows, in, in_pitch, out, out_pitch, stream)
+          : alone ? down_rows_launch < D, 2, 1, true > (r, weights, border,
+          n_rows, in, in_pitch, out, out_pitch, stream)
+          : down_rows_launch < D, 2, 1, false > (r, weights, border, n_rows,
+          in, in_pitch, out, out_pitch, stream);
     default:
       return cudaErrorInvalidValue;     /* not for down_rows_pays */
   }
@@ -2415,7 +2473,7 @@ gb_launch_multiscale (const GbDevicePlane & plane, const GbTaps & taps,
                     if constexpr (D == 8 || D == 16)
                       return down_rows < D > (plan.down_x, plan.table, border,
                           c, plane.height, src, plane.src_pitch, first,
-                          small_pitch, stream);
+                          small_pitch, alone, stream);
                     return cudaErrorInvalidValue;  /* down_rows_pays */
                   });
           if (!columns_first)
