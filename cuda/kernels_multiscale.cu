@@ -1850,8 +1850,8 @@ down_rows_kernel (GbResample r, DownRowWeights < D > weights,
       const int b = byte0 + 4 * k;
       low[i] = high[i] = 0;
       if (k < P::SPAN_WORDS && b >= 4 && b + 8 <= row_bytes) {
-        low[i] = __ldg (row_words + word0 + k);
-        high[i] = __ldg (row_words + word0 + k + 1);
+        low[i] = __ldg (row_words + (word0 + k));
+        high[i] = __ldg (row_words + (word0 + k + 1));
       }
     }
 #pragma unroll
