@@ -9,13 +9,16 @@
 # A frame starts at each kernel whose short name (e.g.
 # "down_rows_kernel<8,1,1>") contains STARTER, the first kernel of one
 # plane's chain, and holds every kernel that starts from 3 us before it to
-# 3 us before the next. Over the second half of the frames (the first
-# half holds the warm-up and the eager runs), prints the frame's span
-# (median, 10th and 90th percentiles) and each kernel's median start, end
-# and duration from the frame's first start, with its grid; a kernel that
-# occurs twice in a frame (a frame's U and V planes) is numbered "#2".
-# --skip drops kernels whose full name matches REGEX (e.g. the other
+# 3 us before the next; starters within 3 us of the one before (the
+# planes' first kernels, where STARTER names them all) start one frame.
+# Over the second half of the frames (the first half holds the warm-up
+# and the eager runs), less the last (open-ended) one, prints the frame's
+# span (median, 10th and 90th percentiles) and each kernel's median start,
+# end and duration from the frame's first start, with its grid; a kernel
+# that occurs twice in a frame (a frame's U and V planes) is numbered
+# "#2". --skip drops kernels whose full name matches REGEX (e.g. the other
 # algorithms of a run without --algorithm).
+"""A typical frame's kernels, from a bench/kernel-trace.c trace."""
 import argparse
 import collections
 import re
@@ -44,12 +47,15 @@ def main():
     with open(a.trace) as f:
         for line in f:
             field = line.split()
-            if field[0] != 'K' or (skip and skip.search(field[-1])):
+            if not field or field[0] != 'K' or (skip and skip.search(field[-1])):
                 continue
             kernels.append((int(field[1]), int(field[2]),
                             short(field[-1]) + ' ' + field[5]))
     kernels.sort()
-    starts = [k[0] for k in kernels if a.starter in k[2]]
+    starts = []
+    for k in kernels:
+        if a.starter in k[2] and (not starts or k[0] - starts[-1] >= 3000):
+            starts.append(k[0])
     if len(starts) < 4:
         raise SystemExit(f'{a.trace}: {len(starts)} kernels match {a.starter!r}')
     frames, i = [], 0
@@ -63,6 +69,8 @@ def main():
             i += 1
         frames.append(frame)
     frames = [f for f in frames[len(frames) // 2:-1] if f]
+    if not frames:
+        raise SystemExit(f'{a.trace}: no whole frame from {a.starter!r}')
     spans, offsets = [], collections.defaultdict(list)
     for frame in frames:
         t0 = min(k[0] for k in frame)
