@@ -2195,12 +2195,14 @@ down_rows (const GbResample & r, const float *host_table, GbBorder border,
       >= DOWN_ROWS_TWO_OUTPUTS_SAMPLES;
   /* The staging's loads all first (down_rows_kernel's LOADS_FIRST) where
    * that measured faster: two outputs a lane, and a plane alone (H200,
-   * sigma 100: GRAY8 4K 29.2 -> 25.3 us, NV12 4K 43.1 -> 37.7; GRAY8
-   * 1080p sigma 15 16.1 -> 15.2). Beside other planes at one output a lane
-   * the pass finishing sooner cost the frame (NV12 1080p sigma 15 22.7 ->
-   * 25.7 us: columns_blur_x_kernel then shared the SMs with the chroma's
-   * passes, 7.6 -> 13.4 us; docs/performance.md, "The down pass's loads
-   * all at once"). */
+   * sigma 100: GRAY8 4K 28.9 -> 25.1 us, NV12 4K 42.3 -> 40.2 by its
+   * luma; GRAY8 1080p sigma 15 16.0 -> 15.0). Beside other planes at one
+   * output a lane the pass finishing sooner cost the frame (NV12 1080p
+   * sigma 15 22.7 -> 25.7 us: columns_blur_x_kernel then shared the SMs
+   * with the chroma's passes, 7.6 -> 13.4 us), though there it also took
+   * NV12 4K to 37.7 (its chroma is just under 2^22 samples) and NV16 1080p
+   * sigma 30 from 30.3 to 27.6: gains this rule leaves (docs/performance.md,
+   * "The down pass's loads all at once"). */
   switch (channels) {
     case 1:
       return two ? down_rows_launch < D, 1, J, true > (r, weights, border,
