@@ -2203,21 +2203,20 @@ down_rows (const GbResample & r, const float *host_table, GbBorder border,
    * NV12 4K to 37.7 (its chroma is just under 2^22 samples) and NV16 1080p
    * sigma 30 from 30.3 to 27.6: gains this rule leaves (docs/performance.md,
    * "The down pass's loads all at once"). */
+  auto launch =[&](auto c) {
+    constexpr int C = decltype (c)::value;
+    return two ? down_rows_launch < D, C, J, true > (r, weights, border,
+        n_rows, in, in_pitch, out, out_pitch, stream)
+        : alone ? down_rows_launch < D, C, 1, true > (r, weights, border,
+        n_rows, in, in_pitch, out, out_pitch, stream)
+        : down_rows_launch < D, C, 1, false > (r, weights, border, n_rows,
+        in, in_pitch, out, out_pitch, stream);
+  };
   switch (channels) {
     case 1:
-      return two ? down_rows_launch < D, 1, J, true > (r, weights, border,
-          n_rows, in, in_pitch, out, out_pitch, stream)
-          : alone ? down_rows_launch < D, 1, 1, true > (r, weights, border,
-          n_rows, in, in_pitch, out, out_pitch, stream)
-          : down_rows_launch < D, 1, 1, false > (r, weights, border, n_rows,
-          in, in_pitch, out, out_pitch, stream);
+      return launch (std::integral_constant < int, 1 > ());
     case 2:
-      return two ? down_rows_launch < D, 2, J, true > (r, weights, border,
-          n_rows, in, in_pitch, out, out_pitch, stream)
-          : alone ? down_rows_launch < D, 2, 1, true > (r, weights, border,
-          n_rows, in, in_pitch, out, out_pitch, stream)
-          : down_rows_launch < D, 2, 1, false > (r, weights, border, n_rows,
-          in, in_pitch, out, out_pitch, stream);
+      return launch (std::integral_constant < int, 2 > ());
     default:
       return cudaErrorInvalidValue;     /* not for down_rows_pays */
   }
