@@ -2123,9 +2123,12 @@ constexpr size_t DOWN_ROWS_D8_MAX_SAMPLES = (size_t) 1 << 22;
  * pass"): planes of one or two 8-bit channels at D = 16 (GRAY8, NV12, I420
  * at sigma 100, 1080p and 4K: 10 to 36 % faster), and at D = 8 below 2^22
  * samples (1080p at sigma 30: 2 to 4 %; 4K lost 4 to 17 %). Four channels
- * lost everywhere (RGBA 1080p sigma 100: 35.6 against 44.1 us), measured
- * when the kernel still converted each byte to float (before its integer
- * dot products, and before two outputs a lane); not measured since. */
+ * lost everywhere, with floats (RGBA 1080p sigma 100: 35.6 against 44.1
+ * us) and again with the integer dot products, a channel's two bytes of
+ * two pixels a dp2a (H200, sigma 100: RGBA 1080p 33.6 -> 41.7 us, 4K 73.5
+ * -> 78.5; two outputs a lane 61.1 and 97.2): the pass along x alone took
+ * longer than down_tile_kernel's two (24.4 against 20.7 us at 1080p;
+ * docs/performance.md, the seventeenth session's "Tried and not kept"). */
 bool
 down_rows_pays (int factor, int channels, size_t samples)
 {
