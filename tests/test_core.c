@@ -1995,6 +1995,134 @@ test_multiscale_fixed_weights (void)
   group_end ();
 }
 
+/* Down along y, then the small blur along y (the plan's two passes, each
+ * with its rule: the frame's, then the small image's own at its edge),
+ * against the one filter they compose into, c_k = sum_j wy_j wd_(k - D j)
+ * from frame row D fy + fd, read through the frame's rule on every row.
+ * After the up pass along y they agree to float rounding under every
+ * border, and so do the small images themselves under clamp and zero,
+ * whose margin holds what the small blur's clamp reads (docs/algorithms.md,
+ * section 9, "Borders"); under mirror the small images' edge samples
+ * differ, which the up pass never reads. The GPU could run the composed
+ * filter in place of the two passes (docs/performance.md, the seventeenth
+ * session's "What is left"). */
+#define MULTISCALE_COMPOSE_BOUND 1e-3
+
+static int
+compose_source (const GbResample * r, int i, GbBorder border)
+{
+  if (r->frame_border)
+    return gb_border_index (i, r->in_length, border);
+  return i < 0 ? 0 : i >= r->in_length ? r->in_length - 1 : i;
+}
+
+/* out[o] = sum_t w[phase][t] in[source (first (o) + t)], in double. */
+static void
+compose_resample (const GbResample * r, const float *table, const double *in,
+    double *out, GbBorder border)
+{
+  int o, t;
+
+  for (o = 0; o < r->out_length; o++) {
+    const int phase = r->phases == 1 ? 0 : o % r->phases;
+    const int first = (r->phases == 1 ? o : o / r->phases) * r->step
+        + r->first[phase];
+    double acc = 0.0;
+    for (t = 0; t < r->taps; t++) {
+      const int s = compose_source (r, first + t, border);
+      if (s >= 0)
+        acc += table[r->weights + phase * r->taps + t] * in[s];
+    }
+    out[o] = acc;
+  }
+}
+
+static void
+test_multiscale_compose_y (void)
+{
+  static const double sigmas[] = { 12.8, 15, 20, 25.6, 30, 51.2, 60, 100,
+    250
+  };
+  static const int heights[] = { 1080, 2160, 97, 541 };
+  static GbMultiscalePlan plan;
+  int b, h, i, early, plans = 0;
+  double worst = 0.0;
+
+  group_begin ("multiscale: the passes along y compose");
+  random_seed (17);
+  for (b = GB_BORDER_CLAMP; b <= GB_BORDER_ZERO; b++)
+    for (h = 0; h < (int) (sizeof heights / sizeof heights[0]); h++)
+      for (i = 0; i < (int) (sizeof sigmas / sizeof sigmas[0]); i++)
+        for (early = 0; early <= 1; early++) {
+          const GbResample *dy = &plan.down_y, *by = &plan.blur_y;
+          const int height = heights[h];
+          int d, n, o, j, k, y;
+          double *frame, *small, *blurred, *composed, *up1, *up2;
+          double up_diff = 0.0, small_diff = 0.0;
+          float *c;
+
+          if (!gb_multiscale_plan (sigmas[i], sigmas[i], 64, height,
+                  (GbBorder) b, early, &plan))
+            continue;
+          d = dy->step;
+          n = d * (by->taps - 1) + dy->taps;
+          frame = malloc (sizeof (double) * height);
+          small = malloc (sizeof (double) * by->in_length);
+          blurred = malloc (sizeof (double) * by->out_length);
+          composed = malloc (sizeof (double) * by->out_length);
+          up1 = malloc (sizeof (double) * plan.up_y.out_length);
+          up2 = malloc (sizeof (double) * plan.up_y.out_length);
+          c = calloc (n, sizeof (float));
+          if (!frame || !small || !blurred || !composed || !up1 || !up2 || !c)
+            abort ();
+          for (y = 0; y < height; y++)
+            frame[y] = random_byte ();
+          compose_resample (dy, plan.table, frame, small, (GbBorder) b);
+          compose_resample (by, plan.table, small, blurred, (GbBorder) b);
+          for (k = 0; k < n; k++)
+            for (j = 0; j < by->taps; j++)
+              if (k - d * j >= 0 && k - d * j < dy->taps)
+                c[k] += plan.table[by->weights + j]
+                    * plan.table[dy->weights + k - d * j];
+          for (o = 0; o < by->out_length; o++) {
+            const int v0 = d * (o + by->first[0]) + dy->first[0];
+            double acc = 0.0;
+            for (k = 0; k < n; k++) {
+              const int s = compose_source (dy, v0 + k, (GbBorder) b);
+              if (s >= 0)
+                acc += c[k] * frame[s];
+            }
+            composed[o] = acc;
+            small_diff = fmax (small_diff, fabs (acc - blurred[o]));
+          }
+          compose_resample (&plan.up_y, plan.table, blurred, up1,
+              (GbBorder) b);
+          compose_resample (&plan.up_y, plan.table, composed, up2,
+              (GbBorder) b);
+          for (y = 0; y < plan.up_y.out_length; y++)
+            up_diff = fmax (up_diff, fabs (up1[y] - up2[y]));
+          check (up_diff <= MULTISCALE_COMPOSE_BOUND, "border %d, height %d, "
+              "sigma %g, early %d: %.2e of a level apart after the up pass",
+              b, height, sigmas[i], early, up_diff);
+          if (b != GB_BORDER_MIRROR)
+            check (small_diff <= MULTISCALE_COMPOSE_BOUND, "border %d, "
+                "height %d, sigma %g, early %d: small images %.2e apart", b,
+                height, sigmas[i], early, small_diff);
+          worst = fmax (worst, up_diff);
+          plans++;
+          free (frame);
+          free (small);
+          free (blurred);
+          free (composed);
+          free (up1);
+          free (up2);
+          free (c);
+        }
+  printf ("     %d plans, worst %.1e of a level apart after the up pass\n",
+      plans, worst);
+  group_end ();
+}
+
 /* A constant frame stays exactly that constant under clamp and mirror (the
  * start state is the steady state, the four gains sum to 1); under the zero
  * border it darkens towards the edges, and only there. */
@@ -3575,6 +3703,7 @@ main (void)
   test_multiscale_gaussian ();
   test_multiscale_plan_bounds ();
   test_multiscale_fixed_weights ();
+  test_multiscale_compose_y ();
   test_recursive_constant ();
   test_16bit_convolutions ();
   test_16bit_exact ();
