@@ -1176,10 +1176,10 @@ gb_cpu_configure (GbCpu * cpu, const GbGeometry * geometry, GbError * error)
       recursive_floats = recursive_scratch_floats (plane,
           geometry->bytes_per_sample);
     /* MULTISCALE keeps its images in the intermediate too. */
-    if (gb_multiscale_scratch_floats (plane->width, plane->height)
-        * plane->channels > plane_floats)
+    if (gb_multiscale_scratch_floats (plane->width, plane->height,
+            plane->channels, 1) > plane_floats)
       plane_floats = gb_multiscale_scratch_floats (plane->width,
-          plane->height) * plane->channels;
+          plane->height, plane->channels, 1);
   }
   tile_floats = align_floats (GB_CPU_TILE_ROWS * padded_floats);
   /* The tile area doubles as the SEPARABLE padded row (at most one row
@@ -1249,14 +1249,13 @@ static MultiscaleScratch
 multiscale_scratch (const GbPlaneJob * job)
 {
   const GbMultiscalePlan *plan = job->multiscale;
-  const size_t c = job->channels;
-  const size_t rows = (size_t) job->height * plan->small_width * c;
-  const size_t columns = (size_t) plan->small_height * job->width * c;
+  const GbMultiscaleLayout l = gb_multiscale_layout (plan->small_width,
+      plan->small_height, job->width, job->height, job->channels, 1);
   MultiscaleScratch m;
 
   m.wide = job->intermediate;
-  m.small = m.wide + (rows > columns ? rows : columns);
-  m.small2 = m.small + (size_t) plan->small_height * plan->small_width * c;
+  m.small = m.wide + l.small;
+  m.small2 = m.wide + l.small2;
   return m;
 }
 

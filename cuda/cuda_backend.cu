@@ -940,10 +940,11 @@ gb_cuda_configure (GbCuda * cuda, const GbGeometry * geometry, GbError * error)
       bytes = transposed_bytes;
     /* ...and the multi-scale images, larger than the frame only for
      * small frames, where the margins dominate. */
-    if (gb_multiscale_scratch_floats (plane->width, plane->height)
-        * plane->channels * sizeof (float) > bytes)
-      bytes = gb_multiscale_scratch_floats (plane->width, plane->height)
-          * plane->channels * sizeof (float);
+    if (gb_multiscale_scratch_floats (plane->width, plane->height,
+            plane->channels, GB_MULTISCALE_GPU_ROW_ALIGN) * sizeof (float)
+        > bytes)
+      bytes = gb_multiscale_scratch_floats (plane->width, plane->height,
+          plane->channels, GB_MULTISCALE_GPU_ROW_ALIGN) * sizeof (float);
     err = cudaMalloc ((void **) &buffers->intermediate, bytes);
     cuda->allocations += err == cudaSuccess;
     if (err == cudaSuccess) {

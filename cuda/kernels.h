@@ -24,6 +24,10 @@
 #include "superposition_rows.h"
 
 
+/* The multi-scale images' rows on the GPU are padded to 4 floats
+ * (gb_multiscale_layout). */
+#define GB_MULTISCALE_GPU_ROW_ALIGN 4
+
 /* One plane on the device: interleaved samples of bytes_per_sample bytes
  * (uint8_t or uint16_t; the kernels are templates on the sample type and
  * dispatch on it through gb_dispatch_sample()), pitches in bytes. src and dst
@@ -42,7 +46,8 @@ struct GbDevicePlane
   size_t transposed_pitch;      /* one row per frame column (same memory) */
   void *recursive_states;       /* recursive only: gb_recursive_state_bytes() */
   float *multiscale_scratch;    /* multiscale only (the intermediate's memory):
-                                 * gb_multiscale_scratch_floats() x channels */
+                                 * gb_multiscale_scratch_floats (...,
+                                 * GB_MULTISCALE_GPU_ROW_ALIGN) */
   void *edge_aware_scratch;     /* edge-aware only:
                                  * gb_edge_aware_scratch_bytes() */
   void *superposition_scratch;  /* superposition only: each pixel's kernel,

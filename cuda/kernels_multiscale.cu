@@ -2419,15 +2419,15 @@ gb_launch_multiscale (const GbDevicePlane & plane, const GbTaps & taps,
   const int c = plane.channels;
   const size_t small_row = (size_t) plan.small_width * c;
   const size_t frame_row = (size_t) plane.width * c;
-  const size_t wide_rows = (size_t) plane.height * small_row;
-  const size_t wide_columns = (size_t) plan.small_height * frame_row;
-  /* The same layout as the CPU's (cpu_backend.c, multiscale_scratch): the
-   * first image is the frame decimated along one axis, the larger of the
-   * two orders' images. */
+  /* The CPU's layout with rows padded to 16 bytes: the column passes then
+   * take their vector loads (GRAY8 1080p sigma 100: 17.9 -> 16.8 us). */
+  const GbMultiscaleLayout layout = gb_multiscale_layout (plan.small_width,
+      plan.small_height, plane.width, plane.height, c,
+      GB_MULTISCALE_GPU_ROW_ALIGN);
   float *first = plane.multiscale_scratch;
-  float *small = first + (wide_rows > wide_columns ? wide_rows : wide_columns);
-  float *small2 = small + (size_t) plan.small_height * small_row;
-  const size_t small_pitch = small_row * sizeof (float);
+  float *small = first + layout.small;
+  float *small2 = first + layout.small2;
+  const size_t small_pitch = layout.small_stride * sizeof (float);
   const size_t tall_pitch = frame_row * sizeof (float);
   /* Down along x first in down_rows_kernel where that measured fastest
    * (down_rows_pays, whatever the factor along y: NV16's chroma at sigma

@@ -244,32 +244,53 @@ gb_multiscale_plan (double sigma_x, double sigma_y, int width, int height,
   return 1;
 }
 
+static size_t
+round_up (size_t n, size_t align)
+{
+  return (n + align - 1) / align * align;
+}
+
+GbMultiscaleLayout
+gb_multiscale_layout (int small_width, int small_height, int width,
+    int height, int channels, int row_align)
+{
+  GbMultiscaleLayout l;
+  const size_t rows_first = (size_t) height * round_up ((size_t) small_width
+      * channels, row_align);
+  const size_t columns_first = (size_t) small_height * width * channels;
+
+  l.small_stride = round_up ((size_t) small_width * channels, row_align);
+  l.small = round_up (rows_first > columns_first ? rows_first
+      : columns_first, row_align);
+  l.small2 = l.small + (size_t) small_height * l.small_stride;
+  l.floats = l.small2 + (size_t) small_height * l.small_stride;
+  return l;
+}
+
 size_t
-gb_multiscale_scratch_floats (int width, int height)
+gb_multiscale_scratch_floats (int width, int height, int channels,
+    int row_align)
 {
   Axis axes[4];                 /* D = 8 .. 64 */
   int n = 0, d, i, j;
   size_t most = 0;
 
   /* The margin of a factor is largest at its largest sigma (and under
-   * the mirror border, which keeps the widest margin); every term
-   * below grows with the margins, the width and the height, so these
-   * bound every plan of this plane and of any smaller window (a factor's
-   * largest sigma is the same for every plane but at D = 8, whose largest
-   * is that of planes whose D = 16 starts late). */
+   * the mirror border, which keeps the widest margin); the layout grows
+   * with the margins, the width and the height, so these bound every plan
+   * of this plane and of any smaller window (a factor's largest sigma is
+   * the same for every plane but at D = 8, whose largest is that of planes
+   * whose D = 16 starts late). */
   for (d = GB_MULTISCALE_MIN_FACTOR; d <= GB_MULTISCALE_MAX_FACTOR; d *= 2)
     axes[n++] = axis_stages (d == GB_MULTISCALE_MAX_FACTOR ? GB_MAX_SIGMA
         : smallest_sigma (2 * d, 0) - 1e-6, GB_BORDER_MIRROR, 0);
   for (i = 0; i < n; i++)
     for (j = 0; j < n; j++) {
-      const size_t small_width = small_length (&axes[i], width);
-      const size_t small_height = small_length (&axes[j], height);
-      const size_t rows = (size_t) height * small_width;
-      const size_t columns = small_height * (size_t) width;
-      const size_t need = (rows > columns ? rows : columns)
-          + 2 * small_height * small_width;
-      if (need > most)
-        most = need;
+      const GbMultiscaleLayout l = gb_multiscale_layout (small_length
+          (&axes[i], width), small_length (&axes[j], height), width, height,
+          channels, row_align);
+      if (l.floats > most)
+        most = l.floats;
     }
   return most;
 }

@@ -92,10 +92,28 @@ int gb_multiscale_plan (double sigma_x, double sigma_y, int width, int height,
  * plan. */
 int gb_multiscale_early_d16 (int channels, int bytes_per_sample);
 
-/* Floats per channel of scratch any plan of this plane size (or of any
- * smaller window of it) needs: the larger of (rows down, small columns up),
- * plus two small images. */
-size_t gb_multiscale_scratch_floats (int width, int height);
+/* Where a plan's images lie in a plane's scratch, in floats from its
+ * start: the first image (the frame decimated along one axis, the larger of
+ * the two orders' images), then two small images. Rows of the small images
+ * (and of the first, when it is the frame's rows decimated) are
+ * small_stride floats apart: the small row rounded up to row_align floats,
+ * 1 on the CPU and 4 on the GPU, whose column passes read 16-byte words
+ * only from rows that keep them aligned (GRAY8 1080p at sigma 100 has rows
+ * of 130 floats; docs/performance.md, "The small images' rows padded"). */
+typedef struct
+{
+  size_t small_stride;
+  size_t small, small2;         /* where the small images start */
+  size_t floats;                /* the whole layout */
+} GbMultiscaleLayout;
+
+GbMultiscaleLayout gb_multiscale_layout (int small_width, int small_height,
+    int width, int height, int channels, int row_align);
+
+/* Floats of scratch (all channels) any plan of this plane size (or of any
+ * smaller window of it) needs under row_align (gb_multiscale_layout). */
+size_t gb_multiscale_scratch_floats (int width, int height, int channels,
+    int row_align);
 
 #ifdef __cplusplus
 }

@@ -1858,13 +1858,17 @@ phase_spread (const GbResample * r)
  * cpu_backend.c lay them out alike): the frame decimated along one axis,
  * the larger of the two orders', then two small images. */
 static size_t
-plan_scratch_floats (const GbMultiscalePlan * plan, int width, int height)
+plan_scratch_floats (const GbMultiscalePlan * plan, int width, int height,
+    int channels, int row_align)
 {
-  const size_t rows = (size_t) height * plan->small_width;
-  const size_t columns = (size_t) plan->small_height * width;
+  const size_t stride = ((size_t) plan->small_width * channels + row_align
+      - 1) / row_align * row_align;
+  const size_t rows = (size_t) height * stride;
+  const size_t columns = (size_t) plan->small_height * width * channels;
+  const size_t first = ((rows > columns ? rows : columns) + row_align - 1)
+      / row_align * row_align;
 
-  return (rows > columns ? rows : columns)
-      + 2 * (size_t) plan->small_height * plan->small_width;
+  return first + 2 * (size_t) plan->small_height * stride;
 }
 
 /* One plan against the bounds the GPU kernels and the scratch are sized
@@ -1874,6 +1878,7 @@ check_plan_bounds (double sigma_x, double sigma_y, int width, int height,
     int early_d16, int *plans)
 {
   GbMultiscalePlan plan;
+  int c, align;
   const int ok = gb_multiscale_plan (sigma_x, sigma_y, width, height,
       GB_BORDER_MIRROR, early_d16, &plan);
 
@@ -1897,12 +1902,23 @@ check_plan_bounds (double sigma_x, double sigma_y, int width, int height,
       "%d samples apart (the GPU's up pass takes at most 1)", sigma_x,
       sigma_y, width, height, phase_spread (&plan.up_x),
       phase_spread (&plan.up_y));
-  check (plan_scratch_floats (&plan, width, height)
-      <= gb_multiscale_scratch_floats (width, height),
-      "sigma %g x %g on %dx%d (early D = 16: %d): %zu floats of scratch, "
-      "past the %zu sized for the plane", sigma_x, sigma_y, width, height,
-      early_d16, plan_scratch_floats (&plan, width, height),
-      gb_multiscale_scratch_floats (width, height));
+  /* The CPU's layout and the GPU's (rows padded to 4 floats), for every
+   * channel count. */
+  for (c = 1; c <= 4; c++)
+    for (align = 1; align <= 4; align += 3) {
+      const GbMultiscaleLayout l = gb_multiscale_layout (plan.small_width,
+          plan.small_height, width, height, c, align);
+      const size_t need = plan_scratch_floats (&plan, width, height, c,
+          align);
+      check (l.floats == need && l.small % align == 0
+          && l.small_stride % align == 0
+          && need <= gb_multiscale_scratch_floats (width, height, c, align),
+          "sigma %g x %g on %dx%d (early D = 16: %d), %d channels, rows "
+          "aligned to %d: layout of %zu floats (small at %zu, stride %zu), "
+          "%zu expected, %zu sized for the plane", sigma_x, sigma_y, width,
+          height, early_d16, c, align, l.floats, l.small, l.small_stride,
+          need, gb_multiscale_scratch_floats (width, height, c, align));
+    }
 }
 
 static void
