@@ -63,6 +63,7 @@
 struct GbCudaPlaneBuffers
 {
   float gpu_share;              /* GbDevicePlane's, set with the geometry */
+  int multiscale_row_align;     /* likewise */
   float *intermediate;          /* row-major for separable, transposed for */
   size_t intermediate_pitch;    /* recursive: sized for both layouts */
   size_t transposed_pitch;
@@ -966,10 +967,13 @@ gb_cuda_configure (GbCuda * cuda, const GbGeometry * geometry, GbError * error)
     for (int p = 0; p < geometry->n_planes; p++)
       samples += (double) geometry->planes[p].width
           * geometry->planes[p].height * geometry->planes[p].channels;
-    for (int p = 0; p < geometry->n_planes; p++)
+    for (int p = 0; p < geometry->n_planes; p++) {
       cuda->planes[p].gpu_share = samples > 0 ? (float) ((double)
           geometry->planes[p].width * geometry->planes[p].height
           * geometry->planes[p].channels / samples) : 1.0f;
+      cuda->planes[p].multiscale_row_align = gb_multiscale_row_align
+          (*geometry, p);
+    }
   }
   cuda->host_frame_us = 0;
   return GB_OK;
@@ -1223,6 +1227,7 @@ device_plane (const GbCuda * cuda, int p, const GbImage * src,
   plane.gpu_share = cuda->planes[p].gpu_share;
   plane.frame_mixed_factors = cuda->frame_mixed_factors;
   plane.frame_blur_in_up = cuda->frame_blur_in_up;
+  plane.multiscale_row_align = cuda->planes[p].multiscale_row_align;
   return plane;
 }
 

@@ -25,7 +25,8 @@
 
 
 /* The multi-scale images' rows on the GPU are padded to 4 floats
- * (gb_multiscale_layout). */
+ * (gb_multiscale_layout) where gb_multiscale_row_align says so; the
+ * scratch is sized for that. */
 #define GB_MULTISCALE_GPU_ROW_ALIGN 4
 
 /* One plane on the device: interleaved samples of bytes_per_sample bytes
@@ -68,6 +69,8 @@ struct GbDevicePlane
    * its small blur along y in its up pass (gb_multiscale_blur_in_up); a
    * plane whose plan `auto` does not take (a small plane) still counts. */
   bool frame_blur_in_up;
+  /* The multi-scale images' rows, in floats: gb_multiscale_row_align. */
+  int multiscale_row_align;
 };
 
 /* Whether the plane has the GPU to itself: no other plane of its frame runs
@@ -180,6 +183,9 @@ cudaError_t gb_launch_multiscale (const GbDevicePlane & plane,
  * may run its small blur along y in the up pass: it does where every plane
  * of its frame may (GbDevicePlane's frame_blur_in_up). */
 bool gb_multiscale_blur_in_up (int channels, int factor_y);
+/* How plane p of the frame aligns its multi-scale images' rows
+ * (gb_multiscale_layout's row_align): GB_MULTISCALE_GPU_ROW_ALIGN or 1. */
+int gb_multiscale_row_align (const GbGeometry & geometry, int p);
 /* The edge-aware filter (edge_aware.h) of the filter's parameters,
  * Algorithm C with its kappa (kernels_edge_aware.cu). */
 cudaError_t gb_launch_edge_aware (const GbDevicePlane & plane,

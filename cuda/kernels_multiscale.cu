@@ -2417,6 +2417,25 @@ gb_multiscale_blur_in_up (int channels, int factor_y)
   return channels == 1 || (channels == 2 && factor_y == 16);
 }
 
+/* The small images' rows padded to 16 bytes, where the column passes then
+ * take their vector loads (H200, docs/performance.md, "The small images'
+ * rows padded"; 1080p at sigma 100: GRAY8 17.9 -> 16.8 us, NV16 31.5 ->
+ * 28.7, Y444 31.9 -> 30.3, NV12 4K 40.7 -> 37.9), except on a plane of one
+ * channel beside one of two channels of its size (NV24's luma): its faster
+ * chain then reaches its up pass while the longer chroma chain blurs its
+ * small image, and takes the SMs from it (sigma 50 32.4 -> 36.9). */
+int
+gb_multiscale_row_align (const GbGeometry & geometry, int p)
+{
+  const GbPlaneGeometry & plane = geometry.planes[p];
+  for (int q = 0; q < geometry.n_planes; q++)
+    if (plane.channels == 1 && geometry.planes[q].channels == 2
+        && geometry.planes[q].width == plane.width
+        && geometry.planes[q].height == plane.height)
+      return 1;
+  return GB_MULTISCALE_GPU_ROW_ALIGN;
+}
+
 cudaError_t
 gb_launch_multiscale (const GbDevicePlane & plane, const GbTaps & taps,
     GbBorder border, cudaStream_t stream)
@@ -2426,11 +2445,10 @@ gb_launch_multiscale (const GbDevicePlane & plane, const GbTaps & taps,
   const int c = plane.channels;
   const size_t small_row = (size_t) plan.small_width * c;
   const size_t frame_row = (size_t) plane.width * c;
-  /* The CPU's layout with rows padded to 16 bytes: the column passes then
-   * take their vector loads (GRAY8 1080p sigma 100: 17.9 -> 16.8 us). */
+  /* The CPU's layout, its rows padded where gb_multiscale_row_align says. */
   const GbMultiscaleLayout layout = gb_multiscale_layout (plan.small_width,
       plan.small_height, plane.width, plane.height, c,
-      GB_MULTISCALE_GPU_ROW_ALIGN);
+      plane.multiscale_row_align);
   float *first = plane.multiscale_scratch;
   float *small = first + layout.small;
   float *small2 = first + layout.small2;
