@@ -1802,15 +1802,6 @@ bordered_byte (const GbResample & r, const uint8_t * row, int b,
   return s < 0 ? 0u : (uint32_t) __ldg (row + s);
 }
 
-/* Whether the two aligned words around bytes b .. b + 3 both lie inside a
- * row of row_bytes (whose start may be skewed by up to 3 bytes): then the
- * staging loads them and funnel-shifts, else it takes bordered_word. */
-__device__ __forceinline__ bool
-words_inside_row (int b, int row_bytes)
-{
-  return b >= 4 && b + 8 <= row_bytes;
-}
-
 /* Bytes b .. b + 3 of the row, each through the border rule. */
 template < int C > __device__ __forceinline__ uint32_t
 bordered_word (const GbResample & r, const uint8_t * row, int b,
@@ -1858,7 +1849,7 @@ down_rows_kernel (GbResample r, DownRowWeights < D > weights,
       const int k = lane + 32 * i;
       const int b = byte0 + 4 * k;
       low[i] = high[i] = 0;
-      if (k < P::SPAN_WORDS && words_inside_row (b, row_bytes)) {
+      if (k < P::SPAN_WORDS && b >= 4 && b + 8 <= row_bytes) {
         low[i] = __ldg (row_words + (word0 + k));
         high[i] = __ldg (row_words + (word0 + k + 1));
       }
@@ -1869,7 +1860,8 @@ down_rows_kernel (GbResample r, DownRowWeights < D > weights,
       const int b = byte0 + 4 * k;
       if (k >= P::SPAN_WORDS)
         break;
-      words[k] = words_inside_row (b, row_bytes)
+      /* both words inside the row, else byte by byte through the border */
+      words[k] = b >= 4 && b + 8 <= row_bytes
           ? __funnelshift_r (low[i], high[i], 8 * skew)
           : bordered_word < C > (r, row, b, border);
     }
@@ -1883,7 +1875,8 @@ down_rows_kernel (GbResample r, DownRowWeights < D > weights,
       if (k >= P::SPAN_WORDS)
         break;
       uint32_t v;
-      if (words_inside_row (b, row_bytes)) {
+      /* two aligned words around bytes b .. b + 3, both inside the row */
+      if (b >= 4 && b + 8 <= row_bytes) {
         const uint8_t *at = row + b;
         const int skew = (int) ((uintptr_t) at & 3);
         const uint32_t *w = reinterpret_cast < const uint32_t * >(at - skew);
