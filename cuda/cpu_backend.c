@@ -1329,6 +1329,8 @@ multiscale_band (const GbPlaneJob * job, float *scratch, int row_begin,
   const float *table = plan->table;
   const int c = job->channels;
   const int bps = job->bytes_per_sample;
+  /* the layout's stride too: rows are not padded on the CPU (row_align 1,
+   * multiscale_scratch) */
   const size_t small_row = (size_t) plan->small_width * c;
   const size_t frame_row = (size_t) job->width * c;
   const MultiscaleScratch m = multiscale_scratch (job);

@@ -2412,11 +2412,12 @@ gb_multiscale_blur_in_up (int channels, int factor_y)
 
 /* The small images' rows padded to 16 bytes, where the column passes then
  * take their vector loads (H200, docs/performance.md, "The small images'
- * rows padded"; 1080p at sigma 100: GRAY8 17.9 -> 16.8 us, NV16 31.5 ->
- * 28.7, Y444 31.9 -> 30.3, NV12 4K 40.7 -> 37.9), except on a plane of one
- * channel beside one of two channels of its size (NV24's luma): its faster
- * chain then reaches its up pass while the longer chroma chain blurs its
- * small image, and takes the SMs from it (sigma 50 32.4 -> 36.9). */
+ * rows padded"; at sigma 100: GRAY8 1080p 17.9 -> 16.8 us, NV16 1080p
+ * 33.6 -> 29.0, Y444 1080p 31.9 -> 30.3, NV12 4K 40.7 -> 37.9), except on
+ * a plane of one channel beside one of two channels of its size (NV24's
+ * luma): its faster chain then reaches its up pass while the longer chroma
+ * chain blurs its small image, and takes the SMs from it (sigma 50 32.4 ->
+ * 36.9). */
 int
 gb_multiscale_row_align (const GbGeometry & geometry, int p)
 {

@@ -97,8 +97,9 @@ int gb_multiscale_early_d16 (int channels, int bytes_per_sample);
  * the two orders' images), then two small images. Rows of the small images
  * (and of the first, when it is the frame's rows decimated) are
  * small_stride floats apart: the small row rounded up to row_align floats,
- * 1 on the CPU and 4 on the GPU, whose column passes read 16-byte words
- * only from rows that keep them aligned (GRAY8 1080p at sigma 100 has rows
+ * 1 on the CPU and on the GPU where gb_multiscale_row_align says so (NV24's
+ * luma), else 4: the GPU's column passes read 16-byte words only from rows
+ * that keep them aligned (GRAY8 1080p at sigma 100 has rows
  * of 130 floats; docs/performance.md, "The small images' rows padded"). */
 typedef struct
 {

@@ -1910,8 +1910,17 @@ check_plan_bounds (double sigma_x, double sigma_y, int width, int height,
           plan.small_height, width, height, c, align);
       const size_t need = plan_scratch_floats (&plan, width, height, c,
           align);
+      const size_t rows_first = (size_t) height * l.small_stride;
+      const size_t columns_first = (size_t) plan.small_height * width * c;
+      const size_t small_image = (size_t) plan.small_height * l.small_stride;
+      /* the formula, and what any formula must give: aligned rows at least
+       * a small row long, images that do not overlap */
       check (l.floats == need && l.small % align == 0
           && l.small_stride % align == 0
+          && l.small_stride >= (size_t) plan.small_width * c
+          && l.small >= rows_first && l.small >= columns_first
+          && l.small2 - l.small >= small_image
+          && l.floats - l.small2 >= small_image
           && need <= gb_multiscale_scratch_floats (width, height, c, align),
           "sigma %g x %g on %dx%d (early D = 16: %d), %d channels, rows "
           "aligned to %d: layout of %zu floats (small at %zu, stride %zu), "
