@@ -99,8 +99,8 @@ int gb_multiscale_early_d16 (int channels, int bytes_per_sample);
  * small_stride floats apart: the small row rounded up to row_align floats,
  * 1 on the CPU and on the GPU where gb_multiscale_row_align says so (NV24's
  * luma), else 4: the GPU's column passes read 16-byte words only from rows
- * that keep them aligned (GRAY8 1080p at sigma 100 has rows
- * of 130 floats; docs/performance.md, "The small images' rows padded"). */
+ * that keep them aligned (GRAY8 1080p at sigma 100 has rows of 130 floats;
+ * docs/performance.md, "The small images' rows padded"). */
 typedef struct
 {
   size_t small_stride;
