@@ -1165,21 +1165,21 @@ gb_cpu_configure (GbCpu * cpu, const GbGeometry * geometry, GbError * error)
     uint64_t row = (uint64_t) plane->width * plane->channels;
     uint64_t padded = (uint64_t) (plane->width + 2 * GB_MAX_RADIUS)
         * plane->channels;
+    const uint64_t recursive = recursive_scratch_floats (plane,
+        geometry->bytes_per_sample);
+    const uint64_t multiscale = gb_multiscale_scratch_floats (plane->width,
+        plane->height, plane->channels, 1);
     if (row * plane->height > plane_floats)
       plane_floats = row * plane->height;
     if (row > row_floats)
       row_floats = row;
     if (padded > padded_floats)
       padded_floats = padded;
-    if (recursive_scratch_floats (plane, geometry->bytes_per_sample)
-        > recursive_floats)
-      recursive_floats = recursive_scratch_floats (plane,
-          geometry->bytes_per_sample);
+    if (recursive > recursive_floats)
+      recursive_floats = recursive;
     /* MULTISCALE keeps its images in the intermediate too. */
-    if (gb_multiscale_scratch_floats (plane->width, plane->height,
-            plane->channels, 1) > plane_floats)
-      plane_floats = gb_multiscale_scratch_floats (plane->width,
-          plane->height, plane->channels, 1);
+    if (multiscale > plane_floats)
+      plane_floats = multiscale;
   }
   tile_floats = align_floats (GB_CPU_TILE_ROWS * padded_floats);
   /* The tile area doubles as the SEPARABLE padded row (at most one row

@@ -941,11 +941,11 @@ gb_cuda_configure (GbCuda * cuda, const GbGeometry * geometry, GbError * error)
       bytes = transposed_bytes;
     /* ...and the multi-scale images, larger than the frame only for
      * small frames, where the margins dominate. */
-    if (gb_multiscale_scratch_floats (plane->width, plane->height,
-            plane->channels, GB_MULTISCALE_GPU_ROW_ALIGN) * sizeof (float)
-        > bytes)
-      bytes = gb_multiscale_scratch_floats (plane->width, plane->height,
-          plane->channels, GB_MULTISCALE_GPU_ROW_ALIGN) * sizeof (float);
+    const size_t multiscale_bytes = gb_multiscale_scratch_floats
+        (plane->width, plane->height, plane->channels,
+        GB_MULTISCALE_GPU_ROW_ALIGN) * sizeof (float);
+    if (multiscale_bytes > bytes)
+      bytes = multiscale_bytes;
     err = cudaMalloc ((void **) &buffers->intermediate, bytes);
     cuda->allocations += err == cudaSuccess;
     if (err == cudaSuccess) {
