@@ -8,18 +8,21 @@
 #include "gaussblur.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
+
+#define PI 3.14159265358979323846
 
 #define SHARE 0.75              /* prefilter and interpolation sigma, in D */
 #define REACH 3.5               /* each stage is cut at REACH of its sigma */
 
-/* The least sigma factor d takes: 12.8 for d = 8 (a small blur of at least
- * 1.2 small samples), 25.6 for d = 16 on early_d16 planes (the same), and
- * 3.2 d elsewhere, where D doubles as the small blur's taps require
- * (multiscale.h: the error bound). D = 8 from the least sigma on: frames
- * with D = 4 took 5 to 43 % longer on the GPU at sigma 15, except P016_LE
- * (level), Y42B and NV16 (1 to 2 % shorter; H200, docs/performance.md,
- * "D = 8 from sigma 12.8"). */
+/* The least sigma factor d takes: 10.75 for d = 8 (sigma / D = 1.34375, a
+ * small blur of 0.825 small samples), 21.5 for d = 16 on early_d16 planes
+ * (the same), and 3.2 d elsewhere, where D doubles as the small blur's taps
+ * require (multiscale.h: the error bound). D = 8 from the least sigma on:
+ * frames with D = 4 took 5 to 43 % longer on the GPU at sigma 15, except
+ * P016_LE (level), Y42B and NV16 (1 to 2 % shorter; H200,
+ * docs/performance.md, "D = 8 from sigma 12.8"). */
 static double
 smallest_sigma (int d, int early_d16)
 {
@@ -74,6 +77,7 @@ set_axis (GbResample * r, int phases, int taps, int step, int in_length,
 /* The three stages of one axis for sigma (see multiscale.h). */
 typedef struct
 {
+  double sigma;                 /* of the whole blur along this axis */
   int d;                        /* the factor D */
   double sp;                    /* prefilter = interpolation sigma */
   double ss;                    /* small blur sigma, in small samples */
@@ -88,6 +92,7 @@ axis_stages (double sigma, GbBorder border, int early_d16)
 {
   Axis a;
 
+  a.sigma = sigma;
   a.d = GB_MULTISCALE_MAX_FACTOR;
   while (a.d > GB_MULTISCALE_MIN_FACTOR
       && sigma < smallest_sigma (a.d, early_d16))
@@ -143,12 +148,142 @@ plan_down (GbMultiscalePlan * plan, GbResample * r, const Axis * a,
   return 1;
 }
 
+/* Solves the n x n symmetric positive definite system m x = v in place
+ * (Cholesky; m holds the lower factor afterwards); returns 0 where m is not
+ * positive definite. */
+static int
+solve_spd (double m[][GB_MULTISCALE_BLUR_TAPS], double *v, int n)
+{
+  int i, j, k;
+
+  for (j = 0; j < n; j++) {
+    double d = m[j][j];
+    for (k = 0; k < j; k++)
+      d -= m[j][k] * m[j][k];
+    if (!(d > 0.0))
+      return 0;
+    m[j][j] = sqrt (d);
+    for (i = j + 1; i < n; i++) {
+      double e = m[i][j];
+      for (k = 0; k < j; k++)
+        e -= m[i][k] * m[j][k];
+      m[i][j] = e / m[j][j];
+    }
+  }
+  for (i = 0; i < n; i++) {
+    for (k = 0; k < i; k++)
+      v[i] -= m[i][k] * v[k];
+    v[i] /= m[i][i];
+  }
+  for (i = n - 1; i >= 0; i--) {
+    for (k = i + 1; k < n; k++)
+      v[i] -= m[k][i] * v[k];
+    v[i] /= m[i][i];
+  }
+  return 1;
+}
+
+/* Points of the fit on [0, 2 pi) in small-image frequency: the prefilter
+ * and the interpolation pass under 3e-10 of 2 pi, so the ends add nothing,
+ * and 64 points give the weights of 256 within 1e-8 from sigma 10.75 to
+ * 250. */
+#define FIT_POINTS 64
+
+/* The small blur's 2 rs + 1 weights b, appended to the table (their offset,
+ * or -1 when it is full). Not the sampled Gaussian of ss: the prefilter and
+ * the interpolation, cut at 3.5 of their sigma, blur a little less than
+ * their sigma says, and the sampled Gaussian's spectrum is the Gaussian's
+ * folded onto [-pi, pi]; below ss 1.2 these cost the whole blur 0.2 to 5
+ * levels (docs/multiscale_error.py). Instead b is the symmetric filter,
+ * summing to 1, whose response B times the prefilter's and the
+ * interpolation's P (the prefilter's taps as the plan has them; the
+ * interpolation is the same Gaussian) is nearest the whole Gaussian's in
+ * least squares:
+ *   min over b of sum over theta of (P(w)^2 B(theta) - exp(-sigma^2 w^2 / 2))^2,
+ * w = theta / D. That takes the worst error of the whole filter at
+ * sigma / D = 1.6 from 0.197 of a level per axis to 0.134, and holds it
+ * under 0.2 down to sigma / D = 1.34375, where D = 8 now starts. With
+ * B = 1 + sum_k b_k (2 cos k theta - 2), the normal equations need only
+ * the cosine moments C(m) of P^4 and E(m) of P^2 times the Gaussian. */
+static int
+append_small_blur (GbMultiscalePlan * plan, const Axis * a)
+{
+  const int n = a->rs;          /* unknowns b_1 .. b_rs; b_0 = 1 - 2 sum */
+  const int lo = (int) ceil (a->centre - a->rp);
+  const int hi = (int) floor (a->centre + a->rp);
+  const int at = plan->table_size;
+  const double x0 = lo - a->centre;     /* the first tap's offset */
+  double m[GB_MULTISCALE_BLUR_TAPS][GB_MULTISCALE_BLUR_TAPS];
+  double v[GB_MULTISCALE_BLUR_TAPS];
+  double c_moment[2 * GB_MULTISCALE_BLUR_TAPS] = { 0 };
+  double e_moment[GB_MULTISCALE_BLUR_TAPS] = { 0 };
+  double prefilter[GB_MULTISCALE_DOWN_TAPS (GB_MULTISCALE_MAX_FACTOR)];
+  double prefilter_sum = 0.0, rest = 1.0;
+  int i, j, k;
+
+  if (n < 1 || 2 * n + 1 > GB_MULTISCALE_BLUR_TAPS
+      || at + 2 * n + 1 > GB_MULTISCALE_TABLE
+      || hi - lo + 1 > (int) (sizeof prefilter / sizeof prefilter[0]))
+    return -1;
+  for (k = 0; k <= hi - lo; k++) {
+    const double x = (x0 + k) / a->sp;
+    prefilter[k] = exp (-0.5 * x * x);
+    prefilter_sum += prefilter[k];
+  }
+  for (i = 0; i < FIT_POINTS; i++) {
+    const double theta = (i + 0.5) * (2.0 * PI / FIT_POINTS);
+    const double w = theta / a->d, step_w = 2.0 * cos (w);
+    const double step_theta = 2.0 * cos (theta);
+    const double target = exp (-0.5 * a->sigma * a->sigma * w * w);
+    double c0 = cos (w * x0), c1 = cos (w * (x0 + 1.0)), p = 0.0, pp;
+
+    /* cos (w x) at the taps by the recurrence c(x + 1) = 2 cos (w) c(x)
+     * - c(x - 1), over the first half: the taps are symmetric about the
+     * centre; cos (k theta) likewise */
+    for (k = 0; 2 * k < hi - lo; k++) {
+      const double c2 = step_w * c1 - c0;
+      p += prefilter[k] * c0;
+      c0 = c1;
+      c1 = c2;
+    }
+    p = (2.0 * p + ((hi - lo) % 2 == 0 ? prefilter[k] * c0 : 0.0))
+        / prefilter_sum;
+    pp = p * p;
+    c0 = 1.0;
+    c1 = cos (theta);
+    for (k = 0; k <= 2 * n; k++) {
+      const double c2 = step_theta * c1 - c0;
+      c_moment[k] += pp * pp * c0;
+      if (k <= n)
+        e_moment[k] += pp * target * c0;
+      c0 = c1;
+      c1 = c2;
+    }
+  }
+  /* m[j][k] = sum P^4 (2 cos j theta - 2) (2 cos k theta - 2), v[j] = sum
+   * P^2 (2 cos j theta - 2) (target - P^2), for j, k = 1 .. n */
+  for (j = 1; j <= n; j++) {
+    v[j - 1] = 2.0 * (e_moment[j] - e_moment[0] - c_moment[j]
+        + c_moment[0]);
+    for (k = 1; k <= n; k++)
+      m[j - 1][k - 1] = 2.0 * (c_moment[abs (j - k)] + c_moment[j + k])
+          - 4.0 * (c_moment[j] + c_moment[k] - c_moment[0]);
+  }
+  if (!solve_spd (m, v, n))
+    return -1;
+  for (k = 0; k < n; k++)
+    rest -= 2.0 * v[k];
+  for (k = -n; k <= n; k++)
+    plan->table[at + n + k] = (float) (k == 0 ? rest : v[abs (k) - 1]);
+  plan->table_size += 2 * n + 1;
+  return at;
+}
+
 static int
 plan_blur (GbMultiscalePlan * plan, GbResample * r, const Axis * a,
     int small, GbBorder border, const GbResample * same)
 {
-  const int at = same ? same->weights
-      : append_gaussian (plan, 2 * a->rs + 1, -a->rs, 1.0, a->ss);
+  const int at = same ? same->weights : append_small_blur (plan, a);
 
   if (at < 0)
     return 0;

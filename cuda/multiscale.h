@@ -41,7 +41,7 @@ extern "C" {
 #endif
 
 /* The factor D is a power of two from 8 (sigma >= 12.8) to 64. */
-#define GB_MULTISCALE_MIN_SIGMA 12.8
+#define GB_MULTISCALE_MIN_SIGMA 10.75
 #define GB_MULTISCALE_MIN_FACTOR 8
 #define GB_MULTISCALE_MAX_FACTOR 64
 #define GB_MULTISCALE_TABLE 2048    /* floats of all weights of a plan */

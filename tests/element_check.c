@@ -9,6 +9,7 @@
 #include <gst/check/gstcheck.h>
 
 #include "element_check.h"
+#include "multiscale.h"
 
 GstVideoInfo
 video_info (const gchar * format, gint width, gint height)
@@ -463,12 +464,12 @@ exact_blur_applies (const GstVideoInfo * info, const GbParams * params)
   const GbAlgorithm algorithm = effective_algorithm (GB_BACKEND_CPU, info,
       params);
 
-  /* multiscale is the separable convolution below sigma 12.8 */
+  /* multiscale is the separable convolution below its smallest sigma */
   return algorithm == GB_ALGORITHM_NAIVE || algorithm == GB_ALGORITHM_SHARED
       || algorithm == GB_ALGORITHM_SEPARABLE
       || algorithm == GB_ALGORITHM_FUSED
       || (algorithm == GB_ALGORITHM_MULTISCALE
-      && MAX (params->sigma_x, params->sigma_y) < 12.8);
+      && MAX (params->sigma_x, params->sigma_y) < GB_MULTISCALE_MIN_SIGMA);
 }
 
 /* The element's enum values are the core's (test_properties in

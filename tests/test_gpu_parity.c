@@ -381,7 +381,7 @@ main (int argc, char **argv)
   /* fused: radius 2 .. 56 (k-steps 2 .. 8), then past its reach (30);
    * 7: radius 25, the two-pass form's column ring unrolled on a plane
    * alone at 4 row blocks (ring_steps) */
-  static const double full_sigmas[] = { 0.5, 1, 3, 7, 10, 16, 30 };
+  static const double full_sigmas[] = { 0.5, 1, 3, 7, 10, 11, 16, 30 };
   static const double quick_sigmas[] = { 0.5, 3, 10, 16 };
   static const double large_sigmas[] = { 60, 150, 250 };
   static const Size race_sizes[] = { {61, 47}, {2100, 300} };
@@ -394,7 +394,7 @@ main (int argc, char **argv)
   const double *sigmas = quick ? quick_sigmas : race ? race_sigmas
       : full_sigmas;
   int n_sizes = race ? 2 : quick ? 5 : 4;
-  int n_sigmas = race ? 3 : quick ? 4 : 7;
+  int n_sigmas = race ? 3 : quick ? 4 : 8;
   int first_algorithm = race ? GB_ALGORITHM_SHARED : GB_ALGORITHM_AUTO;
   GbGeometry probe = { 1, 1, {{1, 1, 1, 1, 1, 0}} };
   GbBlur *blur;
@@ -435,11 +435,12 @@ main (int argc, char **argv)
     run_size (three_channel_plane, 3, factor_sigmas, quick ? 1 : 2,
         GB_ALGORITHM_MULTISCALE, GB_ALGORITHM_MULTISCALE, 0, quick);
     /* One channel, wide enough for the up pass's wide tile (up_tile_wide:
-     * 33 x 17 blocks, 3 or more an SM up to 187 SMs), at D = 8 and 16. */
+     * 33 x 17 blocks, 3 or more an SM up to 187 SMs), at D = 8 and 16
+     * (22: the early D = 16 with its smallest small blur). */
     if (!quick) {
       static const Size wide_plane = { 4099, 2161 };
-      static const double wide_sigmas[] = { 20, 100 };
-      run_size (wide_plane, 1, wide_sigmas, 2, GB_ALGORITHM_MULTISCALE,
+      static const double wide_sigmas[] = { 20, 22, 100 };
+      run_size (wide_plane, 1, wide_sigmas, 3, GB_ALGORITHM_MULTISCALE,
           GB_ALGORITHM_MULTISCALE, 0, 0);
     }
   }
