@@ -333,25 +333,38 @@ device_multiscale_up_fragments (const GbCuda * cuda, int p)
  * Three channels are taken as four (not measured). */
 #define SEPARABLE_AUTO_MAX_RADIUS_FEW_CHANNELS 88
 #define SEPARABLE_AUTO_MAX_RADIUS_MANY_CHANNELS 60
-/* ...and where a multi-scale plan exists (sigma >= 12.8 on both axes), up
- * to this radius: at radius 46 (sigma 13) the multi-scale path won on all
- * three (GRAY16 30.5 against 37.9 us, P016 39.3 against 44.9, RGBA64 67.7
- * against 113.7). */
-#define SEPARABLE_AUTO_MAX_RADIUS_BESIDE_MULTISCALE 44
-/* Where the multi-scale path runs (sigma >= 12.8 on both axes, radius 45
- * and more at the automatic radius) it beats the fused kernel, measured
- * on the H100 at sigma 12.8 to 16 (radius 45 to 56; docs/performance.md,
- * "multiscale on the tensor cores"), us, fused against
- * multiscale: RGBA 4K 173.8 against 117.7 at radius 45, 234 against 118
- * at 49 to 56; GRAY8 4K 50.8 against 46.6, 59 against 47; RGBA 1080p 48.9
- * against 48.5, 58 against 48.8. The exception is a plane of fewer than
- * FUSED_BESIDE_MULTISCALE_MAX_SAMPLES samples up to radius 48 (GRAY8 1080p,
- * the luma of 1080p YUV: 23.3-24.1 against 24.8 at radius 45 and 46,
- * 27.6 against 25.2 from 49). A radius below the automatic one (a filter
- * cut short by hand) keeps the fused kernel up to
- * FUSED_AUTO_MAX_RADIUS_BESIDE_MULTISCALE: the multi-scale path would
- * ignore it. */
-#define FUSED_AUTO_MAX_RADIUS_BESIDE_MULTISCALE 44
+/* ...and where a multi-scale plan exists (sigma >= 10.75 on both axes), up
+ * to this radius, below every plan's automatic radius: at radius 38 (sigma
+ * 10.75) the multi-scale path won on every 16-bit frame (H200, us,
+ * separable against multiscale: GRAY16 1080p 23.5 against 22.5, 4K 80.8
+ * against 37.3; P016 1080p 36.4 against 28.7; RGBA64 1080p 80.4 against
+ * 37.7, 4K 272.2 against 84.6; docs/performance.md, "The small blur's
+ * weights fitted"). */
+#define SEPARABLE_AUTO_MAX_RADIUS_BESIDE_MULTISCALE 37
+/* Where the multi-scale path runs (sigma >= 10.75 on both axes, radius 38
+ * and more at the automatic radius) it beats the fused kernel on large
+ * planes, measured on the H200 at sigma 10.75 and 12 (radius 38 and 42;
+ * docs/performance.md, "The small blur's weights fitted"), us, fused
+ * against multiscale: RGBA 4K 108.9 / 119.3 against 74.8, GRAY8 4K 32.4 /
+ * 35.9 against 30.4, RGB 1080p 34.8 / 37.6 against 26.9 (RGB 4K 114.8 /
+ * 124.3 against 54.9), NV12 4K 52.8 / 55.1 against 45.8. Planes of four
+ * channels under 2^24 samples (RGBA 1080p) keep the fused kernel a little
+ * longer: 28.9 against 32.3 at radius 38, 34.1 against 32.3 at 42. On
+ * planes of fewer than FUSED_BESIDE_MULTISCALE_MAX_SAMPLES samples (GRAY8
+ * 1080p, the luma of 1080p YUV) the fused kernel stays up to radius 48, for
+ * the 4:2:0 frames: NV12 and I420 1080p 22.2-23.1 us against 28.0-28.3 at
+ * radius 38 and 42 (the other such frames lose up to 5 us there: GRAY8
+ * 14.5 against 15.0 / 16.2, NV16 25.5 against 26.7 / 30.3, Y444 30.6 against
+ * 35.6 / 37.5; the choice is made for the largest plane alone). On the H100
+ * from radius 45 (docs/performance.md, "multiscale on the tensor cores"):
+ * RGBA 4K 173.8 against 117.7, RGBA 1080p 48.9 against 48.5. A radius below
+ * the automatic one (a filter cut short by hand) keeps the fused kernel up
+ * to FUSED_CUT_SHORT_MAX_RADIUS_BESIDE_MULTISCALE: the multi-scale path
+ * would ignore it. */
+#define FUSED_AUTO_MAX_RADIUS_BESIDE_MULTISCALE 37
+#define FUSED_BESIDE_MULTISCALE_FOUR_CHANNELS_MAX_RADIUS 40
+#define FUSED_BESIDE_MULTISCALE_FOUR_CHANNELS_MAX_SAMPLES ((size_t) 1 << 24)
+#define FUSED_CUT_SHORT_MAX_RADIUS_BESIDE_MULTISCALE 44
 #define FUSED_BESIDE_MULTISCALE_SMALL_PLANE_MAX_RADIUS 48
 #define FUSED_BESIDE_MULTISCALE_MAX_SAMPLES ((size_t) 1 << 22)
 /* Largest radius at which one-channel planes take the registers form of
@@ -415,8 +428,9 @@ gb_cuda_auto_algorithm (const GbCuda * cuda, const GbPlaneFilter * filter,
   /* Measured on an H100 (docs/performance.md): for GRAY8 and RGBA,
    * 1080p and 4K, the fused kernel is the fastest wherever it runs (radius
    * up to 56, compute capability 8.0; below) and no multi-scale plan exists;
-   * where one does (sigma >= 12.8 on both axes), the multi-scale path wins
-   * but on small planes up to radius 48 (above), and it beats the
+   * where one does (sigma >= 10.75 on both axes), the multi-scale path wins
+   * but on small planes up to radius 48 and on planes of four channels up
+   * to 40 (above), and it beats the
    * recursive filter on every format measured (all formats at 1080p, sigma
    * 30: 1.2x for I420 to 2.8x for RGBA). On planes of one and two
    * channels without a plan the fused kernels reach radius 96 along y
@@ -429,16 +443,24 @@ gb_cuda_auto_algorithm (const GbCuda * cuda, const GbPlaneFilter * filter,
    * take the fused filter in FP32 where it was measured faster (above).
    * Without a fused kernel (larger radii on 16-bit samples, 8-bit ones on
    * GPUs before compute capability 8.0) the separable passes win up to
-   * radius 44 where the multi-scale path runs, and against the recursive
+   * radius 37 where the multi-scale path runs, and against the recursive
    * filter up to radius 88 on planes of one or two channels and 60 on
    * wider ones; past those the recursive filter where no multi-scale plan
-   * exists (sigma below 12.8 on an axis). */
+   * exists (sigma below 10.75 on an axis). */
   const size_t samples = (size_t) plane->width * plane->height
       * plane->channels;
+  const bool cut_short = radius < gb_auto_radius (filter->x.sigma)
+      || radius < gb_auto_radius (filter->y.sigma);
+  const int fused_beside_multiscale = samples
+      < FUSED_BESIDE_MULTISCALE_MAX_SAMPLES
+      ? FUSED_BESIDE_MULTISCALE_SMALL_PLANE_MAX_RADIUS
+      : cut_short ? FUSED_CUT_SHORT_MAX_RADIUS_BESIDE_MULTISCALE
+      : plane->channels == 4
+      && samples < FUSED_BESIDE_MULTISCALE_FOUR_CHANNELS_MAX_SAMPLES
+      ? FUSED_BESIDE_MULTISCALE_FOUR_CHANNELS_MAX_RADIUS
+      : FUSED_AUTO_MAX_RADIUS_BESIDE_MULTISCALE;
   if (fused_runs (cuda, filter, plane->channels, bytes_per_sample)
-      && (!multiscale || radius <= FUSED_AUTO_MAX_RADIUS_BESIDE_MULTISCALE
-          || (radius <= FUSED_BESIDE_MULTISCALE_SMALL_PLANE_MAX_RADIUS
-              && samples < FUSED_BESIDE_MULTISCALE_MAX_SAMPLES)))
+      && (!multiscale || radius <= fused_beside_multiscale))
     return GB_ALGORITHM_FUSED;
   if (gb_fused_float_runs (plane->channels, bytes_per_sample,
           filter->x.radius, filter->y.radius, cuda->shared_per_block)
@@ -1181,7 +1203,7 @@ launch_blur (GbCuda * cuda, const GbDevicePlane & plane, const GbTaps & taps,
     case GB_ALGORITHM_MULTISCALE:
       if (filter->multiscale.factor_x)
         return gb_launch_multiscale (plane, taps, border, stream);
-      /* Below its sigma (no plan: an axis under 12.8, as on the chroma of
+      /* Below its sigma (no plan: an axis under 10.75, as on the chroma of
        * a frame whose luma takes the plan) the separable convolution's
        * filter, as on the CPU; by the fused kernels where auto takes them
        * for such a plane (the same filter, docs/algorithms.md section 8):
