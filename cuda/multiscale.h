@@ -5,11 +5,13 @@
  *
  * A Gaussian of sigma is three Gaussians in a row, sigma^2 = sp^2 + (D ss)^2
  * + su^2: a prefilter (sp = 0.75 D) evaluated only every D samples, a blur
- * of that D-times smaller image (D = 8 from sigma 12.8, where ss =
- * sqrt (1.6^2 - 1.125) = 1.2 small samples; D = 16 from 25.6 on some
+ * of that D-times smaller image (D = 8 from sigma 10.75, where ss =
+ * sqrt (1.34375^2 - 1.125) = 0.825 small samples; D = 16 from 21.5 on some
  * planes, the same; elsewhere the largest D with sigma / D >= 3.2, ss >=
- * 3.0), and an
- * interpolating Gaussian (su = 0.75 D) back to every sample. The prefilter
+ * 3.0), and an interpolating Gaussian (su = 0.75 D) back to every sample.
+ * The small blur's weights are not the sampled Gaussian of ss but fitted,
+ * in least squares, so that the three stages' response is the Gaussian's
+ * (multiscale.c, append_small_blur). The prefilter
  * leaves at most exp(-2 pi^2 0.75^2) = 1.5e-5 of any frequency that would
  * alias; the interpolation as little of the spectral images. Each stage is
  * cut at 3.5 of its sigma, like the convolutions. The small image covers the
@@ -20,10 +22,10 @@
  * one (or zeros), which the small blur's clamp (or zero) rule at the small
  * image's edge reproduces exactly. The result is the Gaussian of the
  * border-extended frame either way. Measured against the exact sampled
- * Gaussian (docs/multiscale_error.py, clamp border): at most 0.22 of a level
- * per axis before rounding, for sigma 12.8 to 250 (0.13 where sigma / D >=
- * 3.2; D = 4 from 12.8 kept 0.15, and was slower).
- *
+ * Gaussian (docs/multiscale_error.py, clamp border): at most 0.195 of a
+ * level per axis before rounding, for sigma 10.75 to 250 (0.18 at 10.75,
+ * 0.195 at the early D = 16's 21.5, under 0.14 from sigma / D = 1.6; the
+ * sampled Gaussian of ss kept 0.214 from 12.8).
  * Six separable passes, each out[o] = sum_t w[phase][t] in[map(first(o) + t)]
  * with phase = o % phases and first(o) = (o / phases) * step + first[phase]:
  *   down along x (frame -> small columns), down along y, blur along x and y
@@ -40,7 +42,7 @@
 extern "C" {
 #endif
 
-/* The factor D is a power of two from 8 (sigma >= 12.8) to 64. */
+/* The factor D is a power of two from 8 (sigma >= 10.75) to 64. */
 #define GB_MULTISCALE_MIN_SIGMA 10.75
 #define GB_MULTISCALE_MIN_FACTOR 8
 #define GB_MULTISCALE_MAX_FACTOR 64
@@ -81,11 +83,11 @@ typedef struct {
 /* Fills plan for sigma_x, sigma_y >= GB_MULTISCALE_MIN_SIGMA (each axis has
  * its own factor) on a width x height plane; returns 0 (plan unusable, both
  * factors 0) when either is below it. early_d16 (gb_multiscale_early_d16):
- * D = 16 from sigma 25.6 instead of 51.2, where both axes reach 25.6. */
+ * D = 16 from sigma 21.5 instead of 51.2, where both axes reach 21.5. */
 int gb_multiscale_plan (double sigma_x, double sigma_y, int width, int height,
     GbBorder border, int early_d16, GbMultiscalePlan * plan);
 
-/* Whether a plane's D = 16 starts at sigma 25.6: 8-bit planes of one or
+/* Whether a plane's D = 16 starts at sigma 21.5: 8-bit planes of one or
  * four channels, where that measured faster on the GPU (docs/performance.md,
  * "D = 8 from sigma 12.8"); GRAY16 and two-channel planes lost (RGBA64
  * gained at 1080p, not timed at 4K: left out). Both backends take the same
