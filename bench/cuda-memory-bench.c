@@ -597,7 +597,7 @@ rotation_open (Rotation * r, const Case * c, gint min_count, gint n_cuda,
   }
   largest = largest_plane (&r->geometry);
   r->algorithm = gb_cuda_auto_algorithm (r->cuda[0], &filters[largest],
-      &r->geometry.planes[largest], r->geometry.bytes_per_sample);
+      &r->geometry, largest);
   return TRUE;
 }
 

@@ -662,7 +662,7 @@ main (int argc, char **argv)
         GbAlgorithm kernel = algorithm;
         if (algorithm == GB_ALGORITHM_AUTO)
           kernel = gpu ? gb_cuda_auto_algorithm (cuda, &filters[largest],
-              &geometry.planes[largest], geometry.bytes_per_sample)
+              &geometry, largest)
               : GB_ALGORITHM_SEPARABLE;
         char name[32];
         if (algorithm == GB_ALGORITHM_AUTO && gpu)

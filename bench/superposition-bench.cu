@@ -710,7 +710,7 @@ main (int argc, char **argv)
     check_gb (gb_params_validate (&blur_params, &e), e, "blur parameters");
     gb_plane_filters_resolve (&blur_params, &g, blur_filters.get ());
     const GbAlgorithm blur_algorithm = gb_cuda_auto_algorithm (cuda,
-        &blur_filters[0], &g.planes[0], g.bytes_per_sample);
+        &blur_filters[0], &g, 0);
     check_gb (gb_cuda_set_filters (cuda, blur_filters.get (), &e), e,
         "gb_cuda_set_filters");
     /* Launch i of a timed loop: frame i of the rotation through the

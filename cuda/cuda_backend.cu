@@ -349,13 +349,18 @@ device_multiscale_up_fragments (const GbCuda * cuda, int p)
  * 35.9 against 30.4, RGB 1080p 34.8 / 37.6 against 26.9 (RGB 4K 114.8 /
  * 124.3 against 54.9), NV12 4K 52.8 / 55.1 against 45.8. Planes of four
  * channels under 2^24 samples (RGBA 1080p) keep the fused kernel a little
- * longer: 28.9 against 32.3 at radius 38, 34.1 against 32.3 at 42. On
- * planes of fewer than FUSED_BESIDE_MULTISCALE_MAX_SAMPLES samples (GRAY8
- * 1080p, the luma of 1080p YUV) the fused kernel stays up to radius 48, for
- * the 4:2:0 frames: NV12 and I420 1080p 22.2-23.1 us against 28.0-28.3 at
- * radius 38 and 42 (the other such frames lose up to 5 us there: GRAY8
- * 14.5 against 15.0 / 16.2, NV16 25.5 against 26.7 / 30.3, Y444 30.6 against
- * 35.6 / 37.5; the choice is made for the largest plane alone). On the H100
+ * longer: 29.1 against 32.3 at radius 40, 34.3 against 32.3 at 41. Planes
+ * of fewer than FUSED_BESIDE_MULTISCALE_MAX_SAMPLES samples (GRAY8 1080p,
+ * the luma of 1080p YUV) take the same rules, but in frames whose chroma is
+ * subsampled on both axes: NV12 and I420 1080p took 22.2-23.1 us fused
+ * against 28.0-28.3 with the multi-scale luma at radius 38 and 42, so they
+ * keep the fused kernel up to radius 48, where it measured faster on the
+ * H100 (below); GRAY8 took 15.0 / 16.2 against 14.5, NV16 26.7 / 30.3
+ * against 25.5, Y444 35.6 / 37.5 against 30.6, NV24 33.4 / 36.1 against
+ * 30.8, Y42B 27.6 / 31.3 against 28.0 / 28.1. Planes under
+ * FUSED_BESIDE_MULTISCALE_MIN_SAMPLES keep the fused kernel to 48 too:
+ * none was measured, and there the multi-scale path's four or five
+ * launches weigh more. On the H100
  * from radius 45 (docs/performance.md, "multiscale on the tensor cores"):
  * RGBA 4K 173.8 against 117.7, RGBA 1080p 48.9 against 48.5. A radius below
  * the automatic one (a filter cut short by hand) keeps the fused kernel up
@@ -367,6 +372,7 @@ device_multiscale_up_fragments (const GbCuda * cuda, int p)
 #define FUSED_CUT_SHORT_MAX_RADIUS_BESIDE_MULTISCALE 44
 #define FUSED_BESIDE_MULTISCALE_SMALL_PLANE_MAX_RADIUS 48
 #define FUSED_BESIDE_MULTISCALE_MAX_SAMPLES ((size_t) 1 << 22)
+#define FUSED_BESIDE_MULTISCALE_MIN_SAMPLES ((size_t) 1 << 20)
 /* Largest radius at which one-channel planes take the registers form of
  * the fused kernel rather than its two-pass form, where the latter's
  * intermediate fits: on GRAY8 1080p, us, registers against two-pass,
@@ -418,10 +424,46 @@ gb_cuda_last_frame_in_one_launch (const GbCuda * cuda)
   return cuda->last_in_one_launch;
 }
 
+/* Whether the frame has a plane subsampled on both axes (4:2:0 and the
+ * like). */
+static bool
+has_quarter_chroma (const GbGeometry * geometry)
+{
+  for (int p = 0; p < geometry->n_planes; p++)
+    if (geometry->planes[p].subsampling_x >= 2
+        && geometry->planes[p].subsampling_y >= 2)
+      return true;
+  return false;
+}
+
+/* The largest radius at which the fused kernel beats the multi-scale path
+ * on this plane (above). */
+static int
+fused_max_radius_beside_multiscale (const GbPlaneFilter * filter,
+    const GbPlaneGeometry * plane, size_t samples, bool quarter_chroma)
+{
+  const int radius = gb_plane_filter_radius (filter);
+  const bool cut_short = radius < gb_auto_radius (filter->x.sigma)
+      || radius < gb_auto_radius (filter->y.sigma);
+
+  if (samples < FUSED_BESIDE_MULTISCALE_MAX_SAMPLES && (cut_short
+          || quarter_chroma
+          || samples < FUSED_BESIDE_MULTISCALE_MIN_SAMPLES))
+    return FUSED_BESIDE_MULTISCALE_SMALL_PLANE_MAX_RADIUS;
+  if (cut_short)
+    return FUSED_CUT_SHORT_MAX_RADIUS_BESIDE_MULTISCALE;
+  if (plane->channels == 4
+      && samples < FUSED_BESIDE_MULTISCALE_FOUR_CHANNELS_MAX_SAMPLES)
+    return FUSED_BESIDE_MULTISCALE_FOUR_CHANNELS_MAX_RADIUS;
+  return FUSED_AUTO_MAX_RADIUS_BESIDE_MULTISCALE;
+}
+
 GbAlgorithm
 gb_cuda_auto_algorithm (const GbCuda * cuda, const GbPlaneFilter * filter,
-    const GbPlaneGeometry * plane, int bytes_per_sample)
+    const GbGeometry * geometry, int plane_index)
 {
+  const GbPlaneGeometry *plane = &geometry->planes[plane_index];
+  const int bytes_per_sample = geometry->bytes_per_sample;
   const int radius = gb_plane_filter_radius (filter);
   const bool multiscale = filter->multiscale.factor_x != 0;
 
@@ -429,8 +471,9 @@ gb_cuda_auto_algorithm (const GbCuda * cuda, const GbPlaneFilter * filter,
    * 1080p and 4K, the fused kernel is the fastest wherever it runs (radius
    * up to 56, compute capability 8.0; below) and no multi-scale plan exists;
    * where one does (sigma >= 10.75 on both axes), the multi-scale path wins
-   * but on small planes up to radius 48 and on planes of four channels up
-   * to 40 (above), and it beats the
+   * from radius 38 but on the small planes of 4:2:0 frames (and planes under
+   * 2^20 samples) up to radius 48 and on planes of four channels up to 40
+   * (above), and it beats the
    * recursive filter on every format measured (all formats at 1080p, sigma
    * 30: 1.2x for I420 to 2.8x for RGBA). On planes of one and two
    * channels without a plan the fused kernels reach radius 96 along y
@@ -449,18 +492,9 @@ gb_cuda_auto_algorithm (const GbCuda * cuda, const GbPlaneFilter * filter,
    * exists (sigma below 10.75 on an axis). */
   const size_t samples = (size_t) plane->width * plane->height
       * plane->channels;
-  const bool cut_short = radius < gb_auto_radius (filter->x.sigma)
-      || radius < gb_auto_radius (filter->y.sigma);
-  const int fused_beside_multiscale = samples
-      < FUSED_BESIDE_MULTISCALE_MAX_SAMPLES
-      ? FUSED_BESIDE_MULTISCALE_SMALL_PLANE_MAX_RADIUS
-      : cut_short ? FUSED_CUT_SHORT_MAX_RADIUS_BESIDE_MULTISCALE
-      : plane->channels == 4
-      && samples < FUSED_BESIDE_MULTISCALE_FOUR_CHANNELS_MAX_SAMPLES
-      ? FUSED_BESIDE_MULTISCALE_FOUR_CHANNELS_MAX_RADIUS
-      : FUSED_AUTO_MAX_RADIUS_BESIDE_MULTISCALE;
   if (fused_runs (cuda, filter, plane->channels, bytes_per_sample)
-      && (!multiscale || radius <= fused_beside_multiscale))
+      && (!multiscale || radius <= fused_max_radius_beside_multiscale
+          (filter, plane, samples, has_quarter_chroma (geometry))))
     return GB_ALGORITHM_FUSED;
   if (gb_fused_float_runs (plane->channels, bytes_per_sample,
           filter->x.radius, filter->y.radius, cuda->shared_per_block)
@@ -1166,13 +1200,14 @@ static GbAlgorithm
 no_plan_algorithm (const GbCuda * cuda, const GbPlaneFilter * filter,
     const GbDevicePlane & plane)
 {
-  GbPlaneGeometry geometry = { };
+  GbGeometry geometry = { };
 
-  geometry.width = plane.width;
-  geometry.height = plane.height;
-  geometry.channels = plane.channels;
-  return gb_cuda_auto_algorithm (cuda, filter, &geometry,
-      plane.bytes_per_sample);
+  geometry.n_planes = 1;
+  geometry.bytes_per_sample = plane.bytes_per_sample;
+  geometry.planes[0].width = plane.width;
+  geometry.planes[0].height = plane.height;
+  geometry.planes[0].channels = plane.channels;
+  return gb_cuda_auto_algorithm (cuda, filter, &geometry, 0);
 }
 
 static cudaError_t

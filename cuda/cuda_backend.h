@@ -106,12 +106,12 @@ void gb_cuda_set_planes_in_one_launch (GbCuda * cuda, int one_launch);
  * for the tests, which check that the frames that qualify take it. */
 int gb_cuda_last_frame_in_one_launch (const GbCuda * cuda);
 
-/* The algorithm GB_ALGORITHM_AUTO means on the GPU for a plane of this
- * filter, channels and sample size (the handle asks for its largest plane;
- * the measured choice does not depend on the plane's size). */
+/* The algorithm GB_ALGORITHM_AUTO means on the GPU for plane `plane` of
+ * this frame geometry, blurred by `filter` (the handle asks for its largest
+ * plane; the choice depends on the plane's size, channels and samples, and
+ * on whether the frame's chroma is subsampled on both axes). */
 GbAlgorithm gb_cuda_auto_algorithm (const GbCuda * cuda,
-    const GbPlaneFilter * filter, const GbPlaneGeometry * plane,
-    int bytes_per_sample);
+    const GbPlaneFilter * filter, const GbGeometry * geometry, int plane);
 
 /* Gather or scatter, whichever is faster on the GPU for a sigma map on
  * frames of this plane (the handle asks for plane 0). */

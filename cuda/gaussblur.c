@@ -659,8 +659,8 @@ gb_blur_get_effective_algorithm (const GbBlur * blur)
   }
   filter = &blur->filters[largest];
   if (blur->cuda)     /* measured on the GPU (docs/performance.md) */
-    return gb_cuda_auto_algorithm (blur->cuda, filter,
-        &blur->geometry.planes[largest], blur->geometry.bytes_per_sample);
+    return gb_cuda_auto_algorithm (blur->cuda, filter, &blur->geometry,
+        largest);
   /* On the CPU the separable passes beat both 2D convolutions at every
    * radius, and the recursive filter beats them from about sigma 3.5
    * (1080p RGBA on 16 threads: 3.2 ms against 4.2 ms at sigma 5;
