@@ -339,8 +339,11 @@ device_multiscale_up_fragments (const GbCuda * cuda, int p)
  * separable against multiscale: GRAY16 1080p 23.5 against 22.5, 4K 80.8
  * against 37.3; P016 1080p 36.4 against 28.7; RGBA64 1080p 80.4 against
  * 37.7, 4K 272.2 against 84.6; docs/performance.md, "The small blur's
- * weights fitted"). */
+ * weights fitted"). A radius cut short by hand keeps the separable passes
+ * to radius 44, as the fused kernel (below): the multi-scale path would
+ * ignore it. */
 #define SEPARABLE_AUTO_MAX_RADIUS_BESIDE_MULTISCALE 37
+#define SEPARABLE_CUT_SHORT_MAX_RADIUS_BESIDE_MULTISCALE 44
 /* Where the multi-scale path runs (sigma >= 10.75 on both axes, radius 38
  * and more at the automatic radius) it beats the fused kernel on large
  * planes, measured on the H200 at sigma 10.75 and 12 (radius 38 and 42;
@@ -364,8 +367,8 @@ device_multiscale_up_fragments (const GbCuda * cuda, int p)
  * from radius 45 (docs/performance.md, "multiscale on the tensor cores"):
  * RGBA 4K 173.8 against 117.7, RGBA 1080p 48.9 against 48.5. A radius below
  * the automatic one (a filter cut short by hand) keeps the fused kernel up
- * to FUSED_CUT_SHORT_MAX_RADIUS_BESIDE_MULTISCALE: the multi-scale path
- * would ignore it. */
+ * to FUSED_CUT_SHORT_MAX_RADIUS_BESIDE_MULTISCALE (48 on planes under 2^22
+ * samples): the multi-scale path would ignore it. */
 #define FUSED_AUTO_MAX_RADIUS_BESIDE_MULTISCALE 37
 #define FUSED_BESIDE_MULTISCALE_FOUR_CHANNELS_MAX_RADIUS 40
 #define FUSED_BESIDE_MULTISCALE_FOUR_CHANNELS_MAX_SAMPLES ((size_t) 1 << 24)
@@ -436,15 +439,24 @@ has_quarter_chroma (const GbGeometry * geometry)
   return false;
 }
 
+/* Whether the filter's radius is below the automatic one of its sigma (set
+ * by hand): the multi-scale path would not honour it. */
+static bool
+radius_cut_short (const GbPlaneFilter * filter)
+{
+  const int radius = gb_plane_filter_radius (filter);
+
+  return radius < gb_auto_radius (filter->x.sigma)
+      || radius < gb_auto_radius (filter->y.sigma);
+}
+
 /* The largest radius at which the fused kernel beats the multi-scale path
  * on this plane (above). */
 static int
 fused_max_radius_beside_multiscale (const GbPlaneFilter * filter,
     const GbPlaneGeometry * plane, size_t samples, bool quarter_chroma)
 {
-  const int radius = gb_plane_filter_radius (filter);
-  const bool cut_short = radius < gb_auto_radius (filter->x.sigma)
-      || radius < gb_auto_radius (filter->y.sigma);
+  const bool cut_short = radius_cut_short (filter);
 
   if (samples < FUSED_BESIDE_MULTISCALE_MAX_SAMPLES && (cut_short
           || quarter_chroma
@@ -467,7 +479,7 @@ gb_cuda_auto_algorithm (const GbCuda * cuda, const GbPlaneFilter * filter,
   const int radius = gb_plane_filter_radius (filter);
   const bool multiscale = filter->multiscale.factor_x != 0;
 
-  /* Measured on an H100 (docs/performance.md): for GRAY8 and RGBA,
+  /* Measured on an H100 and an H200 (docs/performance.md): for GRAY8 and RGBA,
    * 1080p and 4K, the fused kernel is the fastest wherever it runs (radius
    * up to 56, compute capability 8.0; below) and no multi-scale plan exists;
    * where one does (sigma >= 10.75 on both axes), the multi-scale path wins
@@ -480,13 +492,15 @@ gb_cuda_auto_algorithm (const GbCuda * cuda, const GbPlaneFilter * filter,
    * (their two-pass form): on the H200 at sigma 10 across and 25 down,
    * GRAY8 1080p 24.2 us against 46.8 in the separable passes, GRAY8 4K
    * 58.3 against 127.2, NV12 1080p 36.4 against 57.7; the chroma of 4:2:2
-   * frames below sigma 25.6 with it: Y42B 1080p at sigma 20 / 25 36.5 /
-   * 39.9 against 47.9 / 57.0, NV16 33.2 / 35.8 against 46.8 / 56.2
-   * (docs/performance.md, "The column pass to radius 96"). 16-bit planes
+   * frames below sigma 21.5 (25.6 when these were measured) with it: Y42B
+   * 1080p at sigma 20 / 25 36.5 / 39.9 against 47.9 / 57.0, NV16 33.2 /
+   * 35.8 against 46.8 / 56.2 (docs/performance.md, "The column pass to
+   * radius 96"). 16-bit planes
    * take the fused filter in FP32 where it was measured faster (above).
    * Without a fused kernel (larger radii on 16-bit samples, 8-bit ones on
    * GPUs before compute capability 8.0) the separable passes win up to
-   * radius 37 where the multi-scale path runs, and against the recursive
+   * radius 37 where the multi-scale path runs (44 for a radius cut short by
+   * hand), and against the recursive
    * filter up to radius 88 on planes of one or two channels and 60 on
    * wider ones; past those the recursive filter where no multi-scale plan
    * exists (sigma below 10.75 on an axis). */
@@ -502,7 +516,9 @@ gb_cuda_auto_algorithm (const GbCuda * cuda, const GbPlaneFilter * filter,
           || (radius <= FUSED_FLOAT_AUTO_MAX_RADIUS_LARGE_PLANE
               && samples >= FUSED_FLOAT_LARGE_PLANE_MIN_SAMPLES)))
     return GB_ALGORITHM_FUSED;
-  if (radius <= (multiscale ? SEPARABLE_AUTO_MAX_RADIUS_BESIDE_MULTISCALE
+  if (radius <= (multiscale ? (radius_cut_short (filter)
+              ? SEPARABLE_CUT_SHORT_MAX_RADIUS_BESIDE_MULTISCALE
+              : SEPARABLE_AUTO_MAX_RADIUS_BESIDE_MULTISCALE)
           : plane->channels <= 2 ? SEPARABLE_AUTO_MAX_RADIUS_FEW_CHANNELS
           : SEPARABLE_AUTO_MAX_RADIUS_MANY_CHANNELS))
     return GB_ALGORITHM_SEPARABLE;

@@ -24,7 +24,7 @@
  * border-extended frame either way. Measured against the exact sampled
  * Gaussian (docs/multiscale_error.py, clamp border): at most 0.195 of a
  * level per axis before rounding, for sigma 10.75 to 250 (0.18 at 10.75,
- * 0.195 at the early D = 16's 21.5, under 0.14 from sigma / D = 1.6; the
+ * 0.195 at the early D = 16's 21.5, at most 0.15 from sigma / D = 1.6; the
  * sampled Gaussian of ss kept 0.214 from 12.8).
  * Six separable passes, each out[o] = sum_t w[phase][t] in[map(first(o) + t)]
  * with phase = o % phases and first(o) = (o / phases) * step + first[phase]:
@@ -90,8 +90,10 @@ int gb_multiscale_plan (double sigma_x, double sigma_y, int width, int height,
 /* Whether a plane's D = 16 starts at sigma 21.5: 8-bit planes of one or
  * four channels, where that measured faster on the GPU (docs/performance.md,
  * "D = 8 from sigma 12.8"); GRAY16 and two-channel planes lost (RGBA64
- * gained at 1080p, not timed at 4K: left out). Both backends take the same
- * plan. */
+ * gained at 1080p, not timed at 4K: left out). GRAY8 1080p alone is slower
+ * at D = 16 (sigma 22 and 25: 14.8 us at D = 8, 16.3 at 16; "The small
+ * blur's weights fitted"): a rule by size is not measured yet. Both
+ * backends take the same plan. */
 int gb_multiscale_early_d16 (int channels, int bytes_per_sample);
 
 /* Where a plan's images lie in a plane's scratch, in floats from its

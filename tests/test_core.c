@@ -1938,8 +1938,8 @@ test_multiscale_plan_bounds (void)
   static const int sizes[][2] = { {1, 1}, {7, 3}, {641, 359}, {1920, 1080},
   {3840, 2160}, {7680, 4320}
   };
-  static const double other_sigmas[] = { GB_MULTISCALE_MIN_SIGMA, 21.4, 21.5, 51.2, 100.0,
-    GB_MAX_SIGMA
+  static const double other_sigmas[] = { GB_MULTISCALE_MIN_SIGMA, 21.4,
+    21.5, 51.2, 100.0, GB_MAX_SIGMA
   };
   int z, k, o, early, plans = 0;
 
@@ -1979,7 +1979,7 @@ test_multiscale_fixed_weights (void)
   group_begin ("multiscale: 16-bit weights along x");
   for (early = 0; early <= 1; early++)
     for (b = GB_BORDER_CLAMP; b <= GB_BORDER_ZERO; b++)
-      for (k = 107; k <= 1024; k++) {
+      for (k = 108; k <= 1024; k++) {
         GbMultiscalePlan plan;
         float w[DOWN_ROWS_MAX_TAPS] = { 0 };
         int q[DOWN_ROWS_MAX_TAPS], d, n, shift;
