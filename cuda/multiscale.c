@@ -82,6 +82,8 @@ typedef struct
   double sp;                    /* prefilter = interpolation sigma */
   double ss;                    /* small blur sigma, in small samples */
   double rp;                    /* reach of prefilter and interpolation */
+  int down_lo, down_hi;         /* the prefilter's taps, in frame samples
+                                 * from a D-block's first */
   int rs;                       /* small blur radius, in small samples */
   int margin;                   /* small samples beyond the frame, each side */
   double centre;                /* of a D-block, in frame samples */
@@ -102,6 +104,8 @@ axis_stages (double sigma, GbBorder border, int early_d16)
   a.rp = REACH * a.sp;
   a.rs = (int) ceil (REACH * a.ss);
   a.centre = (a.d - 1) / 2.0;
+  a.down_lo = (int) ceil (a.centre - a.rp);
+  a.down_hi = (int) floor (a.centre + a.rp);
   if (border == GB_BORDER_MIRROR) {
     /* The interpolation's reach plus the small blur's, so that the latter
      * never meets the small image's edge for a sample interpolated back
@@ -118,8 +122,7 @@ axis_stages (double sigma, GbBorder border, int early_d16)
      * the far edge. A side's margin is then 4 or 5 samples instead of up
      * to 30, and the passes at the frame's size no longer filter rows and
      * columns that are copies of its edge. */
-    const int hi = (int) floor (a.centre + a.rp);       /* plan_down's */
-    a.margin = (hi + a.d) / a.d + 1;
+    a.margin = (a.down_hi + a.d) / a.d + 1;
   }
   return a;
 }
@@ -136,8 +139,7 @@ static int
 plan_down (GbMultiscalePlan * plan, GbResample * r, const Axis * a,
     int length, int small, const GbResample * same)
 {
-  const int lo = (int) ceil (a->centre - a->rp);
-  const int hi = (int) floor (a->centre + a->rp);
+  const int lo = a->down_lo, hi = a->down_hi;
   const int at = same ? same->weights
       : append_gaussian (plan, hi - lo + 1, lo - a->centre, 1.0, a->sp);
 
@@ -209,8 +211,7 @@ static int
 append_small_blur (GbMultiscalePlan * plan, const Axis * a)
 {
   const int n = a->rs;          /* unknowns b_1 .. b_rs; b_0 = 1 - 2 sum */
-  const int lo = (int) ceil (a->centre - a->rp);
-  const int hi = (int) floor (a->centre + a->rp);
+  const int lo = a->down_lo, hi = a->down_hi;
   const int at = plan->table_size;
   const double x0 = lo - a->centre;     /* the first tap's offset */
   double m[GB_MULTISCALE_BLUR_TAPS][GB_MULTISCALE_BLUR_TAPS];
