@@ -43,13 +43,14 @@
  *
  * Usage: cudagaussblur-bench [--quick] [--no-cpu] [--cpu-only] [--no-npp]
  *                             [--format F[,F...]] [--formats all] [--width W]
- *                             [--sigma S] [--sigma-x SX] [--algorithm A]
+ *                             [--size WxH] [--sigma S] [--sigma-x SX] [--algorithm A]
  *                             [--batch-ms MS] [--eager] [--planes-apart]
  *                             [--csv FILE]
  * --format runs every case of the named formats (e.g. NV12: 1080p and 4K),
  * --formats all every case; --quick keeps the 1080p cases and four sigmas.
  * --width and --algorithm keep only the matching rows (e.g. to profile one
- * case); --sigma S runs that sigma alone (any value); --sigma-x SX blurs
+ * case); --size WxH runs the chosen formats at that size instead of their
+ * cases' (each format once: e.g. --format GRAY8 --size 1280x720); --sigma S runs that sigma alone (any value); --sigma-x SX blurs
  * across with SX instead (anisotropic; the sigma and radius columns are
  * then down's; GPU rows only, not with --csv). --csv also writes every
  * GPU row to FILE (columns: CSV_HEADER below, bytes: the frame's; an empty
@@ -403,7 +404,8 @@ main (int argc, char **argv)
   bool all_formats = false, planes_apart = false;
   std::vector < std::string > only_formats;
   const char *only_algorithm = NULL, *csv_path = NULL;
-  int only_width = 0;
+  int only_width = 0, size_width = 0, size_height = 0;
+  std::vector < Case > sized;   /* --size: the chosen formats at that size */
   double only_sigma = 0, sigma_x = 0;
   bool anisotropic = false;
   std::vector < double >sigmas;
@@ -435,6 +437,14 @@ main (int argc, char **argv)
       i++;
     } else if (!strcmp (argv[i], "--width") && i + 1 < argc)
       only_width = atoi (argv[++i]);
+    else if (!strcmp (argv[i], "--size") && i + 1 < argc) {
+      if (sscanf (argv[++i], "%dx%d", &size_width, &size_height) != 2
+          || size_width < 1 || size_height < 1 || size_width > 16384
+          || size_height > 16384) {
+        fprintf (stderr, "--size %s: not WxH (1 to 16384 each)\n", argv[i]);
+        return 2;
+      }
+    }
     else if (!strcmp (argv[i], "--sigma") && i + 1 < argc)
       only_sigma = atof (argv[++i]);
     else if (!strcmp (argv[i], "--sigma-x") && i + 1 < argc) {
@@ -454,7 +464,7 @@ main (int argc, char **argv)
     else {
       fprintf (stderr, "usage: %s [--quick] [--no-cpu] [--cpu-only] "
           "[--no-npp] [--format F[,F...]] [--formats all] [--width W] "
-          "[--sigma S] [--sigma-x SX] [--algorithm A] [--batch-ms MS] "
+          "[--size WxH] [--sigma S] [--sigma-x SX] [--algorithm A] [--batch-ms MS] "
           "[--eager] [--planes-apart] [--csv FILE]\n", argv[0]);
       return 2;
     }
@@ -491,16 +501,29 @@ main (int argc, char **argv)
     }
   /* --format picks by name (any case), --formats all takes every case, and
    * neither the standard ones; --quick keeps the 1080p ones, --width its
-   * width. */
+   * width; --size takes each chosen format once, at that size. */
+  sized.reserve (sizeof cases / sizeof cases[0]);
   for (const Case & c : cases) {
-    bool listed = false;
+    bool listed = false, seen = false;
     for (const std::string & name : only_formats)
       listed = listed || name == c.format;
     if (!only_formats.empty () ? !listed : !(all_formats || c.standard))
       continue;
-    if ((quick && c.height > 1080) || (only_width && only_width != c.width))
+    if (size_width) {
+      for (const Case & s : sized)
+        seen = seen || !strcmp (s.format, c.format);
+      if (seen)
+        continue;
+      sized.push_back (c);
+      sized.back ().width = size_width;
+      sized.back ().height = size_height;
+      selected.push_back (&sized.back ());
+    } else if ((quick && c.height > 1080)
+        || (only_width && only_width != c.width)) {
       continue;
-    selected.push_back (&c);
+    } else {
+      selected.push_back (&c);
+    }
     format_width = std::max (format_width, (int) strlen (c.format));
   }
   if (only_sigma > 0)

@@ -360,10 +360,17 @@ device_multiscale_up_fragments (const GbCuda * cuda, int p)
  * keep the fused kernel up to radius 48, where it measured faster on the
  * H100 (below); GRAY8 took 15.0 / 16.2 against 14.5, NV16 26.7 / 30.3
  * against 25.5, Y444 35.6 / 37.5 against 30.6, NV24 33.4 / 36.1 against
- * 30.8, Y42B 27.6 / 31.3 against 28.0 / 28.1. Planes under
- * FUSED_BESIDE_MULTISCALE_MIN_SAMPLES keep the fused kernel to 48 too:
- * none was measured, and there the multi-scale path's four or five
- * launches weigh more. On the H100
+ * 30.8, Y42B 27.6 / 31.3 against 28.0 / 28.1. So do planes of four
+ * channels and planes under FUSED_BESIDE_MULTISCALE_MIN_PIXELS, where the
+ * multi-scale path's four or five launches weigh more (H200 at radius 39 /
+ * 42 / 48, fused against multiscale, docs/performance.md, "Small planes
+ * and the early D = 16 by size"): RGBA 1280 x 720 18.3 / 20.4 / 20.5
+ * against 22.8, at 640 x 360 12.4 / 12.9 / 13.0 against 16.8; GRAY8,
+ * RGB and Y444 640 x 360 10.4-15.7 against 11.1-17.1. From 2^19 pixels
+ * planes of one to three channels switch with the large ones: GRAY8 1280
+ * x 720 12.5 / 13.6 / 13.5 against 12.2 / 12.2 / 12.3, RGB 21.2 / 22.8 /
+ * 22.8 against 19.5, Y444 21.6 / 23.9 / 23.8 against 22.6 (its radius 39
+ * lost 1 us). On the H100
  * from radius 45 (docs/performance.md, "multiscale on the tensor cores"):
  * RGBA 4K 173.8 against 117.7, RGBA 1080p 48.9 against 48.5. A radius below
  * the automatic one (a filter cut short by hand) keeps the fused kernel up
@@ -375,7 +382,7 @@ device_multiscale_up_fragments (const GbCuda * cuda, int p)
 #define FUSED_CUT_SHORT_MAX_RADIUS_BESIDE_MULTISCALE 44
 #define FUSED_BESIDE_MULTISCALE_SMALL_PLANE_MAX_RADIUS 48
 #define FUSED_BESIDE_MULTISCALE_MAX_SAMPLES ((size_t) 1 << 22)
-#define FUSED_BESIDE_MULTISCALE_MIN_SAMPLES ((size_t) 1 << 20)
+#define FUSED_BESIDE_MULTISCALE_MIN_PIXELS ((size_t) 1 << 19)
 /* Largest radius at which one-channel planes take the registers form of
  * the fused kernel rather than its two-pass form, where the latter's
  * intermediate fits: on GRAY8 1080p, us, registers against two-pass,
@@ -458,9 +465,11 @@ fused_max_radius_beside_multiscale (const GbPlaneFilter * filter,
 {
   const bool cut_short = radius_cut_short (filter);
 
+  const size_t pixels = (size_t) plane->width * plane->height;
+
   if (samples < FUSED_BESIDE_MULTISCALE_MAX_SAMPLES && (cut_short
-          || quarter_chroma
-          || samples < FUSED_BESIDE_MULTISCALE_MIN_SAMPLES))
+          || quarter_chroma || plane->channels == 4
+          || pixels < FUSED_BESIDE_MULTISCALE_MIN_PIXELS))
     return FUSED_BESIDE_MULTISCALE_SMALL_PLANE_MAX_RADIUS;
   if (cut_short)
     return FUSED_CUT_SHORT_MAX_RADIUS_BESIDE_MULTISCALE;
@@ -483,8 +492,9 @@ gb_cuda_auto_algorithm (const GbCuda * cuda, const GbPlaneFilter * filter,
    * 1080p and 4K, the fused kernel is the fastest wherever it runs (radius
    * up to 56, compute capability 8.0; below) and no multi-scale plan exists;
    * where one does (sigma >= 10.75 on both axes), the multi-scale path wins
-   * from radius 38 but on the small planes of 4:2:0 frames (and planes under
-   * 2^20 samples) up to radius 48 and on planes of four channels up to 40
+   * from radius 38 but on the small planes of 4:2:0 frames, planes of four
+   * channels under 2^22 samples and planes under 2^19 pixels up to radius
+   * 48 and on other planes of four channels under 2^24 samples up to 40
    * (above), and it beats the
    * recursive filter on every format measured (all formats at 1080p, sigma
    * 30: 1.2x for I420 to 2.8x for RGBA). On planes of one and two

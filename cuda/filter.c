@@ -115,7 +115,9 @@ gb_plane_filters_resolve (const GbParams * params, const GbGeometry * geometry,
       gb_multiscale_plan (filter->x.sigma, filter->y.sigma,
           filter->window.width, filter->window.height, params->border,
           gb_multiscale_early_d16 (plane->channels,
-              geometry->bytes_per_sample), &filter->multiscale);
+              geometry->bytes_per_sample, (size_t) filter->window.width
+              * filter->window.height, geometry->n_planes == 1),
+          &filter->multiscale);
     filter->sharpen = (float) params->sharpen;
     filter->sigma_range = params->sigma_range;
     filter->iterations = params->iterations;

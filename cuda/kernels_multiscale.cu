@@ -1956,12 +1956,13 @@ constexpr int MIN_TILE = 8;
  * cores at 8 to 16 rows; RGB 1080p 27.6, 27.7-33.6) and on 16-bit samples
  * (four mma a tile; RGBA64_LE 1080p sigma 100: 47.6 against 56.4 us). Its
  * height in small rows trades the
- * rows it reads twice (RING - 1 blocks of D a tile) for blocks: at D = 16,
- * and on the tensor cores at D = 8 (tile_rows), 16 on the large planes, 4
- * (8-bit samples) or 8 (16-bit), and 2 below TILE_MIN_SAMPLES, where 8
- * left 30 blocks (GRAY8 1080p: 25.2 us against 35.2, and 33.1 for the two
- * passes); in FP32 at D = 8 2 to 8, whichever balances the
- * multiprocessors best (balanced_tile_rows). */
+ * rows it reads twice (RING - 1 blocks of D a tile) for blocks: on the
+ * tensor cores 2 to 16, whichever balances the multiprocessors best
+ * (balanced_tensor_tile_rows); in FP32 at D = 16 (16-bit samples) 16 on
+ * the large planes, 8, and 2 below TILE_MIN_SAMPLES, where 8 left 30
+ * blocks (GRAY8 1080p: 25.2 us against 35.2, and 33.1 for the two passes);
+ * in FP32 at D = 8 2 to 8, whichever balances the multiprocessors best
+ * (balanced_tile_rows). */
 constexpr size_t TILE_MIN_SAMPLES = (size_t) 1 << 22;
 constexpr size_t TILE_TALL_SAMPLES = (size_t) 1 << 24;
 
@@ -1978,21 +1979,59 @@ tile_walk (int factor, int channels, int sample_bytes, size_t samples)
   return tall && factor < 16 ? TileWalk::NONE : TileWalk::FLOAT;
 }
 
-/* Small rows per tile on the tensor cores (and in FP32 at D = 16): 16 on
- * the large planes (at D = 8 on RGB 4K 12 measured 68.1-71.1 us at sigma
- * 15 to 45, 16 60.6-63.3). From TILE_MIN_SAMPLES the tensor-core walk
- * (8-bit samples: RGBA and RGB 1080p) takes 4, where its 8 measured slower
- * on the H200 (RGBA 1080p sigma 30 34.6 -> 32.9 us, sigma 100 35.4 ->
- * 33.6; RGB 1080p sigma 60 34.1 -> 32.4; docs/performance.md, "The down
- * tile's height"); the FP32 walk (16-bit samples) keeps 8. */
+/* Small rows per tile in FP32 at D = 16 (16-bit samples): 16 on the large
+ * planes, 8 from TILE_MIN_SAMPLES, 2 below (above). */
 int
-tile_rows (size_t samples, bool tensor)
+float_tile_rows (size_t samples)
 {
   if (samples >= TILE_TALL_SAMPLES)
     return 16;
-  if (samples < TILE_MIN_SAMPLES)
-    return 2;
-  return tensor ? 4 : 8;
+  return samples < TILE_MIN_SAMPLES ? 2 : 8;
+}
+
+/* Small rows per tile on the tensor cores (up to 16, the mma's M): the
+ * height whose busiest multiprocessor takes the least time, counted in
+ * the frame-row units it walks, ceil (blocks / sms) (ty + RING - 1), each
+ * worth TENSOR_ALONE_COST / TENSOR_SHARED_COST more where that
+ * multiprocessor holds a single block (resident[ty]: how many of the
+ * height's blocks it can hold at once; 0 where one does not fit). The
+ * down_tile_kernel times of the H200's kernel traces fit that count
+ * (docs/performance.md, "The tensor-core tile's height by balance"), at D
+ * = 16 and sigma 30, with the heights used before (16 from 2^24 samples,
+ * 4 from 2^22, else 2): RGBA 1080p, 4 rows, 260 blocks: 18 units, 20.4
+ * us; 2560 x 1440, 4 rows, 425 blocks: 36, 38.0; 3200 x 1800, 16 rows, 168
+ * blocks: 42, 45.3; 4K, 16 rows, 250 blocks: 42, 46.8 (1.05 to 1.13 us a
+ * unit with two blocks or more a multiprocessor); a block alone took 1.5
+ * times longer a unit (RGBA 1080p at 8 rows, 130 blocks, against 4: 34.6
+ * against 32.9 us the frame). Chosen so, the frames took (H200, sigma 30 /
+ * 60): RGBA 2560 x 1440 53.6 / 54.0 -> 43.8 / 44.1 us (7 rows), 3200 x 1800
+ * 65.5 / 65.6 -> 56.3 / 56.5 (11), 4K 71.7 / 72.4 -> 69.3 / 70.1 (15); RGB
+ * at 60 1080p 31.8 -> 30.1, 4K 66.9 -> 54.3, and at D = 8 3200 x 1800 at
+ * sigma 15 50.1 -> 44.3; RGBA 1080p (4 rows) and RGB 4K at D = 8 (16)
+ * kept theirs. The smaller height on a tie; 0 where none fits. */
+constexpr int TENSOR_SHARED_COST = 2;
+constexpr int TENSOR_ALONE_COST = 3;
+
+int
+balanced_tensor_tile_rows (int tiles_x, int small_rows, int ring, int sms,
+    const int *resident)
+{
+  int best = 0;
+  long best_cost = 0;
+  for (int ty = 2; ty <= 16; ty++) {
+    if (resident[ty] < 1)
+      continue;
+    const long blocks = (long) tiles_x * ((small_rows + ty - 1) / ty);
+    const long per_sm = (blocks + sms - 1) / (sms > 0 ? sms : 1);
+    const long cost = per_sm * (ty + ring - 1)
+        * (per_sm >= 2 && resident[ty] >= 2 ? TENSOR_SHARED_COST
+        : TENSOR_ALONE_COST);
+    if (best == 0 || cost < best_cost) {
+      best = ty;
+      best_cost = cost;
+    }
+  }
+  return best;
 }
 
 /* Small rows per tile at D <= 8, where a block walks (ty + RING - 1) D
@@ -2024,6 +2063,55 @@ balanced_tile_rows (int tiles_x, int small_rows, int ring, int sms)
     }
   }
   return best;
+}
+
+/* A tile's dynamic shared memory at ty small rows: the staged rows, the
+ * rows decimated along y, the pixel map and the tensor walk's taps. */
+template < typename P > size_t
+tile_shared_bytes (int ty)
+{
+  return P::STAGE_BYTES + sizeof (float) * tile_across_rows (ty)
+      * TILE_ACROSS_ROW + sizeof (int) * TILE_SPAN + P::TAP_BYTES;
+}
+
+/* The device's multiprocessors, and for each height ty from 2 to 16 the
+ * blocks of down_tile_kernel a multiprocessor holds (0 where one does not
+ * fit). Per device, kernel and height, asked once (-1: does not fit) and
+ * kept off the per-frame path, as prepare_kernel's counts. The tallest
+ * height is asked first: where it fits, that raises the kernel's limit to
+ * all a block may have. */
+template < int D, typename InT, bool TENSOR > cudaError_t
+tile_residents (int *sms, int resident[17])
+{
+  static std::atomic < int > cached[GB_CACHED_DEVICES][17];
+  using P = DownTile < D, InT, TENSOR >;
+  const void *kernel = (const void *) down_tile_kernel < D, InT, TENSOR >;
+  int device;
+  cudaError_t err = cudaGetDevice (&device);
+  if (err == cudaSuccess)
+    err = gb_device_multiprocessors (device, sms);
+  const bool cache = device >= 0 && device < GB_CACHED_DEVICES;
+  for (int ty = 16; err == cudaSuccess && ty >= 2; ty--) {
+    const int known = cache ? cached[device][ty].load
+        (std::memory_order_relaxed) : 0;
+    if (known != 0) {
+      resident[ty] = known > 0 ? known : 0;
+      continue;
+    }
+    const size_t bytes = tile_shared_bytes < P > (ty);
+    err = gb_allow_dynamic_shared (kernel, bytes);
+    if (err == cudaErrorInvalidValue) {
+      err = cudaSuccess;
+      resident[ty] = 0;
+    } else if (err == cudaSuccess) {
+      err = gb_cached_resident_blocks (NULL, kernel, TILE_THREADS, bytes,
+          true, &resident[ty]);
+    }
+    if (err == cudaSuccess && cache)
+      cached[device][ty].store (resident[ty] > 0 ? resident[ty] : -1,
+          std::memory_order_relaxed);
+  }
+  return err;
 }
 
 constexpr int MAX_TILE_FACTOR = 16;
@@ -2059,20 +2147,29 @@ down_tile_walk (const GbMultiscalePlan & plan, GbBorder border,
       return err;
     shape.ty = balanced_tile_rows (shape.tiles_x, ry.out_length, P::RING,
         sms);
+  } else if constexpr (TENSOR) {
+    int sms, resident[17] = { };
+    const cudaError_t err = tile_residents < D, InT, TENSOR > (&sms,
+        resident);
+    if (err != cudaSuccess)
+      return err;
+    shape.ty = balanced_tensor_tile_rows (shape.tiles_x, ry.out_length,
+        P::RING, sms, resident);
+    if (shape.ty == 0)
+      return cudaErrorNotSupported;
   } else {
-    shape.ty = tile_rows (samples, P::TENSOR);
+    shape.ty = float_tile_rows (samples);
   }
   shape.aligned = ((uintptr_t) in | in_pitch) % 16 == 0;
   /* More than a GPU's blocks may hold (64 KB on compute capability 7.5,
    * 99 KB on 8.6 and 8.9): in FP32 at D <= 8 a lower tile, down to 4 rows
    * (7 and 8 rows of 8-bit samples take 69 KB), else the two passes (the
-   * tensor walk's 16 rows, about 104 KB, on those GPUs: lower heights of
-   * it were measured on the H200 only). Not below 4: 2 and 3 rows pay only
-   * where blocks are few, and 16-bit samples need about 76 KB even at 2. */
+   * tensor walk's heights that do not fit are left out above). Not below
+   * 4: 2 and 3 rows pay only where blocks are few, and 16-bit samples
+   * need about 76 KB even at 2. */
   size_t shared;
   for (;;) {
-    shared = P::STAGE_BYTES + sizeof (float) * tile_across_rows (shape.ty)
-        * TILE_ACROSS_ROW + sizeof (int) * TILE_SPAN + P::TAP_BYTES;
+    shared = tile_shared_bytes < P > (shape.ty);
     const cudaError_t err = gb_allow_dynamic_shared ((const void *)
         down_tile_kernel < D, InT, TENSOR >, shared);
     if (err == cudaSuccess)

@@ -90,11 +90,25 @@ int gb_multiscale_plan (double sigma_x, double sigma_y, int width, int height,
 /* Whether a plane's D = 16 starts at sigma 21.5: 8-bit planes of one or
  * four channels, where that measured faster on the GPU (docs/performance.md,
  * "D = 8 from sigma 12.8"); GRAY16 and two-channel planes lost (RGBA64
- * gained at 1080p, not timed at 4K: left out). GRAY8 1080p alone is slower
- * at D = 16 (sigma 22 and 25: 14.8 us at D = 8, 16.3 at 16; "The small
- * blur's weights fitted"): a rule by size is not measured yet. Both
- * backends take the same plan. */
-int gb_multiscale_early_d16 (int channels, int bytes_per_sample);
+ * gained at 1080p, not timed at 4K: left out), and so did the 2-channel
+ * chroma of NV16 and NV12 once it reaches 21.5 (H200, sigma 50: 29.1 ->
+ * 31.3 and 24.2 -> 28.0 us) and RGB (sigma 30, with the balanced tensor
+ * tile: 1080p 27.5 -> 29.9 us, 2560 x 1440 36.0 -> 36.8; 4K gained, 57.2 ->
+ * 54.4, not taken yet; docs/performance.md, "Small planes and the early D =
+ * 16 by size").
+ * A plane alone in its frame (`alone`) of `pixels` (the window the plan
+ * covers) takes it from 3 x 2^20 pixels with one channel and 3 x 2^19 with
+ * four: smaller ones were faster at D = 8 (H200, sigma 22 to 50, D = 8
+ * against 16: GRAY8 640 x 360 11.3 against 13.7 us, 1280 x 720 12.4
+ * against 14.4, 1920 x 1080 14.8 against 16.3; 2560 x 1440 20.6 against
+ * 19.3; RGBA 1280 x 720 23.3 against 24.8, 1920 x 1080 33.1 against 32.8).
+ * Planes of frames with others keep it at every size: the frame's planes
+ * share the GPU, and NV12, Y42B and Y444 1080p were faster with their
+ * lumas at D = 16 (23.8 against 25.5, 25.8 against 28.4, 29.6 against
+ * 31.1 us), I420 even; NV16 and NV24 lost 1.5 and 0.7 us. Both backends
+ * take the same plan. */
+int gb_multiscale_early_d16 (int channels, int bytes_per_sample,
+    size_t pixels, int alone);
 
 /* Where a plan's images lie in a plane's scratch, in floats from its
  * start: the first image (the frame decimated along one axis, the larger of
