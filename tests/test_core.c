@@ -1961,6 +1961,66 @@ test_multiscale_plan_bounds (void)
   group_end ();
 }
 
+/* Which D a plane's plan takes at sigma 30 as gb_plane_filters_resolve
+ * builds it (gb_multiscale_early_d16): 16 (early) on 8-bit planes of one
+ * or four channels, but on a plane alone in its frame only from 3 x 2^20
+ * pixels (one channel) or 3 x 2^19 (four), and on its window's size; 8 on
+ * other planes (multiscale.h). */
+static void
+test_multiscale_early_d16 (void)
+{
+  static const struct
+  {
+    int width, height, channels, n_planes, bytes;
+    int region_width;           /* 0: the whole frame */
+    int factor;
+  } cases[] = {
+    {1920, 1080, 1, 1, 1, 0, 8}, {2560, 1440, 1, 1, 1, 0, 16},
+    {1280, 720, 4, 1, 1, 0, 8}, {1920, 1080, 4, 1, 1, 0, 16},
+    {3840, 2160, 1, 1, 1, 0, 16}, {3840, 2160, 3, 1, 1, 0, 8},
+    {3840, 2160, 1, 1, 2, 0, 8}, {1920, 1080, 1, 2, 1, 0, 16},
+    {1280, 720, 1, 3, 1, 0, 16}, {3840, 2160, 1, 1, 1, 640, 8},
+  };
+  GbPlaneFilter filters[GB_MAX_PLANES];
+  size_t i;
+
+  group_begin ("multiscale: the early D = 16 by plane");
+  for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    GbGeometry geometry = single_plane (cases[i].width, cases[i].height,
+        cases[i].channels);
+    GbParams params;
+    int p;
+
+    geometry.bytes_per_sample = cases[i].bytes;
+    /* further planes: two-channel quarter chroma (NV12-like) */
+    geometry.n_planes = cases[i].n_planes;
+    for (p = 1; p < cases[i].n_planes; p++) {
+      geometry.planes[p].width = (cases[i].width + 1) / 2;
+      geometry.planes[p].height = (cases[i].height + 1) / 2;
+      geometry.planes[p].channels = 2;
+      geometry.planes[p].subsampling_x = 2;
+      geometry.planes[p].subsampling_y = 2;
+    }
+    gb_params_init (&params, 30.0);
+    params.algorithm = GB_ALGORITHM_MULTISCALE;
+    if (cases[i].region_width) {
+      params.region.x = 1600;
+      params.region.y = 900;
+      params.region.width = cases[i].region_width;
+      params.region.height = cases[i].region_width * 9 / 16;
+    }
+    gb_plane_filters_resolve (&params, &geometry, filters);
+    check (filters[0].multiscale.factor_x == cases[i].factor
+        && filters[0].multiscale.factor_y == cases[i].factor,
+        "%dx%d, %d channel(s), %d plane(s), %d-bit, region width %d: D = "
+        "%d x %d, want %d", cases[i].width, cases[i].height,
+        cases[i].channels, cases[i].n_planes, 8 * cases[i].bytes,
+        cases[i].region_width, filters[0].multiscale.factor_x,
+        filters[0].multiscale.factor_y, cases[i].factor);
+  }
+  group_end ();
+}
+
 /* down_rows_kernel's 16-bit weights (gb_fixed_weights_16) on every plan it
  * takes (D = 8 and 16, sigma 10.75 to 102.4, every border, both starts of D
  * = 16): each within 16 bits, their sum the weights' sum rounded, and the
@@ -3737,6 +3797,7 @@ main (void)
   test_recursive_gaussian ();
   test_multiscale_gaussian ();
   test_multiscale_plan_bounds ();
+  test_multiscale_early_d16 ();
   test_multiscale_fixed_weights ();
   test_multiscale_compose_y ();
   test_recursive_constant ();
