@@ -43,15 +43,16 @@
  *
  * Usage: cudagaussblur-bench [--quick] [--no-cpu] [--cpu-only] [--no-npp]
  *                             [--format F[,F...]] [--formats all] [--width W]
- *                             [--size WxH] [--sigma S] [--sigma-x SX] [--algorithm A]
- *                             [--batch-ms MS] [--eager] [--planes-apart]
- *                             [--csv FILE]
+ *                             [--size WxH] [--sigma S] [--sigma-x SX]
+ *                             [--algorithm A] [--batch-ms MS] [--eager]
+ *                             [--planes-apart] [--csv FILE]
  * --format runs every case of the named formats (e.g. NV12: 1080p and 4K),
  * --formats all every case; --quick keeps the 1080p cases and four sigmas.
  * --width and --algorithm keep only the matching rows (e.g. to profile one
  * case); --size WxH runs the chosen formats at that size instead of their
- * cases' (each format once: e.g. --format GRAY8 --size 1280x720); --sigma S runs that sigma alone (any value); --sigma-x SX blurs
- * across with SX instead (anisotropic; the sigma and radius columns are
+ * cases' (each format once: e.g. --format GRAY8 --size 1280x720; not with
+ * --width or --quick); --sigma S runs that sigma alone (any value);
+ * --sigma-x SX blurs across with SX instead (anisotropic; the sigma and radius columns are
  * then down's; GPU rows only, not with --csv). --csv also writes every
  * GPU row to FILE (columns: CSV_HEADER below, bytes: the frame's; an empty
  * field was not measured), for docs/plot_performance.py. --planes-apart
@@ -438,9 +439,10 @@ main (int argc, char **argv)
     } else if (!strcmp (argv[i], "--width") && i + 1 < argc)
       only_width = atoi (argv[++i]);
     else if (!strcmp (argv[i], "--size") && i + 1 < argc) {
-      if (sscanf (argv[++i], "%dx%d", &size_width, &size_height) != 2
-          || size_width < 1 || size_height < 1 || size_width > 16384
-          || size_height > 16384) {
+      int end = 0;
+      if (sscanf (argv[++i], "%dx%d%n", &size_width, &size_height, &end) != 2
+          || argv[i][end] != '\0' || size_width < 1 || size_height < 1
+          || size_width > 16384 || size_height > 16384) {
         fprintf (stderr, "--size %s: not WxH (1 to 16384 each)\n", argv[i]);
         return 2;
       }
@@ -468,6 +470,10 @@ main (int argc, char **argv)
           "[--eager] [--planes-apart] [--csv FILE]\n", argv[0]);
       return 2;
     }
+  }
+  if (size_width && (only_width || quick)) {
+    fprintf (stderr, "--size picks the size: not with --width or --quick\n");
+    return 2;
   }
   if (only_sigma < 0 || only_sigma > GB_MAX_SIGMA || sigma_x < 0
       || sigma_x > GB_MAX_SIGMA || batch_seconds <= 0) {

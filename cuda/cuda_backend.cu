@@ -364,13 +364,17 @@ device_multiscale_up_fragments (const GbCuda * cuda, int p)
  * channels and planes under FUSED_BESIDE_MULTISCALE_MIN_PIXELS, where the
  * multi-scale path's four or five launches weigh more (H200 at radius 39 /
  * 42 / 48, fused against multiscale, docs/performance.md, "Small planes
- * and the early D = 16 by size"): RGBA 1280 x 720 18.3 / 20.4 / 20.5
+ * beside the fused kernel"): RGBA 1280 x 720 18.3 / 20.4 / 20.5
  * against 22.8, at 640 x 360 12.4 / 12.9 / 13.0 against 16.8; GRAY8,
  * RGB and Y444 640 x 360 10.4-15.7 against 11.1-17.1. From 2^19 pixels
  * planes of one to three channels switch with the large ones: GRAY8 1280
  * x 720 12.5 / 13.6 / 13.5 against 12.2 / 12.2 / 12.3, RGB 21.2 / 22.8 /
  * 22.8 against 19.5, Y444 21.6 / 23.9 / 23.8 against 22.6 (its radius 39
- * lost 1 us). On the H100
+ * lost 1 us). Sizes between were not timed and follow the rule: planes of
+ * three channels from 349,526 to 2^19 pixels (RGB 960 x 540) now keep the
+ * fused kernel, one-channel planes from 2^19 to 2^20 pixels beside
+ * chroma not subsampled on both axes (the lumas of Y42B, NV16, NV24 at
+ * 720p) no longer do. On the H100
  * from radius 45 (docs/performance.md, "multiscale on the tensor cores"):
  * RGBA 4K 173.8 against 117.7, RGBA 1080p 48.9 against 48.5. A radius below
  * the automatic one (a filter cut short by hand) keeps the fused kernel up

@@ -1959,10 +1959,11 @@ constexpr int MIN_TILE = 8;
  * rows it reads twice (RING - 1 blocks of D a tile) for blocks: on the
  * tensor cores 2 to 16, whichever balances the multiprocessors best
  * (balanced_tensor_tile_rows); in FP32 at D = 16 (16-bit samples) 16 on
- * the large planes, 8, and 2 below TILE_MIN_SAMPLES, where 8 left 30
- * blocks (GRAY8 1080p: 25.2 us against 35.2, and 33.1 for the two passes);
- * in FP32 at D = 8 2 to 8, whichever balances the multiprocessors best
- * (balanced_tile_rows). */
+ * the large planes, 8, and 2 below TILE_MIN_SAMPLES (the threshold the
+ * tensor walk had, where its 8 rows left 30 blocks: GRAY8 1080p, 25.2 us
+ * against 35.2, and 33.1 for the two passes, before GRAY8 took
+ * down_rows_kernel); in FP32 at D = 8 2 to 8, whichever balances the
+ * multiprocessors best (balanced_tile_rows). */
 constexpr size_t TILE_MIN_SAMPLES = (size_t) 1 << 22;
 constexpr size_t TILE_TALL_SAMPLES = (size_t) 1 << 24;
 
@@ -2008,7 +2009,11 @@ float_tile_rows (size_t samples)
  * 65.5 / 65.6 -> 56.3 / 56.5 (11), 4K 71.7 / 72.4 -> 69.3 / 70.1 (15); RGB
  * at 60 1080p 31.8 -> 30.1, 4K 66.9 -> 54.3, and at D = 8 3200 x 1800 at
  * sigma 15 50.1 -> 44.3; RGBA 1080p (4 rows) and RGB 4K at D = 8 (16)
- * kept theirs. The smaller height on a tie; 0 where none fits. */
+ * kept theirs. The smaller height on a tie; 0 where none fits. The costs
+ * were fitted on the H200 alone: on GPUs with less shared memory a block
+ * (compute capability 8.6 and 8.9: 16 rows do not fit, and fewer blocks
+ * fit a multiprocessor) the tile now runs at a lower height where it fell
+ * back to the two passes, not measured there. */
 constexpr int TENSOR_SHARED_COST = 2;
 constexpr int TENSOR_ALONE_COST = 3;
 
@@ -2086,7 +2091,7 @@ tile_residents (int *sms, int resident[17])
   static std::atomic < int > cached[GB_CACHED_DEVICES][17];
   using P = DownTile < D, InT, TENSOR >;
   const void *kernel = (const void *) down_tile_kernel < D, InT, TENSOR >;
-  int device;
+  int device = -1;
   cudaError_t err = cudaGetDevice (&device);
   if (err == cudaSuccess)
     err = gb_device_multiprocessors (device, sms);

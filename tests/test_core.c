@@ -1980,6 +1980,8 @@ test_multiscale_early_d16 (void)
     {3840, 2160, 1, 1, 1, 0, 16}, {3840, 2160, 3, 1, 1, 0, 8},
     {3840, 2160, 1, 1, 2, 0, 8}, {1920, 1080, 1, 2, 1, 0, 16},
     {1280, 720, 1, 3, 1, 0, 16}, {3840, 2160, 1, 1, 1, 640, 8},
+    /* a region under 3 x 2^20 pixels whose window (apron 105) is over */
+    {3840, 2160, 1, 1, 1, 1920, 16},
   };
   GbPlaneFilter filters[GB_MAX_PLANES];
   size_t i;
@@ -2004,10 +2006,10 @@ test_multiscale_early_d16 (void)
     gb_params_init (&params, 30.0);
     params.algorithm = GB_ALGORITHM_MULTISCALE;
     if (cases[i].region_width) {
-      params.region.x = 1600;
-      params.region.y = 900;
+      params.region.x = 900;
+      params.region.y = 300;
       params.region.width = cases[i].region_width;
-      params.region.height = cases[i].region_width * 9 / 16;
+      params.region.height = cases[i].region_width * 3 / 4;
     }
     gb_plane_filters_resolve (&params, &geometry, filters);
     check (filters[0].multiscale.factor_x == cases[i].factor
