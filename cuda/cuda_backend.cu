@@ -468,7 +468,6 @@ fused_max_radius_beside_multiscale (const GbPlaneFilter * filter,
     const GbPlaneGeometry * plane, size_t samples, bool quarter_chroma)
 {
   const bool cut_short = radius_cut_short (filter);
-
   const size_t pixels = (size_t) plane->width * plane->height;
 
   if (samples < FUSED_BESIDE_MULTISCALE_MAX_SAMPLES && (cut_short

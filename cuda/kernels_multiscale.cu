@@ -1958,7 +1958,7 @@ constexpr int MIN_TILE = 8;
  * height in small rows trades the
  * rows it reads twice (RING - 1 blocks of D a tile) for blocks: on the
  * tensor cores 2 to 16, whichever balances the multiprocessors best
- * (balanced_tensor_tile_rows); in FP32 at D = 16 (16-bit samples) 16 on
+ * (balanced_tile_rows, weighted); in FP32 at D = 16 (16-bit samples) 16 on
  * the large planes, 8, and 2 below TILE_MIN_SAMPLES (the threshold the
  * tensor walk had, where its 8 rows left 30 blocks: GRAY8 1080p, 25.2 us
  * against 35.2, and 33.1 for the two passes, before GRAY8 took
@@ -1990,81 +1990,66 @@ float_tile_rows (size_t samples)
   return samples < TILE_MIN_SAMPLES ? 2 : 8;
 }
 
-/* Small rows per tile on the tensor cores (up to 16, the mma's M): the
- * height whose busiest multiprocessor takes the least time, counted in
- * the frame-row units it walks, ceil (blocks / sms) (ty + RING - 1), each
- * worth TENSOR_ALONE_COST / TENSOR_SHARED_COST more where that
- * multiprocessor holds a single block (resident[ty]: how many of the
- * height's blocks it can hold at once; 0 where one does not fit). The
- * down_tile_kernel times of the H200's kernel traces fit that count
- * (docs/performance.md, "The tensor-core tile's height by balance"), at D
- * = 16 and sigma 30, with the heights used before (16 from 2^24 samples,
- * 4 from 2^22, else 2): RGBA 1080p, 4 rows, 260 blocks: 18 units, 20.4
- * us; 2560 x 1440, 4 rows, 425 blocks: 36, 38.0; 3200 x 1800, 16 rows, 168
- * blocks: 42, 45.3; 4K, 16 rows, 250 blocks: 42, 46.8 (1.05 to 1.13 us a
- * unit with two blocks or more a multiprocessor); a block alone took 1.5
- * times longer a unit (RGBA 1080p at 8 rows, 130 blocks, against 4: 34.6
- * against 32.9 us the frame). Chosen so, the frames took (H200, sigma 30 /
- * 60): RGBA 2560 x 1440 53.6 / 54.0 -> 43.8 / 44.1 us (7 rows), 3200 x 1800
- * 65.5 / 65.6 -> 56.3 / 56.5 (11), 4K 71.7 / 72.4 -> 69.3 / 70.1 (15); RGB
- * at 60 1080p 31.8 -> 30.1, 4K 66.9 -> 54.3, and at D = 8 3200 x 1800 at
- * sigma 15 50.1 -> 44.3; RGBA 1080p (4 rows) and RGB 4K at D = 8 (16)
- * kept theirs. The smaller height on a tie; 0 where none fits. The costs
- * were fitted on the H200 alone: on GPUs with less shared memory a block
- * (compute capability 8.6 and 8.9: 16 rows do not fit, and fewer blocks
- * fit a multiprocessor) the tile now runs at a lower height where it fell
- * back to the two passes, not measured there. */
+/* Small rows per tile: the height from 2 to max_rows whose busiest
+ * multiprocessor takes the least time, counted in the frame-row units it
+ * walks, ceil (blocks / sms) (ty + RING - 1) (a block walks ty + RING - 1
+ * blocks of D frame rows to write ty small rows); the smaller on a tie, 0
+ * where none fits.
+ *
+ * In FP32 at D <= 8 (max_rows 8, resident NULL: the count alone), bound by
+ * issue (ncu, RGBA 1080p at sigma 20: 74 % of cycles issuing). Past 8, a
+ * multiprocessor's one block has too few warps (RGBA 1080p at 12: 33.4
+ * us). Measured on the H200 at sigma 20 against 4 everywhere
+ * (docs/performance.md, "The down tile's height"): RGBA 1080p 34.1 -> 32.9
+ * us (6), RGBA64_LE 1080p 47.0 -> 37.7 (6), GRAY8 4K 35.7 -> 34.0 (6).
+ * Below 4 only where few blocks leave multiprocessors idle at 4: P016_LE
+ * 1080p's chroma (960 x 540, two channels) at D = 8 and sigma 50 takes 2,
+ * 117 blocks instead of 60 (sigma 100: 46.2 -> 37.2 us;
+ * docs/performance.md, "Small tiles for small planes"); GRAY16_LE 1080p
+ * keeps 4 (111 blocks, where 2 rows would make 219).
+ *
+ * On the tensor cores (max_rows 16, the mma's M) a unit is worth
+ * TENSOR_ALONE_COST / TENSOR_SHARED_COST more where that multiprocessor
+ * holds a single block (resident[ty]: how many of the height's blocks it
+ * can hold at once; 0 where one does not fit, and the height is left
+ * out). The down_tile_kernel times of the H200's kernel traces fit that
+ * count (docs/performance.md, "The tensor-core tile's height by balance"),
+ * at D = 16 and sigma 30, with the heights used before (16 from 2^24
+ * samples, 4 from 2^22, else 2): RGBA 1080p, 4 rows, 260 blocks: 18 units,
+ * 20.4 us; 2560 x 1440, 4 rows, 425 blocks: 36, 38.0; 3200 x 1800, 16
+ * rows, 168 blocks: 42, 45.3; 4K, 16 rows, 250 blocks: 42, 46.8 (1.05 to
+ * 1.13 us a unit with two blocks or more a multiprocessor); a block alone
+ * took 1.5 times longer a unit (RGBA 1080p at 8 rows, 130 blocks, against
+ * 4: 34.6 against 32.9 us the frame). Chosen so, the frames took (H200,
+ * sigma 30 / 60): RGBA 2560 x 1440 53.6 / 54.0 -> 43.8 / 44.1 us (7 rows),
+ * 3200 x 1800 65.5 / 65.6 -> 56.3 / 56.5 (11), 4K 71.7 / 72.4 -> 69.3 /
+ * 70.1 (15); RGB at 60 1080p 31.8 -> 30.1, 4K 66.9 -> 54.3, and at D = 8
+ * 3200 x 1800 at sigma 15 50.1 -> 44.3; RGBA 1080p (4 rows) and RGB 4K at
+ * D = 8 (16) kept theirs. These costs were fitted on the H200 alone: on
+ * GPUs with less shared memory a block (compute capability 8.6 and 8.9: 16
+ * rows do not fit, and fewer blocks fit a multiprocessor) the tile now
+ * runs at a lower height where it fell back to the two passes, not
+ * measured there. */
 constexpr int TENSOR_SHARED_COST = 2;
 constexpr int TENSOR_ALONE_COST = 3;
 
 int
-balanced_tensor_tile_rows (int tiles_x, int small_rows, int ring, int sms,
-    const int *resident)
+balanced_tile_rows (int tiles_x, int small_rows, int ring, int sms,
+    int max_rows, const int *resident)
 {
   int best = 0;
   long best_cost = 0;
-  for (int ty = 2; ty <= 16; ty++) {
-    if (resident[ty] < 1)
+  for (int ty = 2; ty <= max_rows; ty++) {
+    if (resident && resident[ty] < 1)
       continue;
     const long blocks = (long) tiles_x * ((small_rows + ty - 1) / ty);
     const long per_sm = (blocks + sms - 1) / (sms > 0 ? sms : 1);
+    const bool alone = resident && (per_sm < 2 || resident[ty] < 2);
     const long cost = per_sm * (ty + ring - 1)
-        * (per_sm >= 2 && resident[ty] >= 2 ? TENSOR_SHARED_COST
-        : TENSOR_ALONE_COST);
+        * (alone ? TENSOR_ALONE_COST : TENSOR_SHARED_COST);
     if (best == 0 || cost < best_cost) {
       best = ty;
       best_cost = cost;
-    }
-  }
-  return best;
-}
-
-/* Small rows per tile at D <= 8, where a block walks (ty + RING - 1) D
- * frame rows to write ty small ones, in FP32 and bound by issue (ncu, RGBA
- * 1080p at sigma 20: 74 % of cycles issuing): the ty from 2 to 8 whose
- * busiest multiprocessor walks the fewest rows, ceil (blocks / sms) (ty +
- * RING - 1), the smaller on a tie. Past 8, a multiprocessor's one block
- * has too few warps (RGBA 1080p at 12: 33.4 us). Measured on the H200 at
- * sigma 20 against 4 everywhere (docs/performance.md, "The down tile's
- * height"): RGBA 1080p 34.1 -> 32.9 us (6), RGBA64_LE 1080p 47.0 -> 37.7
- * (6), GRAY8 4K 35.7 -> 34.0 (6). Below 4 only where few blocks leave
- * multiprocessors idle at 4: P016_LE 1080p's chroma (960 x 540, two
- * channels) at D = 8 and sigma 50 takes 2, 117 blocks instead of 60
- * (sigma 100: 46.2 -> 37.2 us; docs/performance.md, "Small tiles for
- * small planes"); GRAY16_LE 1080p keeps 4 (111 blocks, where 2 rows would
- * make 219). */
-int
-balanced_tile_rows (int tiles_x, int small_rows, int ring, int sms)
-{
-  int best = 2;
-  long best_rows = 0;
-  for (int ty = 2; ty <= 8; ty++) {
-    const long blocks = (long) tiles_x * ((small_rows + ty - 1) / ty);
-    const long rows = (blocks + sms - 1) / (sms > 0 ? sms : 1)
-        * (ty + ring - 1);
-    if (ty == 2 || rows < best_rows) {
-      best = ty;
-      best_rows = rows;
     }
   }
   return best;
@@ -2151,15 +2136,15 @@ down_tile_walk (const GbMultiscalePlan & plan, GbBorder border,
     if (err != cudaSuccess)
       return err;
     shape.ty = balanced_tile_rows (shape.tiles_x, ry.out_length, P::RING,
-        sms);
+        sms, 8, NULL);
   } else if constexpr (TENSOR) {
     int sms, resident[17] = { };
     const cudaError_t err = tile_residents < D, InT, TENSOR > (&sms,
         resident);
     if (err != cudaSuccess)
       return err;
-    shape.ty = balanced_tensor_tile_rows (shape.tiles_x, ry.out_length,
-        P::RING, sms, resident);
+    shape.ty = balanced_tile_rows (shape.tiles_x, ry.out_length, P::RING,
+        sms, 16, resident);
     if (shape.ty == 0)
       return cudaErrorNotSupported;
   } else {
