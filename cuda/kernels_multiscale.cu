@@ -1957,14 +1957,10 @@ constexpr int MIN_TILE = 8;
  * (four mma a tile; RGBA64_LE 1080p sigma 100: 47.6 against 56.4 us). Its
  * height in small rows trades the
  * rows it reads twice (RING - 1 blocks of D a tile) for blocks: on the
- * tensor cores 2 to 16, whichever balances the multiprocessors best
- * (balanced_tile_rows, weighted); in FP32 at D = 16 (16-bit samples) 16 on
- * the large planes, 8, and 2 below TILE_MIN_SAMPLES (the threshold the
- * tensor walk had, where its 8 rows left 30 blocks: GRAY8 1080p, 25.2 us
- * against 35.2, and 33.1 for the two passes, before GRAY8 took
- * down_rows_kernel); in FP32 at D = 8 2 to 8, whichever balances the
- * multiprocessors best (balanced_tile_rows). */
-constexpr size_t TILE_MIN_SAMPLES = (size_t) 1 << 22;
+ * tensor cores and in FP32 at D = 16 (16-bit samples) 2 to 16, whichever
+ * balances the multiprocessors best counting the blocks each holds at
+ * once (balanced_tile_rows, weighted); in FP32 at D = 8 2 to 8, whichever
+ * balances the multiprocessors best (balanced_tile_rows). */
 constexpr size_t TILE_TALL_SAMPLES = (size_t) 1 << 24;
 
 enum class TileWalk
@@ -1978,16 +1974,6 @@ tile_walk (int factor, int channels, int sample_bytes, size_t samples)
       && (factor >= 16 || (factor == 8 && tall && channels == 3)))
     return TileWalk::TENSOR;
   return tall && factor < 16 ? TileWalk::NONE : TileWalk::FLOAT;
-}
-
-/* Small rows per tile in FP32 at D = 16 (16-bit samples): 16 on the large
- * planes, 8 from TILE_MIN_SAMPLES, 2 below (above). */
-int
-float_tile_rows (size_t samples)
-{
-  if (samples >= TILE_TALL_SAMPLES)
-    return 16;
-  return samples < TILE_MIN_SAMPLES ? 2 : 8;
 }
 
 /* Small rows per tile: the height from 2 to max_rows whose busiest
@@ -2008,7 +1994,8 @@ float_tile_rows (size_t samples)
  * docs/performance.md, "Small tiles for small planes"); GRAY16_LE 1080p
  * keeps 4 (111 blocks, where 2 rows would make 219).
  *
- * On the tensor cores (max_rows 16, the mma's M) a unit is worth
+ * On the tensor cores, and in FP32 at D = 16 (max_rows 16, the mma's M;
+ * the FP32 walk not measured with it), a unit is worth
  * TENSOR_ALONE_COST / TENSOR_SHARED_COST more where that multiprocessor
  * holds a single block (resident[ty]: how many of the height's blocks it
  * can hold at once; 0 where one does not fit, and the height is left
@@ -2107,7 +2094,7 @@ tile_residents (int *sms, int resident[17])
 constexpr int MAX_TILE_FACTOR = 16;
 template < int D, typename InT, bool TENSOR > cudaError_t
 down_tile_walk (const GbMultiscalePlan & plan, GbBorder border,
-    int channels, size_t samples, const InT * in, size_t in_pitch,
+    int channels, const InT * in, size_t in_pitch,
     float *out, size_t out_pitch, cudaStream_t stream)
 {
   using P = DownTile < D, InT, TENSOR >;
@@ -2137,7 +2124,9 @@ down_tile_walk (const GbMultiscalePlan & plan, GbBorder border,
       return err;
     shape.ty = balanced_tile_rows (shape.tiles_x, ry.out_length, P::RING,
         sms, 8, NULL);
-  } else if constexpr (TENSOR) {
+  } else {
+    /* On the tensor cores, and in FP32 at D = 16 (16-bit samples), whose
+     * 16 rows hold one block a multiprocessor (about 134 KB). */
     int sms, resident[17] = { };
     const cudaError_t err = tile_residents < D, InT, TENSOR > (&sms,
         resident);
@@ -2147,8 +2136,6 @@ down_tile_walk (const GbMultiscalePlan & plan, GbBorder border,
         sms, 16, resident);
     if (shape.ty == 0)
       return cudaErrorNotSupported;
-  } else {
-    shape.ty = float_tile_rows (samples);
   }
   shape.aligned = ((uintptr_t) in | in_pitch) % 16 == 0;
   /* More than a GPU's blocks may hold (64 KB on compute capability 7.5,
@@ -2189,13 +2176,13 @@ down_tile (const GbMultiscalePlan & plan, GbBorder border, int channels,
     case TileWalk::TENSOR:
       if constexpr (sizeof (InT) == 1)
         return down_tile_walk < D, InT, true > (plan, border, channels,
-            samples, in, in_pitch, out, out_pitch, stream);
+            in, in_pitch, out, out_pitch, stream);
       break;
     case TileWalk::FLOAT:
       /* never at D = 16 on 8-bit samples: no such kernel is built */
       if constexpr (D < 16 || sizeof (InT) > 1)
         return down_tile_walk < D, InT, false > (plan, border, channels,
-            samples, in, in_pitch, out, out_pitch, stream);
+            in, in_pitch, out, out_pitch, stream);
       break;
     case TileWalk::NONE:
       break;
