@@ -35,12 +35,17 @@ smallest_sigma (int d, int early_d16)
  * where it measured faster (multiscale.h). */
 #define EARLY_D16_ALONE_ONE_CHANNEL_MIN_PIXELS ((size_t) 3 << 20)
 #define EARLY_D16_ALONE_FOUR_CHANNELS_MIN_PIXELS ((size_t) 3 << 19)
+#define EARLY_D16_THREE_CHANNELS_MIN_PIXELS ((size_t) 3 << 21)
 
 int
 gb_multiscale_early_d16 (int channels, int bytes_per_sample, size_t pixels,
     int alone)
 {
-  if (bytes_per_sample != 1 || (channels != 1 && channels != 4))
+  if (bytes_per_sample != 1)
+    return 0;
+  if (channels == 3)
+    return pixels >= EARLY_D16_THREE_CHANNELS_MIN_PIXELS;
+  if (channels != 1 && channels != 4)
     return 0;
   if (!alone)
     return 1;
