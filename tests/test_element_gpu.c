@@ -19,20 +19,26 @@
 
 #define TOLERANCE 1
 
-/* A 1x1 CUDA handle: proves a device is usable and tells what
- * GB_ALGORITHM_AUTO resolves to on the GPU. */
+/* A CUDA handle: proves a device is usable and tells what
+ * GB_ALGORITHM_AUTO resolves to on the GPU for a frame's geometry. */
 static GbBlur *cuda_probe;
 
 /* The parity test's tally, for the summary line. */
 static guint n_compared;
 static gint worst_difference;
 
-/* The algorithm the CPU reference must run to match the GPU's for params. */
+/* The algorithm the CPU reference must run to match the GPU's for params
+ * on frames of info: `auto` resolves by the format, the size and sigma,
+ * so the probe takes the frame's geometry first (by auto's rules a 1x1
+ * plane takes `fused` at sigma 12, where RGBA 1080p takes `multiscale`). */
 static GbAlgorithm
-gpu_algorithm (const GbParams * params)
+gpu_algorithm (const GstVideoInfo * info, const GbParams * params)
 {
+  GbGeometry geometry = geometry_for (info);
   GbError error = { 0 };
 
+  fail_unless (gb_blur_set_geometry (cuda_probe, &geometry, &error) == GB_OK,
+      "%s", error.message);
   fail_unless (gb_blur_set_params (cuda_probe, params, &error) == GB_OK, "%s",
       error.message);
   return gb_blur_get_effective_algorithm (cuda_probe);
@@ -49,7 +55,7 @@ push_and_check (GstHarness * h, GstBuffer * input, const GstVideoInfo * info,
   GstBuffer *expected;
   gint difference;
 
-  reference.algorithm = gpu_algorithm (params);
+  reference.algorithm = gpu_algorithm (info, params);
   expected = reference_blur (input, info, &reference);
   difference = max_difference (output, expected, info);
   fail_unless (difference <= TOLERANCE, "GPU and CPU differ by %d",
@@ -147,7 +153,7 @@ GST_START_TEST (test_parity)
 
             element_set_params (h->element, &params);
             output = push_pull (h, input);
-            reference_params.algorithm = gpu_algorithm (&params);
+            reference_params.algorithm = gpu_algorithm (&info, &params);
             if (!references[reference_params.algorithm])
               references[reference_params.algorithm] =
                   reference_blur (input, &info, &reference_params);
@@ -213,6 +219,45 @@ GST_START_TEST (test_property_changes_while_playing)
   gst_buffer_unref (last);
   gst_buffer_unref (input);
   gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+/* `auto` at sigma 12 and 30 on 1080p-sized frames of each kind, where it
+ * resolves by format and size to `fused`, `separable` or `multiscale`:
+ * the element's output within TOLERANCE of the CPU core running what the
+ * probe says the GPU ran. */
+GST_START_TEST (test_auto_large_sigma)
+{
+  static const gchar *const formats[] = { "GRAY8", "RGBA", "RGB", "NV12",
+    "I420", "Y42B", "GRAY16_LE", "RGBA64_LE"
+  };
+  static const gdouble sigmas[] = { 12.0, 30.0 };
+  guint f, g, seen[GB_ALGORITHM_LAST + 1] = { 0 };
+
+  for (f = 0; f < G_N_ELEMENTS (formats); f++) {
+    GstVideoInfo info = video_info (formats[f], 1921, 1081);
+    GstHarness *h = element_harness_new ("cuda", formats[f], 1921, 1081);
+    GstBuffer *input = random_frame (&info, 4000 + f);
+
+    for (g = 0; g < G_N_ELEMENTS (sigmas); g++) {
+      GbParams params = gb_params_make (sigmas[g], 0, GB_ALGORITHM_AUTO,
+          GB_BORDER_CLAMP);
+
+      element_set_params (h->element, &params);
+      seen[gpu_algorithm (&info, &params)]++;
+      gst_buffer_unref (push_and_check (h, input, &info, &params));
+    }
+    gst_buffer_unref (input);
+    gst_harness_teardown (h);
+  }
+  /* the frames take `multiscale` (sigma 30 everywhere, and sigma 12 on
+   * RGBA, where auto's rules gave a 1x1 plane `fused`) */
+  fail_unless (seen[GB_ALGORITHM_MULTISCALE] > 0);
+  g_print ("element-gpu: auto at sigma 12 and 30 on %u formats at 1921x1081 "
+      "(%u multiscale, %u fused, %u separable) within %d of the CPU core\n",
+      (guint) G_N_ELEMENTS (formats), seen[GB_ALGORITHM_MULTISCALE],
+      seen[GB_ALGORITHM_FUSED], seen[GB_ALGORITHM_SEPARABLE], TOLERANCE);
 }
 
 GST_END_TEST;
@@ -302,7 +347,7 @@ check_planes (GstBuffer * output, GstBuffer * input, const GstVideoInfo * info,
   GstBuffer *expected;
   guint p;
 
-  reference.algorithm = gpu_algorithm (params);
+  reference.algorithm = gpu_algorithm (info, params);
   expected = reference_blur (input, info, &reference);
   max_plane_differences (output, expected, info, differences);
   for (p = 0; p < GST_VIDEO_INFO_N_PLANES (info); p++)
@@ -725,9 +770,10 @@ GST_START_TEST (test_pinned_state_cycles)
 {
   GbParams params = gb_params_make (2.0, 0, GB_ALGORITHM_AUTO,
       GB_BORDER_CLAMP);
+  GstVideoInfo info = video_info ("NV12", 333, 197);
 
-  check_state_cycles ("cuda", "NV12", 333, 197, 100, gpu_algorithm (&params),
-      TOLERANCE, TRUE);
+  check_state_cycles ("cuda", "NV12", 333, 197, 100, gpu_algorithm (&info,
+          &params), TOLERANCE, TRUE);
 }
 
 GST_END_TEST;
@@ -914,6 +960,7 @@ cudagaussblur_gpu_suite (void)
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_parity);
   tcase_add_test (tc, test_property_changes_while_playing);
+  tcase_add_test (tc, test_auto_large_sigma);
   tcase_add_test (tc, test_renegotiation);
   tcase_add_test (tc, test_backend_change_while_playing);
   tcase_add_test (tc, test_pinned_upstream_pool);
