@@ -2158,7 +2158,8 @@ down_tile_walk (const GbMultiscalePlan & plan, GbBorder border,
   /* More than a GPU's blocks may hold (64 KB on compute capability 7.5,
    * 99 KB on 8.6 and 8.9): in FP32 at D <= 8 a lower tile, down to 4 rows
    * (7 and 8 rows of 8-bit samples take 69 KB), else the two passes (the
-   * tensor walk's heights that do not fit are left out above). Not below
+   * heights of the tensor walk and of the FP32 walk at D = 16 that do not
+   * fit are left out above). Not below
    * 4: 2 and 3 rows pay only where blocks are few, and 16-bit samples
    * need about 76 KB even at 2. */
   size_t shared;

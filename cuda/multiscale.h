@@ -94,8 +94,9 @@ int gb_multiscale_plan (double sigma_x, double sigma_y, int width, int height,
  * chroma of NV16 and NV12 once it reaches 21.5 (H200, sigma 50: 29.1 ->
  * 31.3 and 24.2 -> 28.0 us) and RGB (sigma 30, with the balanced tensor
  * tile: 1080p 27.5 -> 29.9 us, 2560 x 1440 36.0 -> 36.8), but from 3 x
- * 2^21 pixels, where it gained (4K 57.2 -> 54.4; docs/performance.md, "The
- * early D = 16 by size").
+ * 2^21 pixels, where it gained (4K 57.2 -> 54.4, and 57.2 -> 54.1 as
+ * committed; docs/performance.md, "The early D = 16 by size" and "The
+ * twentieth session's branch, measured and merged").
  * A plane alone in its frame (`alone`) of `pixels` (the window the plan
  * covers) takes it from 3 x 2^20 pixels with one channel and 3 x 2^19 with
  * four: smaller ones were faster at D = 8 (H200, sigma 22 to 50, D = 8

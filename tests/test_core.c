@@ -1964,8 +1964,9 @@ test_multiscale_plan_bounds (void)
 /* Which D a plane's plan takes at sigma 30 as gb_plane_filters_resolve
  * builds it (gb_multiscale_early_d16): 16 (early) on 8-bit planes of one
  * or four channels, but on a plane alone in its frame only from 3 x 2^20
- * pixels (one channel) or 3 x 2^19 (four), and on its window's size; 8 on
- * other planes (multiscale.h). */
+ * pixels (one channel) or 3 x 2^19 (four), and on its window's size; on
+ * 8-bit planes of three channels from 3 x 2^21 pixels; 8 on other planes
+ * (multiscale.h). */
 static void
 test_multiscale_early_d16 (void)
 {
