@@ -508,6 +508,8 @@ main (int argc, char **argv)
   /* --format picks by name (any case), --formats all takes every case, and
    * neither the standard ones; --quick keeps the 1080p ones, --width its
    * width; --size takes each chosen format once, at that size. */
+  /* selected keeps pointers into sized: room for every case up front, so
+   * that no push_back moves them */
   sized.reserve (sizeof cases / sizeof cases[0]);
   for (const Case & c : cases) {
     bool listed = false, seen = false;

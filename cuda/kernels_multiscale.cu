@@ -2012,8 +2012,8 @@ tile_walk (int factor, int channels, int sample_bytes, size_t samples)
  *
  * On the tensor cores, and in FP32 at D = 16 (max_rows 16, the mma's M;
  * the weights were fitted on the tensor walk, and the FP32 one measured
- * faster with them: RGBA64_LE 4K sigma 60 117.4 -> 104.7 us), a unit is worth
- * TENSOR_ALONE_COST / TENSOR_SHARED_COST more where that multiprocessor
+ * faster with them: RGBA64_LE 4K sigma 60 117.4 -> 104.7 us), a unit is
+ * worth TILE_ALONE_COST / TILE_SHARED_COST more where that multiprocessor
  * holds a single block (resident[ty]: how many of the height's blocks it
  * can hold at once; 0 where one does not fit, and the height is left
  * out). The down_tile_kernel times of the H200's kernel traces fit that
@@ -2034,8 +2034,8 @@ tile_walk (int factor, int channels, int sample_bytes, size_t samples)
  * rows do not fit, and fewer blocks fit a multiprocessor) the tile now
  * runs at a lower height where it fell back to the two passes, not
  * measured there. */
-constexpr int TENSOR_SHARED_COST = 2;
-constexpr int TENSOR_ALONE_COST = 3;
+constexpr int TILE_SHARED_COST = 2;
+constexpr int TILE_ALONE_COST = 3;
 
 int
 balanced_tile_rows (int tiles_x, int small_rows, int ring, int sms,
@@ -2050,7 +2050,7 @@ balanced_tile_rows (int tiles_x, int small_rows, int ring, int sms,
     const long per_sm = (blocks + sms - 1) / (sms > 0 ? sms : 1);
     const bool alone = resident && (per_sm < 2 || resident[ty] < 2);
     const long cost = per_sm * (ty + ring - 1)
-        * (alone ? TENSOR_ALONE_COST : TENSOR_SHARED_COST);
+        * (alone ? TILE_ALONE_COST : TILE_SHARED_COST);
     if (best == 0 || cost < best_cost) {
       best = ty;
       best_cost = cost;

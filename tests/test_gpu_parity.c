@@ -393,8 +393,12 @@ main (int argc, char **argv)
   const Size *sizes = quick ? quick_sizes : race ? race_sizes : full_sizes;
   const double *sigmas = quick ? quick_sigmas : race ? race_sigmas
       : full_sigmas;
-  int n_sizes = race ? 2 : quick ? 5 : 4;
-  int n_sigmas = race ? 3 : quick ? 4 : 8;
+  int n_sizes = race ? (int) (sizeof race_sizes / sizeof race_sizes[0])
+      : quick ? (int) (sizeof quick_sizes / sizeof quick_sizes[0])
+      : (int) (sizeof full_sizes / sizeof full_sizes[0]);
+  int n_sigmas = race ? (int) (sizeof race_sigmas / sizeof race_sigmas[0])
+      : quick ? (int) (sizeof quick_sigmas / sizeof quick_sigmas[0])
+      : (int) (sizeof full_sigmas / sizeof full_sigmas[0]);
   int first_algorithm = race ? GB_ALGORITHM_SHARED : GB_ALGORITHM_AUTO;
   GbGeometry probe = { 1, 1, {{1, 1, 1, 1, 1, 0}} };
   GbBlur *blur;
