@@ -1056,10 +1056,11 @@ row_pass_kernel (GbResample r, RowWeights < D > weights, GbBorder border,
     if constexpr (D == 1) {
       /* The small blur along x: its own taps, four at a time (zeros pad
        * them to P::TAPS, a multiple of four), not all P::TAPS: a warp's
-       * instructions are this kernel's critical path (about 3 warps a
-       * multiprocessor), and at sigma 15 the blur has 13. A blur that
-       * needs every group (45 taps at sigma 100) runs straight through:
-       * the tests between the groups cost it 0.1-0.3 us (H200). */
+       * instructions are this kernel's critical path where few warps run
+       * it (ncu, RGBA 1080p at sigma 30: about 3 a multiprocessor), and at
+       * sigma 15 the blur has 13. A blur that needs every group (45 taps
+       * at sigma 100) runs straight through: with the tests between the
+       * groups there, more frames lost 0.1-0.35 us (H200). */
       static_assert (P::TAPS % 4 == 0, "whole groups of four taps");
       if (r.taps > P::TAPS - 4)
         add_all ();
