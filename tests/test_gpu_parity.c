@@ -28,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define N_ELEMENTS(array) ((int) (sizeof (array) / sizeof ((array)[0])))
 #define REFERENCE_2D_TAP_LIMIT 2.0e9
 #define SRC_PADDING 13          /* odd paddings: rows start unaligned */
 #define DST_PADDING 7
@@ -391,14 +392,12 @@ main (int argc, char **argv)
   int quick = argc > 1 && strcmp (argv[1], "--quick") == 0;
   int race = argc > 1 && strcmp (argv[1], "--race") == 0;
   const Size *sizes = quick ? quick_sizes : race ? race_sizes : full_sizes;
+  int n_sizes = quick ? N_ELEMENTS (quick_sizes) : race
+      ? N_ELEMENTS (race_sizes) : N_ELEMENTS (full_sizes);
   const double *sigmas = quick ? quick_sigmas : race ? race_sigmas
       : full_sigmas;
-  int n_sizes = race ? (int) (sizeof race_sizes / sizeof race_sizes[0])
-      : quick ? (int) (sizeof quick_sizes / sizeof quick_sizes[0])
-      : (int) (sizeof full_sizes / sizeof full_sizes[0]);
-  int n_sigmas = race ? (int) (sizeof race_sigmas / sizeof race_sigmas[0])
-      : quick ? (int) (sizeof quick_sigmas / sizeof quick_sigmas[0])
-      : (int) (sizeof full_sigmas / sizeof full_sigmas[0]);
+  int n_sigmas = quick ? N_ELEMENTS (quick_sigmas) : race
+      ? N_ELEMENTS (race_sigmas) : N_ELEMENTS (full_sigmas);
   int first_algorithm = race ? GB_ALGORITHM_SHARED : GB_ALGORITHM_AUTO;
   GbGeometry probe = { 1, 1, {{1, 1, 1, 1, 1, 0}} };
   GbBlur *blur;
@@ -412,7 +411,7 @@ main (int argc, char **argv)
 
   check_handle_behaviour ();
   for (int s = 0; s < n_sizes; s++)
-    for (int c = 0; c < 3; c++)
+    for (int c = 0; c < N_ELEMENTS (channel_counts); c++)
       run_size (sizes[s], channel_counts[c], sigmas, n_sigmas,
           first_algorithm, GB_ALGORITHM_MULTISCALE, race, quick || race);
   /* The recursive and multi-scale filters at sigmas the convolutions would
@@ -420,7 +419,7 @@ main (int argc, char **argv)
    * segments carry their state across whole lines, and mirror warm-ups run
    * past the frame. */
   for (int s = 0; s < n_sizes; s++)
-    for (int c = 0; c < 3; c++)
+    for (int c = 0; c < N_ELEMENTS (channel_counts); c++)
       run_size (sizes[s], channel_counts[c], large_sigmas,
           race ? 1 : 3, GB_ALGORITHM_RECURSIVE, GB_ALGORITHM_MULTISCALE, race,
           quick || race);
@@ -461,7 +460,7 @@ main (int argc, char **argv)
     };
     static const double ea_sigmas[] = { 0.5, 3, 10, 50 };
     for (int s = 0; s < (quick ? 4 : 5); s++)
-      for (int c = 0; c < 3; c++)
+      for (int c = 0; c < N_ELEMENTS (channel_counts); c++)
         run_edge_aware (ea_sizes[s], channel_counts[c], 0, ea_sigmas,
             quick ? 2 : 4);
     run_edge_aware (ea_sizes[3], 4, 0x8, ea_sigmas, 4);
