@@ -208,40 +208,48 @@ resample_columns_kernel (GbResample r, const float *weights,
 
 /* The small blur along y (step 1, one phase): a block stages the rows its
  * outputs read (through the small image's rule: clamp, or zeros under the
- * zero border), 128 elements wide, then each thread takes four
+ * zero border), GROUPS float4s wide, then each thread takes four
  * neighbouring elements of RUN neighbouring output rows and slides over
  * the staged rows: one 16-byte shared load per row and a new weight per
  * row feeds the run's accumulators (the taps are padded with RUN - 1 zeros
  * on both sides, so no tap needs a bounds check). Runs of 4 on the larger
- * small images, of 1 where that would leave few blocks. The generic pass
+ * small images (128 elements wide), of 1 where that would leave few
+ * blocks (32 elements wide, 32 rows). The generic pass
  * above resolved its sources for every output row and held one output a
  * thread: at D = 4 (which plans took until 2026-11-29) on 4K RGBA it
  * issued 270 instructions an output. */
 constexpr int BLUR_THREADS = 256;
-constexpr int BLUR_GROUPS = 32;                 /* float4 columns a block */
+/* float4 columns a block of runs of four rows */
+constexpr int BLUR_GROUPS = 32;
+/* float4 columns a block of runs of one row: narrower blocks of more rows
+ * stage fewer apron rows an output (8 + taps - 1 rows for 8 outputs at 32
+ * columns: 52 at 45 taps). A staged row piece is 128 bytes, which the
+ * small image's 16-byte row alignment may split over two cache lines. */
+constexpr int BLUR_SHORT_GROUPS = 8;
 constexpr int BLUR_LOADS = 8;                   /* staging loads in flight */
 /* Blocks below which the runs are of one row: two per SM on the H100. */
 constexpr int BLUR_MIN_BLOCKS = 264;
 
-/* Output rows of a block with runs of RUN rows. */
+/* Output rows of a block of GROUPS float4 columns with runs of RUN rows. */
 __host__ __device__ constexpr int
-blur_rows (int run)
+blur_rows (int run, int groups)
 {
-  return BLUR_THREADS / BLUR_GROUPS * run;
+  return BLUR_THREADS / groups * run;
 }
 
-template < int RUN > __global__ void __launch_bounds__ (BLUR_THREADS)
+template < int RUN, int GROUPS > __global__ void
+__launch_bounds__ (BLUR_THREADS)
 blur_columns_kernel (GbResample r, const float *weights, GbBorder border,
     int elements, const float *in, size_t in_pitch, float *out,
     size_t out_pitch)
 {
   constexpr int BLUR_RUN = RUN;
-  constexpr int BLUR_ROWS = blur_rows (RUN);
+  constexpr int BLUR_ROWS = blur_rows (RUN, GROUPS);
   constexpr int BLUR_PADDED_TAPS = GB_MULTISCALE_BLUR_TAPS + 2 * (RUN - 1);
-  extern __shared__ float4 staged[];    /* rows x BLUR_GROUPS */
+  extern __shared__ float4 staged[];    /* rows x GROUPS */
   __shared__ float taps[BLUR_PADDED_TAPS];
   const int o0 = blockIdx.y * BLUR_ROWS;
-  const int e0 = blockIdx.x * BLUR_GROUPS * 4;
+  const int e0 = blockIdx.x * GROUPS * 4;
   const int n_rows = BLUR_ROWS + r.taps - 1;
   const bool vector = ((uintptr_t) in | in_pitch) % 16 == 0;
 
@@ -257,15 +265,15 @@ blur_columns_kernel (GbResample r, const float *weights, GbBorder border,
     taps[t] = j >= 0 && j < r.taps ? weights[r.weights + j] : 0.0f;
   }
   gb_wait_for_previous_kernel ();
-  for (int i0 = threadIdx.x; i0 < n_rows * BLUR_GROUPS;
+  for (int i0 = threadIdx.x; i0 < n_rows * GROUPS;
       i0 += BLUR_LOADS * BLUR_THREADS) {
     float4 v[BLUR_LOADS];
 #pragma unroll
     for (int k = 0; k < BLUR_LOADS; k++) {
       const int i = i0 + k * BLUR_THREADS;
-      const int row = i / BLUR_GROUPS;
-      const int e = e0 + (i % BLUR_GROUPS) * 4;
-      const int y = i < n_rows * BLUR_GROUPS ? resample_source (r,
+      const int row = i / GROUPS;
+      const int e = e0 + (i % GROUPS) * 4;
+      const int y = i < n_rows * GROUPS ? resample_source (r,
           o0 + r.first[0] + row, border) : -1;
       v[k] = make_float4 (0.0f, 0.0f, 0.0f, 0.0f);
       if (y < 0 || e >= elements)
@@ -286,19 +294,19 @@ blur_columns_kernel (GbResample r, const float *weights, GbBorder border,
     }
 #pragma unroll
     for (int k = 0; k < BLUR_LOADS; k++)
-      if (i0 + k * BLUR_THREADS < n_rows * BLUR_GROUPS)
+      if (i0 + k * BLUR_THREADS < n_rows * GROUPS)
         staged[i0 + k * BLUR_THREADS] = v[k];
   }
   __syncthreads ();
 
-  const int group = threadIdx.x % BLUR_GROUPS;
-  const int first_row = threadIdx.x / BLUR_GROUPS * BLUR_RUN;
+  const int group = threadIdx.x % GROUPS;
+  const int first_row = threadIdx.x / GROUPS * BLUR_RUN;
   float4 acc[BLUR_RUN] = { };
   /* Staged row first_row + i is tap i - m of output m: padded tap
    * i - m + BLUR_RUN - 1. */
-  const float4 *column = staged + first_row * BLUR_GROUPS + group;
+  const float4 *column = staged + first_row * GROUPS + group;
   for (int i = 0; i < r.taps + BLUR_RUN - 1; i++) {
-    const float4 v = column[i * BLUR_GROUPS];
+    const float4 v = column[i * GROUPS];
 #pragma unroll
     for (int m = 0; m < BLUR_RUN; m++) {
       const float w = taps[i - m + BLUR_RUN - 1];
@@ -1654,15 +1662,20 @@ blur_columns (const GbResample & r, const float *weights, GbBorder border,
 {
   if (r.phases != 1 || r.step != 1 || r.taps > GB_MULTISCALE_BLUR_TAPS)
     return cudaErrorInvalidValue;       /* not for any plan (multiscale.c) */
-  const int across = (elements + 4 * BLUR_GROUPS - 1) / (4 * BLUR_GROUPS);
-  const bool long_runs = across * ((r.out_length + blur_rows (4) - 1)
-      / blur_rows (4)) >= BLUR_MIN_BLOCKS;
-  const int rows = blur_rows (long_runs ? 4 : 1);
-  const size_t shared = sizeof (float4) * BLUR_GROUPS * (rows + r.taps - 1);
-  const dim3 grid (across, (r.out_length + rows - 1) / rows);
-  return gb_launch_after_kernel (overlap, long_runs ? blur_columns_kernel < 4 >
-      : blur_columns_kernel < 1 >, grid, BLUR_THREADS, shared, stream, r,
-      weights, border, elements, in, in_pitch, out, out_pitch);
+  const auto across =[elements](int groups) {
+    return (elements + 4 * groups - 1) / (4 * groups);
+  };
+  const bool long_runs = across (BLUR_GROUPS) * ((r.out_length
+          + blur_rows (4, BLUR_GROUPS) - 1) / blur_rows (4, BLUR_GROUPS))
+      >= BLUR_MIN_BLOCKS;
+  const int groups = long_runs ? BLUR_GROUPS : BLUR_SHORT_GROUPS;
+  const int rows = blur_rows (long_runs ? 4 : 1, groups);
+  const size_t shared = sizeof (float4) * groups * (rows + r.taps - 1);
+  const dim3 grid (across (groups), (r.out_length + rows - 1) / rows);
+  return gb_launch_after_kernel (overlap, long_runs ? blur_columns_kernel < 4,
+      BLUR_GROUPS > : blur_columns_kernel < 1, BLUR_SHORT_GROUPS >, grid,
+      BLUR_THREADS, shared, stream, r, weights, border, elements, in,
+      in_pitch, out, out_pitch);
 }
 
 cudaError_t
