@@ -223,8 +223,10 @@ constexpr int BLUR_THREADS = 256;
 constexpr int BLUR_GROUPS = 32;
 /* float4 columns a block of runs of one row: narrower blocks of more rows
  * stage fewer apron rows an output (8 + taps - 1 rows for 8 outputs at 32
- * columns: 52 at 45 taps). A staged row piece is 128 bytes, which the
- * small image's 16-byte row alignment may split over two cache lines. */
+ * columns: 52 at 45 taps; H200, 32 -> 8 columns: RGB 4K at sigma 100
+ * 54.4 -> 53.9 us, NV12 4K 37.7 -> 37.25; 16 columns no faster). A staged
+ * row piece is 128 bytes, which the small image's 16-byte row alignment
+ * may split over two cache lines. */
 constexpr int BLUR_SHORT_GROUPS = 8;
 constexpr int BLUR_LOADS = 8;                   /* staging loads in flight */
 /* Blocks below which the runs are of one row: two per SM on the H100. */
