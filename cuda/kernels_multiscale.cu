@@ -534,20 +534,6 @@ down_columns_kernel (GbResample r, DownWeights < D > weights,
   }
 }
 
-/* Along rows, with a block's input staged in shared memory: down along x
- * (decimating by D) on the frame's rows or on the rows down_columns_kernel
- * left, or the small image's rows blurred (D = 1). A block takes a run of up to P::OUTPUTS output positions, one
- * per thread, of up to four lanes: the channels of one row (three or four
- * channels), or of two rows (two channels), or four rows (gray), so that
- * every plane keeps the lanes busy. It stages the samples it reads (border
- * rule applied once here) as one float4 per position, split by phase:
- * position q of the run (from the first output's first tap) sits in array
- * q % D at q / D. Output o's tap t then reads array t % D at o + t / D:
- * for one t, neighbouring threads read neighbouring float4s, and with D
- * and the tap count fixed at compile time every offset is an immediate and
- * every weight a kernel parameter: one 16-byte shared load and four
- * multiply-adds per tap. The block writes each row's results as one
- * coalesced run. */
 /* Output positions a block of RowPass < D > takes unless told: the small
  * blur (D = 1) in runs of 64, not 32: its image is small, but blocks of one
  * warp stop at 32 warps an SM, the most blocks one SM holds (RGBA 4K at
@@ -558,6 +544,21 @@ row_pass_outputs (int d)
   return d == 1 ? 64 : d <= 8 ? 128 : d == 16 ? 64 : 32;
 }
 
+/* Along rows, with a block's input staged in shared memory: down along x
+ * (decimating by D) on the frame's rows or on the rows down_columns_kernel
+ * left, or the small image's rows blurred (D = 1). A block takes a run of
+ * up to P::OUTPUTS output positions, one per thread, of up to four lanes:
+ * the channels of one row (three or four channels), or of two rows (two
+ * channels), or four rows (gray), so that every plane keeps the lanes
+ * busy. It stages the samples it reads (border
+ * rule applied once here) as one float4 per position, split by phase:
+ * position q of the run (from the first output's first tap) sits in array
+ * q % D at q / D. Output o's tap t then reads array t % D at o + t / D:
+ * for one t, neighbouring threads read neighbouring float4s, and with D
+ * and the tap count fixed at compile time every offset is an immediate and
+ * every weight a kernel parameter: one 16-byte shared load and four
+ * multiply-adds per tap. The block writes each row's results as one
+ * coalesced run. */
 template < int D, int OUT = row_pass_outputs (D) > struct RowPass
 {
   /* Taps: the prefilter's or (D = 1) the small blur's bound
