@@ -534,12 +534,23 @@ down_columns_kernel (GbResample r, DownWeights < D > weights,
   }
 }
 
+/* Output positions a block of RowPass < D > takes unless told: the small
+ * blur (D = 1) in runs of 64, not 32: its image is small, but blocks of one
+ * warp stop at 32 warps an SM, the most blocks one SM holds (RGBA 4K at
+ * sigma 15 ran 16 x 280 of them, 8 x 280 at 64: 73.2 -> 71.5 us, H200). */
+__host__ __device__ constexpr int
+row_pass_outputs (int d)
+{
+  return d == 1 ? 64 : d <= 8 ? 128 : d == 16 ? 64 : 32;
+}
+
 /* Along rows, with a block's input staged in shared memory: down along x
  * (decimating by D) on the frame's rows or on the rows down_columns_kernel
- * left, or the small image's rows blurred (D = 1). A block takes a run of up to P::OUTPUTS output positions, one
- * per thread, of up to four lanes: the channels of one row (three or four
- * channels), or of two rows (two channels), or four rows (gray), so that
- * every plane keeps the lanes busy. It stages the samples it reads (border
+ * left, or the small image's rows blurred (D = 1). A block takes a run of
+ * up to P::OUTPUTS output positions, one per thread, of up to four lanes:
+ * the channels of one row (three or four channels), or of two rows (two
+ * channels), or four rows (gray), so that every plane keeps the lanes
+ * busy. It stages the samples it reads (border
  * rule applied once here) as one float4 per position, split by phase:
  * position q of the run (from the first output's first tap) sits in array
  * q % D at q / D. Output o's tap t then reads array t % D at o + t / D:
@@ -548,18 +559,13 @@ down_columns_kernel (GbResample r, DownWeights < D > weights,
  * every weight a kernel parameter: one 16-byte shared load and four
  * multiply-adds per tap. The block writes each row's results as one
  * coalesced run. */
-template < int D > struct RowPass
+template < int D, int OUT = row_pass_outputs (D) > struct RowPass
 {
   /* Taps: the prefilter's or (D = 1) the small blur's bound
    * (multiscale.h); zero-padded to this. */
   static constexpr int TAPS = D == 1 ? GB_MULTISCALE_BLUR_TAPS
       : GB_MULTISCALE_DOWN_TAPS (D);
-  /* the small blur (D = 1) in runs of 64, not 32: its image is small,
-   * but blocks of one warp stop at 32 warps an SM, the most blocks one
-   * SM holds (RGBA 4K at sigma 15 ran 16 x 280 of them, now 8 x 280:
-   * 73.2 -> 71.5 us, H200) */
-  static constexpr int OUTPUTS = D == 1 ? 64 : D <= 8 ? 128 : D == 16 ? 64
-      : 32;
+  static constexpr int OUTPUTS = OUT;
   static constexpr int THREADS = OUTPUTS;
   /* positions each thread stages per round, all loads in flight at once */
   static constexpr int SLOTS_NEEDED =
@@ -965,13 +971,14 @@ down_tile_kernel (GbResample rx, GbResample ry, DownWeights < D > weights,
   }
 }
 
-template < int D, typename InT, bool NEXT_EARLY > __global__ void
-__launch_bounds__ (RowPass < D >::THREADS)
+template < int D, typename InT, bool NEXT_EARLY, int OUT =
+    row_pass_outputs (D) > __global__ void
+__launch_bounds__ (RowPass < D, OUT >::THREADS)
 row_pass_kernel (GbResample r, RowWeights < D > weights, GbBorder border,
     int channels, int n_rows, int per_block, const InT * in,
     size_t in_pitch, float *out, size_t out_pitch)
 {
-  using P = RowPass < D >;
+  using P = RowPass < D, OUT >;
   extern __shared__ float4 stage[];     /* D * P::LENGTH */
   float *result = reinterpret_cast < float *>(stage + D * P::LENGTH);
   const int lines = row_pass_lines (channels);
@@ -2359,6 +2366,16 @@ down_rows (const GbResample & r, const float *host_table, GbBorder border,
   }
 }
 
+/* The small blur along x in runs of 128 where that still leaves two blocks
+ * an SM (the H100's 132) and the blur takes its groups of taps (up to 44:
+ * sigma below about 100): H200, GRAY16_LE 4K at sigma 15 and 30 36.6 ->
+ * 34.5 and 37.55 -> 35.4 us, RGBA 4K at sigma 15 71.45 -> 70.85. Runs of
+ * 128 lost where they left fewer blocks (GRAY16_LE 1080p at sigma 15,
+ * 74 blocks: 21.95 -> 22.3) and at 45 taps (RGB 4K at sigma 100: 53.3 ->
+ * 53.6). */
+constexpr int ROW_BLUR_LONG_OUTPUTS = 128;
+constexpr int ROW_BLUR_LONG_MIN_BLOCKS = 264;
+
 /* overlap: in is the previous kernel's output, and the pass may start
  * while that kernel finishes (gb_launch_after_kernel); next_early (D = 1
  * only): the pass after it may also take the SMs its finished blocks
@@ -2369,27 +2386,39 @@ row_pass (const GbResample & r, const float *host_table, GbBorder border,
     size_t out_pitch, bool overlap, cudaStream_t stream,
     bool next_early = false)
 {
-  using P = RowPass < D >;
   RowWeights < D > weights;
   if (!row_weights < D > (r, host_table, weights))
     return cudaErrorInvalidValue;       /* not for any plan (multiscale.c) */
   const int lines = row_pass_lines (channels);
-  const size_t shared = sizeof (float4) * D * P::LENGTH
-      + sizeof (float) * (swizzle (P::OUTPUTS * lines * channels - 1) + 1);
-  /* A row's outputs shared evenly by its blocks: a last block with a
-   * few outputs would leave most of its threads idle. */
-  const int blocks = (r.out_length + P::OUTPUTS - 1) / P::OUTPUTS;
-  const int per_block = (r.out_length + blocks - 1) / blocks;
-  const dim3 grid (blocks, (n_rows + lines - 1) / lines);
-  /* Only the small blur along x (D = 1) lets the next pass start early:
-   * no instance of the down passes with it. */
-  auto kernel = row_pass_kernel < D, InT, false >;
-  if constexpr (D == 1)
-    if (next_early)
-      kernel = row_pass_kernel < D, InT, true >;
-  return gb_launch_after_kernel (overlap, kernel, grid, P::THREADS, shared,
-      stream, r, weights, border, channels, n_rows, per_block, in, in_pitch,
-      out, out_pitch);
+  const int line_blocks = (n_rows + lines - 1) / lines;
+  auto launch =[&](auto outputs) {
+    constexpr int OUT = decltype (outputs)::value;
+    using P = RowPass < D, OUT >;
+    const size_t shared = sizeof (float4) * D * P::LENGTH
+        + sizeof (float) * (swizzle (P::OUTPUTS * lines * channels - 1) + 1);
+    /* A row's outputs shared evenly by its blocks: a last block with a
+     * few outputs would leave most of its threads idle. */
+    const int blocks = (r.out_length + P::OUTPUTS - 1) / P::OUTPUTS;
+    const int per_block = (r.out_length + blocks - 1) / blocks;
+    const dim3 grid (blocks, line_blocks);
+    /* Only the small blur along x (D = 1) lets the next pass start early:
+     * no instance of the down passes with it. */
+    auto kernel = row_pass_kernel < D, InT, false, OUT >;
+    if constexpr (D == 1)
+      if (next_early)
+        kernel = row_pass_kernel < D, InT, true, OUT >;
+    return gb_launch_after_kernel (overlap, kernel, grid, P::THREADS, shared,
+        stream, r, weights, border, channels, n_rows, per_block, in,
+        in_pitch, out, out_pitch);
+  };
+  if constexpr (D == 1) {
+    const int long_blocks = (r.out_length + ROW_BLUR_LONG_OUTPUTS - 1)
+        / ROW_BLUR_LONG_OUTPUTS * line_blocks;
+    if (r.taps <= RowPass < 1 >::TAPS - 4
+        && long_blocks >= ROW_BLUR_LONG_MIN_BLOCKS)
+      return launch (std::integral_constant < int, ROW_BLUR_LONG_OUTPUTS > ());
+  }
+  return launch (std::integral_constant < int, row_pass_outputs (D) > ());
 }
 
 /* Calls launch(std::integral_constant<int, D> ()) for the plan's factor D
