@@ -2366,14 +2366,17 @@ down_rows (const GbResample & r, const float *host_table, GbBorder border,
   }
 }
 
-/* The small blur along x in runs of 128 where that still leaves two blocks
- * an SM (the H100's 132) and the blur takes its groups of taps (up to 44:
- * sigma below about 100): H200, GRAY16_LE 4K at sigma 15 and 30 36.6 ->
- * 34.5 and 37.55 -> 35.4 us, RGBA 4K at sigma 15 71.45 -> 70.85. Runs of
- * 128 lost where they left fewer blocks (GRAY16_LE 1080p at sigma 15,
- * 74 blocks: 21.95 -> 22.3) and at 45 taps (RGB 4K at sigma 100: 53.3 ->
- * 53.6). */
+/* The small blur along x in runs of 128 where a row of the small image
+ * still takes at least four of them, that leaves two blocks an SM (the
+ * H100's 132) and the blur takes its groups of taps (up to 44: sigma below
+ * about 100). Measured on the H200: where they hold (the 4K planes of D =
+ * 8), GRAY16_LE at sigma 15 and 30 36.6 -> 34.6 and 37.55 -> 35.4 us, RGBA
+ * at sigma 15 71.35 -> 70.8. Runs of 128 lost with two to a row (RGB 4K
+ * at sigma 50 and 70, D = 16: 52.25 -> 52.5 and 52.6 -> 52.85), with
+ * fewer blocks (GRAY16_LE 1080p at sigma 15, 74: 21.95 -> 22.3) and at 45
+ * taps (RGB 4K at sigma 100: 53.3 -> 53.6). */
 constexpr int ROW_BLUR_LONG_OUTPUTS = 128;
+constexpr int ROW_BLUR_LONG_MIN_RUNS = 4;
 constexpr int ROW_BLUR_LONG_MIN_BLOCKS = 264;
 
 /* overlap: in is the previous kernel's output, and the pass may start
@@ -2412,10 +2415,11 @@ row_pass (const GbResample & r, const float *host_table, GbBorder border,
         in_pitch, out, out_pitch);
   };
   if constexpr (D == 1) {
-    const int long_blocks = (r.out_length + ROW_BLUR_LONG_OUTPUTS - 1)
-        / ROW_BLUR_LONG_OUTPUTS * line_blocks;
+    const int long_runs = (r.out_length + ROW_BLUR_LONG_OUTPUTS - 1)
+        / ROW_BLUR_LONG_OUTPUTS;
     if (r.taps <= RowPass < 1 >::TAPS - 4
-        && long_blocks >= ROW_BLUR_LONG_MIN_BLOCKS)
+        && long_runs >= ROW_BLUR_LONG_MIN_RUNS
+        && long_runs * line_blocks >= ROW_BLUR_LONG_MIN_BLOCKS)
       return launch (std::integral_constant < int, ROW_BLUR_LONG_OUTPUTS > ());
   }
   return launch (std::integral_constant < int, row_pass_outputs (D) > ());
