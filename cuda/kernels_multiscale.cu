@@ -534,7 +534,8 @@ down_columns_kernel (GbResample r, DownWeights < D > weights,
   }
 }
 
-/* Output positions a block of RowPass < D > takes unless told: the small
+/* Output positions a block of RowPass < D > takes by default (row_pass
+ * may give the small blur 128: ROW_BLUR_LONG_OUTPUTS): the small
  * blur (D = 1) in runs of 64, not 32: its image is small, but blocks of one
  * warp stop at 32 warps an SM, the most blocks one SM holds (RGBA 4K at
  * sigma 15 ran 16 x 280 of them, 8 x 280 at 64: 73.2 -> 71.5 us, H200). */
@@ -575,6 +576,14 @@ template < int D, int OUT = row_pass_outputs (D) > struct RowPass
    * positions fall in different banks */
   static constexpr int LENGTH = (OUTPUTS + TAPS / D + 2) | 1;
 };
+
+/* Whether the small blur (D = 1) leaves at least one group of four of its
+ * padded taps unused: row_pass_kernel then sums only its own groups. */
+__host__ __device__ constexpr bool
+blur_taps_grouped (int taps)
+{
+  return taps <= RowPass < 1 >::TAPS - 4;
+}
 
 template < int D > struct RowWeights
 {
@@ -971,8 +980,7 @@ down_tile_kernel (GbResample rx, GbResample ry, DownWeights < D > weights,
   }
 }
 
-template < int D, typename InT, bool NEXT_EARLY, int OUT =
-    row_pass_outputs (D) > __global__ void
+template < int D, typename InT, bool NEXT_EARLY, int OUT > __global__ void
 __launch_bounds__ (RowPass < D, OUT >::THREADS)
 row_pass_kernel (GbResample r, RowWeights < D > weights, GbBorder border,
     int channels, int n_rows, int per_block, const InT * in,
@@ -1081,7 +1089,7 @@ row_pass_kernel (GbResample r, RowWeights < D > weights, GbBorder border,
        * at sigma 100) runs straight through: with the tests between the
        * groups there, more frames lost 0.1-0.35 us (H200). */
       static_assert (P::TAPS % 4 == 0, "whole groups of four taps");
-      if (r.taps > P::TAPS - 4)
+      if (!blur_taps_grouped (r.taps))
         add_all ();
       else {
 #pragma unroll
@@ -2368,16 +2376,19 @@ down_rows (const GbResample & r, const float *host_table, GbBorder border,
 
 /* The small blur along x in runs of 128 where a row of the small image
  * still takes at least four of them, that leaves two blocks an SM (the
- * H100's 132) and the blur takes its groups of taps (up to 44: sigma below
- * about 100). Measured on the H200: where they hold (the 4K planes of D =
- * 8), GRAY16_LE at sigma 15 and 30 36.6 -> 34.6 and 37.55 -> 35.4 us, RGBA
- * at sigma 15 71.35 -> 70.8. Runs of 128 lost with two to a row (RGB 4K
- * at sigma 50 and 70, D = 16: 52.25 -> 52.5 and 52.6 -> 52.85), with
- * fewer blocks (GRAY16_LE 1080p at sigma 15, 74: 21.95 -> 22.3) and at 45
- * taps (RGB 4K at sigma 100: 53.3 -> 53.6). */
+ * H100's 132, as BLUR_MIN_BLOCKS) and the blur takes its groups of taps
+ * (up to 44: sigma below about 48.7 at D = 8, 97.5 at D = 16). H200, one
+ * run (docs/performance.md, "The small blur along x in runs of 128 by the
+ * small image"): where all three hold (the 4K planes of D = 8), GRAY16_LE
+ * at sigma 15 36.7 -> 34.6 us, RGBA 71.4 -> 71.0, RGBA64_LE 81.9 ->
+ * 81.35; with two runs to a row, RGB 4K at sigma 70 (D = 16) lost 0.25 us.
+ * The frames where the blocks or the taps fail the test have two runs to
+ * a row as well (GRAY16_LE 1080p at sigma 15, 74 blocks; RGB 4K at sigma
+ * 100, 45 taps: 0.35-0.4 us lost at 128): those two bounds were not
+ * measured apart from the runs a row. */
 constexpr int ROW_BLUR_LONG_OUTPUTS = 128;
 constexpr int ROW_BLUR_LONG_MIN_RUNS = 4;
-constexpr int ROW_BLUR_LONG_MIN_BLOCKS = 264;
+constexpr int ROW_BLUR_LONG_MIN_BLOCKS = BLUR_MIN_BLOCKS;
 
 /* overlap: in is the previous kernel's output, and the pass may start
  * while that kernel finishes (gb_launch_after_kernel); next_early (D = 1
@@ -2417,8 +2428,7 @@ row_pass (const GbResample & r, const float *host_table, GbBorder border,
   if constexpr (D == 1) {
     const int long_runs = (r.out_length + ROW_BLUR_LONG_OUTPUTS - 1)
         / ROW_BLUR_LONG_OUTPUTS;
-    if (r.taps <= RowPass < 1 >::TAPS - 4
-        && long_runs >= ROW_BLUR_LONG_MIN_RUNS
+    if (blur_taps_grouped (r.taps) && long_runs >= ROW_BLUR_LONG_MIN_RUNS
         && long_runs * line_blocks >= ROW_BLUR_LONG_MIN_BLOCKS)
       return launch (std::integral_constant < int, ROW_BLUR_LONG_OUTPUTS > ());
   }
