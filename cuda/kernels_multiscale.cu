@@ -2377,15 +2377,16 @@ down_rows (const GbResample & r, const float *host_table, GbBorder border,
 /* The small blur along x in runs of 128 where a row of the small image
  * still takes at least four of them, that leaves two blocks an SM (the
  * H100's 132, as BLUR_MIN_BLOCKS) and the blur takes its groups of taps
- * (up to 44: sigma below about 48.7 at D = 8, 97.5 at D = 16). H200, one
- * run (docs/performance.md, "The small blur along x in runs of 128 by the
- * small image"): where all three hold (the 4K planes of D = 8), GRAY16_LE
- * at sigma 15 36.7 -> 34.6 us, RGBA 71.4 -> 71.0, RGBA64_LE 81.9 ->
- * 81.35; with two runs to a row, RGB 4K at sigma 70 (D = 16) lost 0.25 us.
- * The frames where the blocks or the taps fail the test have two runs to
- * a row as well (GRAY16_LE 1080p at sigma 15, 74 blocks; RGB 4K at sigma
- * 100, 45 taps: 0.35-0.4 us lost at 128): those two bounds were not
- * measured apart from the runs a row. */
+ * (up to 44: sigma below about 48.7 at D = 8, 97.5 at D = 16; the runs a
+ * row rule out the larger factors). H200 (docs/performance.md, "The small
+ * blur along x in runs of 128 by the small image"), one run: where all
+ * three hold (the 4K planes of D = 8), GRAY16_LE at sigma 15 36.7 -> 34.6
+ * us, RGBA 71.4 -> 71.0, RGBA64_LE 81.9 -> 81.35 (GRAY8, RGB level); with
+ * two runs to a row, RGB 4K at sigma 70 (D = 16) lost 0.25 us. The frames
+ * where the blocks or the taps fail the test have two runs to a row as
+ * well (GRAY16_LE 1080p at sigma 15, 74 blocks; RGB 4K at sigma 100, 45
+ * taps: 0.35-0.4 us lost in an earlier run's probe of 128 everywhere):
+ * those two bounds were not measured apart from the runs a row. */
 constexpr int ROW_BLUR_LONG_OUTPUTS = 128;
 constexpr int ROW_BLUR_LONG_MIN_RUNS = 4;
 constexpr int ROW_BLUR_LONG_MIN_BLOCKS = BLUR_MIN_BLOCKS;
