@@ -1681,16 +1681,18 @@ blur_columns (const GbResample & r, const float *weights, GbBorder border,
 {
   if (r.phases != 1 || r.step != 1 || r.taps > GB_MULTISCALE_BLUR_TAPS)
     return cudaErrorInvalidValue;       /* not for any plan (multiscale.c) */
-  const auto across =[elements](int groups) {
-    return (elements + 4 * groups - 1) / (4 * groups);
+  /* blocks of `groups` float4 columns by blur_rows (run, groups) rows */
+  const auto grid_for =[&](int run, int groups) {
+    const int rows = blur_rows (run, groups);
+    return dim3 ((elements + 4 * groups - 1) / (4 * groups),
+        (r.out_length + rows - 1) / rows);
   };
-  const bool long_runs = across (BLUR_GROUPS) * ((r.out_length
-          + blur_rows (4, BLUR_GROUPS) - 1) / blur_rows (4, BLUR_GROUPS))
-      >= BLUR_MIN_BLOCKS;
+  const dim3 long_grid = grid_for (4, BLUR_GROUPS);
+  const bool long_runs = (int) (long_grid.x * long_grid.y) >= BLUR_MIN_BLOCKS;
   const int groups = long_runs ? BLUR_GROUPS : BLUR_SHORT_GROUPS;
   const int rows = blur_rows (long_runs ? 4 : 1, groups);
   const size_t shared = sizeof (float4) * groups * (rows + r.taps - 1);
-  const dim3 grid (across (groups), (r.out_length + rows - 1) / rows);
+  const dim3 grid = long_runs ? long_grid : grid_for (1, BLUR_SHORT_GROUPS);
   return gb_launch_after_kernel (overlap, long_runs ? blur_columns_kernel < 4,
       BLUR_GROUPS > : blur_columns_kernel < 1, BLUR_SHORT_GROUPS >, grid,
       BLUR_THREADS, shared, stream, r, weights, border, elements, in,
