@@ -639,11 +639,11 @@ swizzle (int i)
  * thread takes four samples, each row feeding the RING outputs whose
  * taps it is, as down_columns_kernel does. At D = 16 on 8-bit samples
  * (and at D = 8 on large planes of three: tile_walk) it decimates 8 rows
- * at a time on the tensor cores: the tile's small rows
- * (up to 16: the mma's M) = A (each small row's taps at the frame rows
- * they reach, fp16 high and low parts, from a table in shared memory)
- * times the 8 staged rows (exact in fp16), a warp taking 128 neighbouring
- * samples as four sets of 8 four-sample groups; there the FP32 walk
+ * at a time on the tensor cores: the 8 staged rows of 16 groups' sample
+ * (A, exact in fp16) times the taps of up to 8 small rows at those rows
+ * (B, fp16 high and low parts, from a table in shared memory; two
+ * n-tiles, the template's NT, for up to 16 small rows), a warp taking 128
+ * neighbouring samples as 32 four-sample groups; there the FP32 walk
  * issued 16 instructions per sample and row. Then the block decimates the
  * finished rows along x in shared memory, each tap through a per-tile map
  * of pixels, and writes the tile. The rows are copied 16 bytes at a time
@@ -674,7 +674,8 @@ template < int D, typename InT, bool TENSOR_WALK > struct DownTile
   static constexpr int STAGES = UNIT * ROW_BYTES >= 32 * 1024 ? 3 : 4;
   static constexpr size_t STAGE_BYTES = (size_t) STAGES * UNIT * ROW_STRIDE;
   /* The tensor-core walk's taps as fp16 high and low parts, zero-padded
-   * below by the 15 D rows a 16-row mma reaches back and above to the
+   * below by the 15 D rows small row 15 (of the second n-tile) reaches
+   * back, and above to the
    * last k-step: entry PAD + i is tap i. */
   static constexpr int PAD = 15 * D;
   static constexpr int TAP_TABLE = PAD + (16 + RING - 1) * D + 8;
@@ -700,9 +701,10 @@ struct TileShape
   int ty;                       /* small rows per tile */
   int tiles_x;
   bool aligned;                 /* frame rows 16-byte aligned */
+  float walk_start;             /* tensor walk: -1024 x its taps' sum */
 };
 
-template < int D, typename InT, bool TENSOR > __global__ void
+template < int D, typename InT, bool TENSOR, int NT > __global__ void
 __launch_bounds__ (TILE_THREADS)
 down_tile_kernel (GbResample rx, GbResample ry, DownWeights < D > weights,
     GbBorder border, int channels, TileShape shape, const InT * in,
@@ -852,78 +854,99 @@ down_tile_kernel (GbResample rx, GbResample ry, DownWeights < D > weights,
     }
   } else {
 #ifdef GB_HAVE_MMA_K8
-    /* Along y on the tensor cores: lane (g, q) of warp w holds, for each set
-     * of 8 groups and sample j of a group, the accumulator of small rows g
-     * and g + 8, groups 2q and 2q + 1 of the set; B is rows 2q and 2q + 1 of
-     * the k-step at group g. */
+    /* Along y on the tensor cores, the samples as A and the taps as B: an
+     * mma takes sample j of 16 groups (M) at 8 frame rows (K) for 8 small
+     * rows (N; NT such n-tiles up to 16), so a tile of 8 rows or fewer
+     * keeps half the accumulators (64 registers, not 103) and issues half
+     * the mma of the small rows as M (H200, sigma 100: RGBA 1080p, 4 rows,
+     * 32.8 -> 31.1 us). Lane (g, q) of a warp holds, for each half h of
+     * its 32 groups, sample j and n-tile n, small rows 8 n + 2 q and + 1
+     * of groups 16 h + g and 16 h + g + 8; its A is rows 2q and 2q + 1 of
+     * those groups, its B the taps of small row 8 n + g at those rows.
+     * The samples enter as 1024 + byte (exact in fp16, one byte permute a
+     * pair and no subtraction) and the accumulators start at -1024 times
+     * the taps' sum: every small row the tile writes meets all its taps
+     * in the walk (rows of the zero border as zero bytes), so the 1024s
+     * cancel, at the cost of sums up to 1024 in magnitude (at most about
+     * 0.003 of a level more: docs/algorithms.md, section 9.2). RGBA 4K at
+     * sigma 100, 15 rows: 68.2 -> 66.2 us. */
     const int lane = threadIdx.x & 31;
     const int g = lane >> 2;
     const int q = lane & 3;
     const int warp_group = (threadIdx.x >> 5) * 32;  /* its first group */
-    float acc[4][4][4];
+    float acc[NT][2][4][4];
 #pragma unroll
-    for (int set = 0; set < 4; set++)
+    for (int n = 0; n < NT; n++)
 #pragma unroll
-      for (int j = 0; j < 4; j++)
+      for (int h = 0; h < 2; h++)
 #pragma unroll
-        for (int i = 0; i < 4; i++)
-          acc[set][j][i] = 0.0f;
+        for (int j = 0; j < 4; j++)
+#pragma unroll
+          for (int i = 0; i < 4; i++)
+            acc[n][h][j][i] = shape.walk_start;
 
     for (int u = 0; u < units; u++) {
       __pipeline_wait_prior (P::STAGES - 2);
       __syncthreads ();           /* unit u is in; unit u - 1 is read */
       issue (u + P::STAGES - 1);
-      /* A: rows g and g + 8, frame rows 8 u + 2 q and + 1: taps
-       * 8 u + 2 q - m D, as fp16 pairs */
-      const int tap = P::PAD + P::UNIT * u + 2 * q - g * D;
-      const uint32_t a_high0 = *reinterpret_cast < const uint32_t * >
-          (tap_high + tap);
-      const uint32_t a_high1 = *reinterpret_cast < const uint32_t * >
-          (tap_high + tap - 8 * D);
-      const uint32_t a_low0 = *reinterpret_cast < const uint32_t * >
-          (tap_low + tap);
-      const uint32_t a_low1 = *reinterpret_cast < const uint32_t * >
-          (tap_low + tap - 8 * D);
+      /* B: small row g + 8 n at frame rows 8 u + 2 q and + 1: taps
+       * 8 u + 2 q - (g + 8 n) D, as fp16 pairs */
+      uint32_t b_high[NT], b_low[NT];
+#pragma unroll
+      for (int n = 0; n < NT; n++) {
+        const int tap = P::PAD + P::UNIT * u + 2 * q - (g + 8 * n) * D;
+        b_high[n] = *reinterpret_cast < const uint32_t * >(tap_high + tap);
+        b_low[n] = *reinterpret_cast < const uint32_t * >(tap_low + tap);
+      }
       const unsigned char *rows = stage + (u % P::STAGES) * P::UNIT
           * P::ROW_STRIDE + 2 * q * P::ROW_STRIDE;
+      /* samples j of groups 8 s + g (s = 0 .. 3) at rows 2q and 2q + 1,
+       * as fp16 pairs */
+      uint32_t a[4][4];
 #pragma unroll
       for (int set = 0; set < 4; set++) {
         const unsigned char *at = rows + (warp_group + 8 * set + g)
             * (int) sizeof (Group);
-        /* samples j of the two rows' groups, as fp16 pairs */
         const uint32_t r0 = *reinterpret_cast < const uint32_t * >(at);
         const uint32_t r1 = *reinterpret_cast < const uint32_t * >(at
             + P::ROW_STRIDE);
         const uint32_t t01 = __byte_perm (r0, r1, 0x5140);
         const uint32_t t23 = __byte_perm (r0, r1, 0x7362);
-        const uint32_t b[4] = { gb_bytes_less (t01, 0, 1, 0.0f),
-          gb_bytes_less (t01, 2, 3, 0.0f), gb_bytes_less (t23, 0, 1, 0.0f),
-          gb_bytes_less (t23, 2, 3, 0.0f)
-        };
-#pragma unroll
-        for (int j = 0; j < 4; j++) {
-          gb_mma_1688 (acc[set][j], a_high0, a_high1, b[j]);
-          gb_mma_1688 (acc[set][j], a_low0, a_low1, b[j]);
-        }
+        a[set][0] = gb_bytes_plus_1024 (t01, 0, 1);
+        a[set][1] = gb_bytes_plus_1024 (t01, 2, 3);
+        a[set][2] = gb_bytes_plus_1024 (t23, 0, 1);
+        a[set][3] = gb_bytes_plus_1024 (t23, 2, 3);
       }
+#pragma unroll
+      for (int n = 0; n < NT; n++)
+#pragma unroll
+        for (int h = 0; h < 2; h++)
+#pragma unroll
+          for (int j = 0; j < 4; j++) {
+            gb_mma_1688 (acc[n][h][j], a[2 * h][j], a[2 * h + 1][j],
+                b_high[n]);
+            gb_mma_1688 (acc[n][h][j], a[2 * h][j], a[2 * h + 1][j],
+                b_low[n]);
+          }
     }
-    /* The finished small rows into across: row g (and g + 8), element
-     * 4 group + j of groups 2q and 2q + 1 of each set. */
+    /* The finished small rows into across: accumulator i of (n, h, j) is
+     * small row 8 n + 2 q + (i & 1), element 4 group + j of group
+     * 16 h + g + 8 (i >> 1). */
 #pragma unroll
-    for (int half = 0; half < 2; half++) {
-      const int row = g + 8 * half;
-      if (row < n_y)
+    for (int n = 0; n < NT; n++)
 #pragma unroll
-        for (int set = 0; set < 4; set++)
+      for (int i = 0; i < 4; i++) {
+        const int row = 8 * n + 2 * q + (i & 1);
+        if (row < n_y)
 #pragma unroll
-          for (int n = 0; n < 2; n++) {
-            const int group = warp_group + 8 * set + 2 * q + n;
+          for (int h = 0; h < 2; h++) {
+            const int group = warp_group + 16 * h + g + 8 * (i >> 1);
             float *dst = across + row * TILE_ACROSS_ROW;
 #pragma unroll
             for (int j = 0; j < 4; j++)
-              dst[swizzle (4 * group + j)] = acc[set][j][2 * half + n];
+              dst[swizzle (4 * group + j)] = acc[n][h][j][i];
           }
-    }
+      }
 #else
     __trap ();                  /* no mma: an error, not a blank frame */
 #endif
@@ -2069,7 +2092,7 @@ tile_walk (int factor, int channels, int sample_bytes, size_t samples)
  * docs/performance.md, "Small tiles for small planes"); GRAY16_LE 1080p
  * keeps 4 (111 blocks, where 2 rows would make 219).
  *
- * On the tensor cores, and in FP32 at D = 16 (max_rows 16, the mma's M;
+ * On the tensor cores, and in FP32 at D = 16 (max_rows 16, two n-tiles;
  * the weights were fitted on the tensor walk, and the FP32 one measured
  * faster with them: RGBA64_LE 4K sigma 60 117.4 -> 104.7 us), a unit is
  * worth TILE_ALONE_COST / TILE_SHARED_COST more where that multiprocessor
@@ -2092,7 +2115,10 @@ tile_walk (int factor, int channels, int sample_bytes, size_t samples)
  * GPUs with less shared memory a block (compute capability 8.6 and 8.9: 16
  * rows do not fit, and fewer blocks fit a multiprocessor) the tile now
  * runs at a lower height where it fell back to the two passes, not
- * measured there. */
+ * measured there. They were fitted with the small rows as the mma's M;
+ * with them as N the same heights were kept: heights up to 8 alone (one
+ * n-tile) lost at 4K (RGBA at sigma 100: 68.2 -> 76.4 us, 525 blocks of
+ * 8 rows; docs/performance.md, "The tensor walk's small rows as N"). */
 constexpr int TILE_SHARED_COST = 2;
 constexpr int TILE_ALONE_COST = 3;
 
@@ -2127,6 +2153,17 @@ tile_shared_bytes (int ty)
       * TILE_ACROSS_ROW + sizeof (int) * TILE_SPAN + P::TAP_BYTES;
 }
 
+/* The kernel of a tile ty small rows tall: on the tensor cores, one
+ * n-tile of 8 small rows up to 8, two up to 16. */
+template < int D, typename InT, bool TENSOR > const void *
+tile_kernel (int ty)
+{
+  if constexpr (TENSOR)
+    if (ty > 8)
+      return (const void *) down_tile_kernel < D, InT, TENSOR, 2 >;
+  return (const void *) down_tile_kernel < D, InT, TENSOR, 1 >;
+}
+
 /* The device's multiprocessors, and for each height ty from 2 to 16 the
  * blocks of down_tile_kernel a multiprocessor holds (0 where one does not
  * fit). Per device, kernel and height, asked once (-1: does not fit) and
@@ -2138,7 +2175,6 @@ tile_residents (int *sms, int resident[17])
 {
   static std::atomic < int > cached[GB_CACHED_DEVICES][17];
   using P = DownTile < D, InT, TENSOR >;
-  const void *kernel = (const void *) down_tile_kernel < D, InT, TENSOR >;
   int device = -1;
   cudaError_t err = cudaGetDevice (&device);
   if (err == cudaSuccess)
@@ -2152,6 +2188,7 @@ tile_residents (int *sms, int resident[17])
       continue;
     }
     const size_t bytes = tile_shared_bytes < P > (ty);
+    const void *kernel = tile_kernel < D, InT, TENSOR > (ty);
     err = gb_allow_dynamic_shared (kernel, bytes);
     if (err == cudaErrorInvalidValue) {
       err = cudaSuccess;
@@ -2214,6 +2251,18 @@ down_tile_walk (const GbMultiscalePlan & plan, GbBorder border,
       return cudaErrorNotSupported;
   }
   shape.aligned = ((uintptr_t) in | in_pitch) % 16 == 0;
+  /* The tensor walk's start: -1024 times the sum of the fp16 parts it
+   * multiplies, in double (within 2^-14 of a level). */
+  shape.walk_start = 0.0f;
+  if constexpr (TENSOR) {
+    double sum = 0.0;
+    for (int t = 0; t < P::RING * D; t++) {
+      __half high, low;
+      gb_split_half (weights.w[t], high, low);
+      sum += (double) __half2float (high) + (double) __half2float (low);
+    }
+    shape.walk_start = (float) (-1024.0 * sum);
+  }
   /* More than a GPU's blocks may hold (64 KB on compute capability 7.5,
    * 99 KB on 8.6 and 8.9): in FP32 at D <= 8 a lower tile, down to 4 rows
    * (7 and 8 rows of 8-bit samples take 69 KB), else the two passes (the
@@ -2224,8 +2273,8 @@ down_tile_walk (const GbMultiscalePlan & plan, GbBorder border,
   size_t shared;
   for (;;) {
     shared = tile_shared_bytes < P > (shape.ty);
-    const cudaError_t err = gb_allow_dynamic_shared ((const void *)
-        down_tile_kernel < D, InT, TENSOR >, shared);
+    const cudaError_t err = gb_allow_dynamic_shared (tile_kernel < D, InT,
+        TENSOR > (shape.ty), shared);
     if (err == cudaSuccess)
       break;
     if (err != cudaErrorInvalidValue)
@@ -2236,9 +2285,16 @@ down_tile_walk (const GbMultiscalePlan & plan, GbBorder border,
   }
   const int blocks = shape.tiles_x * ((ry.out_length + shape.ty - 1)
       / shape.ty);
-  down_tile_kernel < D, InT, TENSOR > <<<blocks, TILE_THREADS, shared,
-      stream>>> (rx, ry, weights, border, channels, shape, in, in_pitch, out,
-      out_pitch);
+  if constexpr (TENSOR)
+    if (shape.ty > 8) {
+      down_tile_kernel < D, InT, TENSOR, 2 > <<<blocks, TILE_THREADS,
+          shared, stream>>> (rx, ry, weights, border, channels, shape, in,
+          in_pitch, out, out_pitch);
+      return cudaGetLastError ();
+    }
+  down_tile_kernel < D, InT, TENSOR, 1 > <<<blocks, TILE_THREADS, shared,
+      stream>>> (rx, ry, weights, border, channels, shape, in, in_pitch,
+      out, out_pitch);
   return cudaGetLastError ();
 }
 
