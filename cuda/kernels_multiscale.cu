@@ -857,7 +857,7 @@ down_tile_kernel (GbResample rx, GbResample ry, DownWeights < D > weights,
     /* Along y on the tensor cores, the samples as A and the taps as B: an
      * mma takes sample j of 16 groups (M) at 8 frame rows (K) for 8 small
      * rows (N; NT such n-tiles up to 16), so a tile of 8 rows or fewer
-     * keeps half the accumulators (64 registers, not 103) and issues half
+     * at D = 16 (TILE_SHORT_N_TILES) keeps half the accumulators (64 registers, not 103) and issues half
      * the mma of the small rows as M (H200, sigma 100: RGBA 1080p, 4 rows,
      * 32.8 -> 31.1 us). Lane (g, q) of a warp holds, for each half h of
      * its 32 groups, sample j and n-tile n, small rows 8 n + 2 q and + 1
@@ -2153,15 +2153,22 @@ tile_shared_bytes (int ty)
       * TILE_ACROSS_ROW + sizeof (int) * TILE_SPAN + P::TAP_BYTES;
 }
 
-/* The kernel of a tile ty small rows tall: on the tensor cores, one
- * n-tile of 8 small rows up to 8, two up to 16. */
+/* n-tiles of the tensor walk on tiles of up to 8 small rows: one at D =
+ * 16; two at D = 8, as past 8 rows, since there the balance picks 9 to 16
+ * rows on the H200's 132 SMs at every size the tests take, and a kernel
+ * of one n-tile would not run in them. */
+template < int D, bool TENSOR > constexpr int TILE_SHORT_N_TILES =
+    TENSOR && D < 16 ? 2 : 1;
+
+/* The kernel of a tile ty small rows tall. */
 template < int D, typename InT, bool TENSOR > const void *
 tile_kernel (int ty)
 {
   if constexpr (TENSOR)
     if (ty > 8)
       return (const void *) down_tile_kernel < D, InT, TENSOR, 2 >;
-  return (const void *) down_tile_kernel < D, InT, TENSOR, 1 >;
+  return (const void *) down_tile_kernel < D, InT, TENSOR,
+      TILE_SHORT_N_TILES < D, TENSOR > >;
 }
 
 /* The device's multiprocessors, and for each height ty from 2 to 16 the
@@ -2292,9 +2299,9 @@ down_tile_walk (const GbMultiscalePlan & plan, GbBorder border,
           in_pitch, out, out_pitch);
       return cudaGetLastError ();
     }
-  down_tile_kernel < D, InT, TENSOR, 1 > <<<blocks, TILE_THREADS, shared,
-      stream>>> (rx, ry, weights, border, channels, shape, in, in_pitch,
-      out, out_pitch);
+  down_tile_kernel < D, InT, TENSOR, TILE_SHORT_N_TILES < D, TENSOR > >
+      <<<blocks, TILE_THREADS, shared, stream>>> (rx, ry, weights, border,
+      channels, shape, in, in_pitch, out, out_pitch);
   return cudaGetLastError ();
 }
 
