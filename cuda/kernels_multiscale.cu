@@ -885,13 +885,16 @@ down_tile_kernel (GbResample rx, GbResample ry, DownWeights < D > weights,
           for (int i = 0; i < 4; i++)
             acc[n][h][j][i] = shape.walk_start;
 
-    for (int u = 0; u < units; u++) {
+    /* Unit u's fragments, once it is in: B, small row g + 8 n at frame
+     * rows 8 u + 2 q and + 1 (taps 8 u + 2 q - (g + 8 n) D), and A,
+     * samples j of groups 8 s + g (s = 0 .. 3) at those rows, as fp16
+     * pairs. Then unit u + STAGES - 1 is staged into unit u - 1's slot,
+     * which every thread has read. */
+    auto fragments =[&](int u, uint32_t (&a)[4][4], uint32_t (&b_high)[NT],
+        uint32_t (&b_low)[NT]) {
       __pipeline_wait_prior (P::STAGES - 2);
       __syncthreads ();           /* unit u is in; unit u - 1 is read */
       issue (u + P::STAGES - 1);
-      /* B: small row g + 8 n at frame rows 8 u + 2 q and + 1: taps
-       * 8 u + 2 q - (g + 8 n) D, as fp16 pairs */
-      uint32_t b_high[NT], b_low[NT];
 #pragma unroll
       for (int n = 0; n < NT; n++) {
         const int tap = P::PAD + P::UNIT * u + 2 * q - (g + 8 * n) * D;
@@ -900,9 +903,6 @@ down_tile_kernel (GbResample rx, GbResample ry, DownWeights < D > weights,
       }
       const unsigned char *rows = stage + (u % P::STAGES) * P::UNIT
           * P::ROW_STRIDE + 2 * q * P::ROW_STRIDE;
-      /* samples j of groups 8 s + g (s = 0 .. 3) at rows 2q and 2q + 1,
-       * as fp16 pairs */
-      uint32_t a[4][4];
 #pragma unroll
       for (int set = 0; set < 4; set++) {
         const unsigned char *at = rows + (warp_group + 8 * set + g)
@@ -917,17 +917,48 @@ down_tile_kernel (GbResample rx, GbResample ry, DownWeights < D > weights,
         a[set][2] = gb_bytes_plus_1024 (t23, 0, 1);
         a[set][3] = gb_bytes_plus_1024 (t23, 2, 3);
       }
+    };
+#ifdef GB_HAVE_MMA
+    if constexpr (P::UNITS % 2 == 0) {
+      /* Two units a k-step of 16 (m16n8k16): the first unit's rows are
+       * k 0 .. 7, the second's 8 .. 15; half the mma of two k-steps of 8.
+       * A tile's units are whole blocks of D rows, so they pair up. */
+      for (int u = 0; u < units; u += 2) {
+        uint32_t a0[4][4], a1[4][4], b_high0[NT], b_low0[NT], b_high1[NT],
+            b_low1[NT];
+        fragments (u, a0, b_high0, b_low0);
+        fragments (u + 1, a1, b_high1, b_low1);
 #pragma unroll
-      for (int n = 0; n < NT; n++)
+        for (int n = 0; n < NT; n++)
 #pragma unroll
-        for (int h = 0; h < 2; h++)
+          for (int h = 0; h < 2; h++)
 #pragma unroll
-          for (int j = 0; j < 4; j++) {
-            gb_mma_1688 (acc[n][h][j], a[2 * h][j], a[2 * h + 1][j],
-                b_high[n]);
-            gb_mma_1688 (acc[n][h][j], a[2 * h][j], a[2 * h + 1][j],
-                b_low[n]);
-          }
+            for (int j = 0; j < 4; j++) {
+              const uint32_t a[4] = { a0[2 * h][j], a0[2 * h + 1][j],
+                a1[2 * h][j], a1[2 * h + 1][j]
+              };
+              gb_mma_16816 (acc[n][h][j], a, b_high0[n], b_high1[n]);
+              gb_mma_16816 (acc[n][h][j], a, b_low0[n], b_low1[n]);
+            }
+      }
+    } else
+#endif
+    {
+      for (int u = 0; u < units; u++) {
+        uint32_t a[4][4], b_high[NT], b_low[NT];
+        fragments (u, a, b_high, b_low);
+#pragma unroll
+        for (int n = 0; n < NT; n++)
+#pragma unroll
+          for (int h = 0; h < 2; h++)
+#pragma unroll
+            for (int j = 0; j < 4; j++) {
+              gb_mma_1688 (acc[n][h][j], a[2 * h][j], a[2 * h + 1][j],
+                  b_high[n]);
+              gb_mma_1688 (acc[n][h][j], a[2 * h][j], a[2 * h + 1][j],
+                  b_low[n]);
+            }
+      }
     }
     /* The finished small rows into across: accumulator i of (n, h, j) is
      * small row 8 n + 2 q + (i & 1), element 4 group + j of group
