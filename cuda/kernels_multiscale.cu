@@ -8,7 +8,9 @@
  * rows or along columns, summed in float like the CPU's (cpu_backend.c),
  * in another order (down_rows_kernel: exactly, in integers, with the
  * weights rounded to 16 bits, at most 0.0051 of a level from the float
- * weights' sum). The two down passes commute. On planes of one or two
+ * weights' sum; down_tile_kernel's tensor walk: its sums near 1024 in
+ * magnitude, docs/algorithms.md, section 9.2). The two down passes
+ * commute. On planes of one or two
  * 8-bit channels at D = 16 (and 8 on small planes) the GPU runs down along
  * x first, in a kernel of its own; elsewhere, on large planes, down along
  * y first, so that the pass along x works on an image D times shorter;
@@ -667,7 +669,7 @@ template < int D, typename InT, bool TENSOR_WALK > struct DownTile
   static constexpr int UNITS = D / UNIT;        /* stages per D rows */
   static constexpr int ROW_BYTES = TILE_SPAN * (int) sizeof (InT);
   /* a staged row in shared memory; 16 bytes more for the tensor-core
-   * walk, so that its B loads of rows 2q (four words apart) and groups g
+   * walk, so that its A loads of rows 2q (four words apart) and groups g
    * fall in different banks */
   static constexpr int ROW_STRIDE = ROW_BYTES + (TENSOR ? 16 : 0);
   static constexpr int PIECES = ROW_BYTES / 16; /* 16-byte copies a row */
@@ -856,20 +858,20 @@ down_tile_kernel (GbResample rx, GbResample ry, DownWeights < D > weights,
 #ifdef GB_HAVE_MMA_K8
     /* Along y on the tensor cores, the samples as A and the taps as B: an
      * mma takes sample j of 16 groups (M) at 8 frame rows (K) for 8 small
-     * rows (N; NT such n-tiles up to 16), so a tile of 8 rows or fewer
-     * at D = 16 (TILE_SHORT_N_TILES) keeps half the accumulators (64 registers, not 103) and issues half
-     * the mma of the small rows as M (H200, sigma 100: RGBA 1080p, 4 rows,
-     * 32.8 -> 31.1 us). Lane (g, q) of a warp holds, for each half h of
-     * its 32 groups, sample j and n-tile n, small rows 8 n + 2 q and + 1
-     * of groups 16 h + g and 16 h + g + 8; its A is rows 2q and 2q + 1 of
-     * those groups, its B the taps of small row 8 n + g at those rows.
-     * The samples enter as 1024 + byte (exact in fp16, one byte permute a
-     * pair and no subtraction) and the accumulators start at -1024 times
-     * the taps' sum: every small row the tile writes meets all its taps
-     * in the walk (rows of the zero border as zero bytes), so the 1024s
-     * cancel, at the cost of sums up to 1024 in magnitude (at most about
-     * 0.003 of a level more: docs/algorithms.md, section 9.2). RGBA 4K at
-     * sigma 100, 15 rows: 68.2 -> 66.2 us. */
+     * rows (N; NT such n-tiles up to 16), so a tile of 8 rows or fewer at
+     * D = 16 (TILE_SHORT_N_TILES) keeps half the accumulators and issues
+     * half the mma of the small rows as M (H200, sigma 100: RGBA 1080p, 4
+     * rows, 32.8 -> 31.1 us). Lane (g, q) of a warp holds, for each half
+     * h of its 32 groups, sample j and n-tile n, small rows 8 n + 2 q and
+     * + 1 of groups 16 h + g and 16 h + g + 8; its A is rows 2q and
+     * 2q + 1 of those groups, its B the taps of small row 8 n + g at
+     * those rows. The samples enter as 1024 + byte (exact in fp16, one
+     * byte permute a pair and no subtraction) and the accumulators start
+     * at -1024 times the taps' sum: every small row the tile writes meets
+     * all its taps in the walk (rows of the zero border as zero bytes), so
+     * the 1024s cancel, at the cost of sums up to 1024 in magnitude
+     * (docs/algorithms.md, section 9.2). RGBA 4K at sigma 100, 15 rows:
+     * 68.2 -> 66.2 us. */
     const int lane = threadIdx.x & 31;
     const int g = lane >> 2;
     const int q = lane & 3;
@@ -921,8 +923,12 @@ down_tile_kernel (GbResample rx, GbResample ry, DownWeights < D > weights,
 #ifdef GB_HAVE_MMA
     if constexpr (P::UNITS % 2 == 0) {
       /* Two units a k-step of 16 (m16n8k16): the first unit's rows are
-       * k 0 .. 7, the second's 8 .. 15; half the mma of two k-steps of 8.
-       * A tile's units are whole blocks of D rows, so they pair up. */
+       * k 0 .. 7, the second's 8 .. 15; half the mma instructions of two
+       * k-steps of 8, the first unit's fragments held over the second's
+       * barrier (80 registers at NT = 1, 128 at 2: still two blocks a
+       * multiprocessor). A tile's units are whole blocks of D rows, so
+       * they pair up. H200, sigma 100: RGBA 1080p 30.8 -> 30.2 us, RGBA 4K
+       * 66.5 -> 63.25, RGB 4K 52.55 -> 50.0. */
       for (int u = 0; u < units; u += 2) {
         uint32_t a0[4][4], a1[4][4], b_high0[NT], b_low0[NT], b_high1[NT],
             b_low1[NT];
@@ -2123,7 +2129,8 @@ tile_walk (int factor, int channels, int sample_bytes, size_t samples)
  * docs/performance.md, "Small tiles for small planes"); GRAY16_LE 1080p
  * keeps 4 (111 blocks, where 2 rows would make 219).
  *
- * On the tensor cores, and in FP32 at D = 16 (max_rows 16, two n-tiles;
+ * On the tensor cores, and in FP32 at D = 16 (max_rows 16: on the
+ * tensor cores, two n-tiles;
  * the weights were fitted on the tensor walk, and the FP32 one measured
  * faster with them: RGBA64_LE 4K sigma 60 117.4 -> 104.7 us), a unit is
  * worth TILE_ALONE_COST / TILE_SHARED_COST more where that multiprocessor
@@ -2149,7 +2156,7 @@ tile_walk (int factor, int channels, int sample_bytes, size_t samples)
  * measured there. They were fitted with the small rows as the mma's M;
  * with them as N the same heights were kept: heights up to 8 alone (one
  * n-tile) lost at 4K (RGBA at sigma 100: 68.2 -> 76.4 us, 525 blocks of
- * 8 rows; docs/performance.md, "The tensor walk's small rows as N"). */
+ * 7 rows; docs/performance.md, "The tensor walk's small rows as N"). */
 constexpr int TILE_SHARED_COST = 2;
 constexpr int TILE_ALONE_COST = 3;
 
@@ -2191,15 +2198,26 @@ tile_shared_bytes (int ty)
 template < int D, bool TENSOR > constexpr int TILE_SHORT_N_TILES =
     TENSOR && D < 16 ? 2 : 1;
 
+/* f (std::integral_constant < int, NT > ()) for the n-tiles of a tile ty
+ * small rows tall: one place for the choice that sizes the kernel and
+ * launches it. */
+template < int D, bool TENSOR, typename F > auto
+with_n_tiles (int ty, F f)
+{
+  if constexpr (TENSOR)
+    if (ty > 8)
+      return f (std::integral_constant < int, 2 > ());
+  return f (std::integral_constant < int, TILE_SHORT_N_TILES < D,
+      TENSOR > > ());
+}
+
 /* The kernel of a tile ty small rows tall. */
 template < int D, typename InT, bool TENSOR > const void *
 tile_kernel (int ty)
 {
-  if constexpr (TENSOR)
-    if (ty > 8)
-      return (const void *) down_tile_kernel < D, InT, TENSOR, 2 >;
-  return (const void *) down_tile_kernel < D, InT, TENSOR,
-      TILE_SHORT_N_TILES < D, TENSOR > >;
+  return with_n_tiles < D, TENSOR > (ty,[](auto nt) {
+        return (const void *) down_tile_kernel < D, InT, TENSOR,
+            decltype (nt)::value >;});
 }
 
 /* The device's multiprocessors, and for each height ty from 2 to 16 the
@@ -2323,16 +2341,11 @@ down_tile_walk (const GbMultiscalePlan & plan, GbBorder border,
   }
   const int blocks = shape.tiles_x * ((ry.out_length + shape.ty - 1)
       / shape.ty);
-  if constexpr (TENSOR)
-    if (shape.ty > 8) {
-      down_tile_kernel < D, InT, TENSOR, 2 > <<<blocks, TILE_THREADS,
-          shared, stream>>> (rx, ry, weights, border, channels, shape, in,
-          in_pitch, out, out_pitch);
-      return cudaGetLastError ();
-    }
-  down_tile_kernel < D, InT, TENSOR, TILE_SHORT_N_TILES < D, TENSOR > >
-      <<<blocks, TILE_THREADS, shared, stream>>> (rx, ry, weights, border,
-      channels, shape, in, in_pitch, out, out_pitch);
+  with_n_tiles < D, TENSOR > (shape.ty,[&](auto nt) {
+        down_tile_kernel < D, InT, TENSOR, decltype (nt)::value >
+            <<<blocks, TILE_THREADS, shared, stream>>> (rx, ry, weights,
+            border, channels, shape, in, in_pitch, out, out_pitch);
+        return 0;});
   return cudaGetLastError ();
 }
 
