@@ -640,10 +640,11 @@ swizzle (int i)
  * large planes of three 8-bit channels, and on 16-bit samples) each
  * thread takes four samples, each row feeding the RING outputs whose
  * taps it is, as down_columns_kernel does. At D = 16 on 8-bit samples
- * (and at D = 8 on large planes of three: tile_walk) it decimates 8 rows
- * at a time on the tensor cores: the 8 staged rows of 16 groups' sample
- * (A, exact in fp16) times the taps of up to 8 small rows at those rows
- * (B, fp16 high and low parts, from a table in shared memory; two
+ * (and at D = 8 on large planes of three: tile_walk) it decimates on the
+ * tensor cores, 16 rows a k-step at D = 16 (two staged units; 8 at D = 8
+ * and before compute capability 8.0): the staged rows of 16 groups'
+ * sample (A, exact in fp16) times the taps of up to 8 small rows at those
+ * rows (B, fp16 high and low parts, from a table in shared memory; two
  * n-tiles, the template's NT, for up to 16 small rows), a warp taking 128
  * neighbouring samples as 32 four-sample groups; there the FP32 walk
  * issued 16 instructions per sample and row. Then the block decimates the
@@ -656,7 +657,7 @@ constexpr int TILE_THREADS = 256;
 constexpr int TILE_SPAN = TILE_THREADS * 4;     /* samples per staged row */
 
 /* TENSOR_WALK: the walk along y on the tensor cores (8-bit samples only,
- * 8 rows a k-step), else in FP32 (tile_walk). */
+ * 8 or 16 rows a k-step), else in FP32 (tile_walk). */
 template < int D, typename InT, bool TENSOR_WALK > struct DownTile
 {
   using Group = typename SampleGroup < InT >::type;     /* 4 samples */
@@ -857,21 +858,21 @@ down_tile_kernel (GbResample rx, GbResample ry, DownWeights < D > weights,
   } else {
 #ifdef GB_HAVE_MMA_K8
     /* Along y on the tensor cores, the samples as A and the taps as B: an
-     * mma takes sample j of 16 groups (M) at 8 frame rows (K) for 8 small
-     * rows (N; NT such n-tiles up to 16), so a tile of 8 rows or fewer at
-     * D = 16 (TILE_SHORT_N_TILES) keeps half the accumulators and issues
-     * half the mma of the small rows as M (H200, sigma 100: RGBA 1080p, 4
-     * rows, 32.8 -> 31.1 us). Lane (g, q) of a warp holds, for each half
-     * h of its 32 groups, sample j and n-tile n, small rows 8 n + 2 q and
-     * + 1 of groups 16 h + g and 16 h + g + 8; its A is rows 2q and
-     * 2q + 1 of those groups, its B the taps of small row 8 n + g at
-     * those rows. The samples enter as 1024 + byte (exact in fp16, one
-     * byte permute a pair and no subtraction) and the accumulators start
-     * at -1024 times the taps' sum: every small row the tile writes meets
-     * all its taps in the walk (rows of the zero border as zero bytes), so
-     * the 1024s cancel, at the cost of sums up to 1024 in magnitude
-     * (docs/algorithms.md, section 9.2). RGBA 4K at sigma 100, 15 rows:
-     * 68.2 -> 66.2 us. */
+     * mma takes sample j of 16 groups (M) at 8 frame rows (K; 16, two
+     * units, below) for 8 small rows (N; NT such n-tiles up to 16), so a
+     * tile of 8 rows or fewer at D = 16 (TILE_SHORT_N_TILES) keeps half
+     * the accumulators and issues half the mma of the small rows as M
+     * (H200, sigma 100: RGBA 1080p, 4 rows, 32.8 -> 31.1 us). Lane (g, q)
+     * of a warp holds, for each half h of its 32 groups, sample j and
+     * n-tile n, small rows 8 n + 2 q and + 1 of groups 16 h + g and
+     * 16 h + g + 8; its A is rows 2q and 2q + 1 of each unit of those
+     * groups, its B the taps of small row 8 n + g at those rows. The
+     * samples enter as 1024 + byte (exact in fp16, one byte permute a pair
+     * and no subtraction) and the accumulators start at -1024 times the
+     * taps' sum: every small row the tile writes meets all its taps in the
+     * walk (rows of the zero border as zero bytes), so the 1024s cancel,
+     * at the cost of sums up to 1024 in magnitude (docs/algorithms.md,
+     * section 9.2). RGBA 4K at sigma 100, 15 rows: 68.2 -> 66.2 us. */
     const int lane = threadIdx.x & 31;
     const int g = lane >> 2;
     const int q = lane & 3;
@@ -925,8 +926,9 @@ down_tile_kernel (GbResample rx, GbResample ry, DownWeights < D > weights,
       /* Two units a k-step of 16 (m16n8k16): the first unit's rows are
        * k 0 .. 7, the second's 8 .. 15; half the mma instructions of two
        * k-steps of 8, the first unit's fragments held over the second's
-       * barrier (80 registers at NT = 1, 128 at 2: still two blocks a
-       * multiprocessor). A tile's units are whole blocks of D rows, so
+       * barrier (80 registers at NT = 1: three blocks a multiprocessor at
+       * most, where shared memory allowed four at 2 to 4 rows; 128 at NT
+       * = 2: still two). A tile's units are whole blocks of D rows, so
        * they pair up. H200, sigma 100: RGBA 1080p 30.8 -> 30.2 us, RGBA 4K
        * 66.5 -> 63.25, RGB 4K 52.55 -> 50.0. */
       for (int u = 0; u < units; u += 2) {

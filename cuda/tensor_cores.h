@@ -9,7 +9,8 @@
  * GB_HAVE_MMA is undefined and the fused kernels compile to empty bodies
  * (gb_fused_available() keeps them from being launched). The k = 8 shape
  * exists from 7.5, every GPU we build for (GB_HAVE_MMA_K8): the multi-scale
- * interpolation uses that one alone.
+ * interpolation uses that one alone, and the multi-scale down walk takes
+ * k = 16 where it exists and k = 8 below.
  */
 #ifndef GAUSSBLUR_TENSOR_CORES_H
 #define GAUSSBLUR_TENSOR_CORES_H

@@ -7,8 +7,11 @@
  * sum of the same bytes and parts in double. Each warp walks one mma tile, 16
  * samples (M) by 8 small rows (N), down (8 + RING - 1) D frame rows, as a
  * tile of 8 small rows does; its lanes hold the fragments the kernel's
- * lanes hold. The weights are the plan's (multiscale.c) at D = 8 and 16;
- * the bytes random, all 255, a 0/255 checkerboard and sparse 255s.
+ * lanes hold. The weights are the plan's (multiscale.c) at D = 8 and 16
+ * (the prefilter depends on D alone: the sigmas of one D print the same
+ * figures); the bytes random, all 255, a 0/255 checkerboard and sparse
+ * 255s. The figures are the largest errors these samples meet, not a
+ * bound.
  *
  * Copyright (C) 2026 The cudagaussblur authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
@@ -134,14 +137,18 @@ main (void)
   for (size_t s = 0; s < sizeof sigmas / sizeof sigmas[0]; s++) {
     GbMultiscalePlan plan;
     if (!gb_multiscale_plan (sigmas[s], sigmas[s], 3840, 2160,
-            GB_BORDER_CLAMP, 1, &plan))
+            GB_BORDER_CLAMP, 1, &plan)) {
+      fprintf (stderr, "no plan at sigma %g\n", sigmas[s]);
       return 1;
+    }
     const GbResample & r = plan.down_y;
     Taps w;
     w.d = r.step;
     w.ring_taps = (r.taps + w.d - 1) / w.d * w.d;
-    if (w.ring_taps > MAX_TAPS || r.phases != 1)
+    if (w.ring_taps > MAX_TAPS || r.phases != 1) {
+      fprintf (stderr, "sigma %g: not a tensor walk's pass\n", sigmas[s]);
       return 1;
+    }
     double sum = 0.0;
     for (int t = 0; t < MAX_TAPS; t++) {
       const float v = t < r.taps ? plan.table[r.weights + t] : 0.0f;
@@ -153,11 +160,18 @@ main (void)
     unsigned worst[2] = { 0, 0 };
     for (int pattern = 0; pattern < PATTERNS; pattern++) {
       const unsigned zero[2] = { 0, 0 };
-      cudaMemcpyToSymbol (worst_bits, zero, sizeof zero);
-      walk <<< WARPS, 32 >>> (w, pattern);
       unsigned got[2];
-      if (cudaMemcpyFromSymbol (got, worst_bits, sizeof got) != cudaSuccess)
+      cudaError_t err = cudaMemcpyToSymbol (worst_bits, zero, sizeof zero);
+      if (err == cudaSuccess) {
+        walk <<< WARPS, 32 >>> (w, pattern);
+        err = cudaGetLastError ();
+      }
+      if (err == cudaSuccess)
+        err = cudaMemcpyFromSymbol (got, worst_bits, sizeof got);
+      if (err != cudaSuccess) {
+        fprintf (stderr, "CUDA: %s\n", cudaGetErrorString (err));
         return 1;
+      }
       for (int v = 0; v < 2; v++)
         worst[v] = got[v] > worst[v] ? got[v] : worst[v];
     }
