@@ -16,9 +16,8 @@
  * y first, so that the pass along x works on an image D times shorter;
  * where both axes share D and it measured faster, one kernel takes both.
  * Where a pass is a small matrix product repeated over the tile (the
- * interpolation along y, and down_tile's walk at D = 16, and at D = 8 on
- * large planes of three 8-bit channels), it runs on the tensor cores with
- * its weights split into fp16 high and low parts. The kernels:
+ * interpolation along y, and down_tile's walk on 8-bit samples), it runs
+ * on the tensor cores with its weights split into fp16 high and low parts. The kernels:
  *   down_tile_kernel   both down passes (templates on D up to 16, the
  *                      sample type and the walk): a block walks the frame
  *                      columns of a
@@ -636,13 +635,11 @@ swizzle (int i)
 /* Both down passes in one kernel, where both axes share D: a block writes
  * a tile of ty small rows x tx small columns. It walks down the frame
  * columns the tile reaches (through the border rule: only frame columns
- * are staged) UNIT rows at a time. In FP32 (tile_walk: at D = 8 but on
- * large planes of three 8-bit channels, and on 16-bit samples) each
+ * are staged) UNIT rows at a time. On 16-bit samples, in FP32, each
  * thread takes four samples, each row feeding the RING outputs whose
- * taps it is, as down_columns_kernel does. At D = 16 on 8-bit samples
- * (and at D = 8 on large planes of three: tile_walk) it decimates on the
- * tensor cores, 16 rows a k-step at D = 16 (two staged units; 8 at D = 8
- * and before compute capability 8.0): the staged rows of 16 groups'
+ * taps it is, as down_columns_kernel does. On 8-bit samples it decimates
+ * on the tensor cores, 16 rows a k-step (two staged units; 8 before
+ * compute capability 8.0): the staged rows of 16 groups'
  * sample (A, exact in fp16) times the taps of up to 8 small rows at those
  * rows (B, fp16 high and low parts, from a table in shared memory; two
  * n-tiles, the template's NT, for up to 16 small rows), a warp taking 128
@@ -656,8 +653,8 @@ swizzle (int i)
 constexpr int TILE_THREADS = 256;
 constexpr int TILE_SPAN = TILE_THREADS * 4;     /* samples per staged row */
 
-/* TENSOR_WALK: the walk along y on the tensor cores (8-bit samples only,
- * 8 or 16 rows a k-step), else in FP32 (tile_walk). */
+/* TENSOR_WALK: the walk along y on the tensor cores (8-bit samples), else
+ * in FP32 (16-bit samples; tile_walk). */
 template < int D, typename InT, bool TENSOR_WALK > struct DownTile
 {
   using Group = typename SampleGroup < InT >::type;     /* 4 samples */
@@ -860,9 +857,9 @@ down_tile_kernel (GbResample rx, GbResample ry, DownWeights < D > weights,
     /* Along y on the tensor cores, the samples as A and the taps as B: an
      * mma takes sample j of 16 groups (M) at 8 frame rows (K; 16, two
      * units, below) for 8 small rows (N; NT such n-tiles up to 16), so a
-     * tile of 8 rows or fewer at D = 16 (TILE_SHORT_N_TILES) keeps half
-     * the accumulators and issues half the mma of the small rows as M
-     * (H200, sigma 100: RGBA 1080p, 4 rows, 32.8 -> 31.1 us). Lane (g, q)
+     * tile of 8 rows or fewer (with_n_tiles) keeps half the accumulators
+     * and issues half the mma of the small rows as M (H200, sigma 100:
+     * RGBA 1080p, 4 rows, 32.8 -> 31.1 us). Lane (g, q)
      * of a warp holds, for each half h of its 32 groups, sample j and
      * n-tile n, small rows 8 n + 2 q and + 1 of groups 16 h + g and
      * 16 h + g + 8; its A is rows 2q and 2q + 1 of each unit of those
@@ -922,52 +919,56 @@ down_tile_kernel (GbResample rx, GbResample ry, DownWeights < D > weights,
       }
     };
 #ifdef GB_HAVE_MMA
-    if constexpr (P::UNITS % 2 == 0) {
-      /* Two units a k-step of 16 (m16n8k16): the first unit's rows are
-       * k 0 .. 7, the second's 8 .. 15; half the mma instructions of two
-       * k-steps of 8, the first unit's fragments held over the second's
-       * barrier (80 registers at NT = 1: three blocks a multiprocessor at
-       * most, where shared memory allowed four at 2 to 4 rows; 128 at NT
-       * = 2: still two). A tile's units are whole blocks of D rows, so
-       * they pair up. H200, sigma 100: RGBA 1080p 30.8 -> 30.2 us, RGBA 4K
-       * 66.5 -> 63.25, RGB 4K 52.55 -> 50.0. */
-      for (int u = 0; u < units; u += 2) {
-        uint32_t a0[4][4], a1[4][4], b_high0[NT], b_low0[NT], b_high1[NT],
-            b_low1[NT];
-        fragments (u, a0, b_high0, b_low0);
-        fragments (u + 1, a1, b_high1, b_low1);
+    /* Two units a k-step of 16 (m16n8k16): the first unit's rows are
+     * k 0 .. 7, the second's 8 .. 15; half the mma instructions of two
+     * k-steps of 8, the first unit's fragments held over the second's
+     * barrier (80 registers at NT = 1: three blocks a multiprocessor at
+     * most, where shared memory allowed four at 2 to 4 rows; 128 at NT
+     * = 2: still two). H200, sigma 100: RGBA 1080p 30.8 -> 30.2 us, RGBA
+     * 4K 66.5 -> 63.25, RGB 4K 52.55 -> 50.0; at D = 8, sigma 20: RGB 4K
+     * 51.0 -> 50.0. At D = 16 a tile's units pair up (whole blocks of D
+     * rows); at D = 8 an odd count walks one unit more, which no issue
+     * stages (its slot keeps an older unit's bytes, finite in fp16) and
+     * whose taps are zero for every small row the tile writes (the table's
+     * zeros past RING D: that unit lies RING blocks of D or more below
+     * each such row's first). */
+    const int paired_units = (units + 1) & ~1;
+    for (int u = 0; u < paired_units; u += 2) {
+      uint32_t a0[4][4], a1[4][4], b_high0[NT], b_low0[NT], b_high1[NT],
+          b_low1[NT];
+      fragments (u, a0, b_high0, b_low0);
+      fragments (u + 1, a1, b_high1, b_low1);
 #pragma unroll
-        for (int n = 0; n < NT; n++)
+      for (int n = 0; n < NT; n++)
 #pragma unroll
-          for (int h = 0; h < 2; h++)
+        for (int h = 0; h < 2; h++)
 #pragma unroll
-            for (int j = 0; j < 4; j++) {
-              const uint32_t a[4] = { a0[2 * h][j], a0[2 * h + 1][j],
-                a1[2 * h][j], a1[2 * h + 1][j]
-              };
-              gb_mma_16816 (acc[n][h][j], a, b_high0[n], b_high1[n]);
-              gb_mma_16816 (acc[n][h][j], a, b_low0[n], b_low1[n]);
-            }
-      }
-    } else
-#endif
-    {
-      for (int u = 0; u < units; u++) {
-        uint32_t a[4][4], b_high[NT], b_low[NT];
-        fragments (u, a, b_high, b_low);
-#pragma unroll
-        for (int n = 0; n < NT; n++)
-#pragma unroll
-          for (int h = 0; h < 2; h++)
-#pragma unroll
-            for (int j = 0; j < 4; j++) {
-              gb_mma_1688 (acc[n][h][j], a[2 * h][j], a[2 * h + 1][j],
-                  b_high[n]);
-              gb_mma_1688 (acc[n][h][j], a[2 * h][j], a[2 * h + 1][j],
-                  b_low[n]);
-            }
-      }
+          for (int j = 0; j < 4; j++) {
+            const uint32_t a[4] = { a0[2 * h][j], a0[2 * h + 1][j],
+              a1[2 * h][j], a1[2 * h + 1][j]
+            };
+            gb_mma_16816 (acc[n][h][j], a, b_high0[n], b_high1[n]);
+            gb_mma_16816 (acc[n][h][j], a, b_low0[n], b_low1[n]);
+          }
     }
+#else
+    /* Before compute capability 8.0: one unit a k-step of 8 (m16n8k8). */
+    for (int u = 0; u < units; u++) {
+      uint32_t a[4][4], b_high[NT], b_low[NT];
+      fragments (u, a, b_high, b_low);
+#pragma unroll
+      for (int n = 0; n < NT; n++)
+#pragma unroll
+        for (int h = 0; h < 2; h++)
+#pragma unroll
+          for (int j = 0; j < 4; j++) {
+            gb_mma_1688 (acc[n][h][j], a[2 * h][j], a[2 * h + 1][j],
+                b_high[n]);
+            gb_mma_1688 (acc[n][h][j], a[2 * h][j], a[2 * h + 1][j],
+                b_low[n]);
+          }
+    }
+#endif
     /* The finished small rows into across: accumulator i of (n, h, j) is
      * small row 8 n + 2 q + (i & 1), element 4 group + j of group
      * 16 h + g + 8 (i >> 1). */
@@ -2086,18 +2087,20 @@ constexpr int MIN_TILE = 8;
  * planes (RGBA 4K) at D = 16 only, and, on the H200, at D = 8 on large
  * planes of three 8-bit channels with the walk on the tensor cores (RGB 4K
  * at sigma 15 to 45: 72.7-75.5 -> 60.6-63.3 us; 66.8-69.6 in FP32; RGBA
- * and GRAY8 4K, NV12 4K's luma lost: docs/performance.md, "The tensor-core
- * walk at D = 8"). The walk is on the tensor cores at D = 16 on 8-bit
- * samples; elsewhere in FP32, which measured faster: at D = 8 on the
- * smaller planes (RGBA 1080p at sigma 20: 32.8 us, 33.3-36.8 on the tensor
- * cores at 8 to 16 rows; RGB 1080p 27.6, 27.7-33.6) and on 16-bit samples
- * (four mma a tile; RGBA64_LE 1080p sigma 100: 47.6 against 56.4 us). Its
- * height in small rows trades the
- * rows it reads twice (RING - 1 blocks of D a tile) for blocks: on the
- * tensor cores and in FP32 at D = 16 (16-bit samples) 2 to 16, whichever
- * balances the multiprocessors best counting the blocks each holds at
- * once (balanced_tile_rows, weighted); in FP32 at D = 8 2 to 8, whichever
- * balances the multiprocessors best (balanced_tile_rows). */
+ * 4K lost, 71.75 -> 72.7 at sigma 20 with the walk as it is now:
+ * docs/performance.md, "The tensor walk at D = 8"). The walk is on the
+ * tensor cores on 8-bit samples; in FP32 on 16-bit ones, which measured
+ * faster (four mma a tile; RGBA64_LE 1080p sigma 100: 47.6 against 56.4
+ * us). At D = 8 the FP32 walk was faster on the smaller 8-bit planes
+ * until the tensor walk took the small rows as N, k-steps of 16 and the
+ * bytes' 1024 in its start (H200, sigma 20: RGBA 1080p 31.4 -> 29.1 us,
+ * GRAY8 4K 30.3 -> 27.6, RGB 1080p 25.9 -> 23.6, NV12 4K 50.0 -> 46.0).
+ * Its height in small rows trades the rows it reads twice (RING - 1
+ * blocks of D a tile) for blocks: on the tensor cores and in FP32 at D =
+ * 16 (16-bit samples) 2 to 16, whichever balances the multiprocessors
+ * best counting the blocks each holds at once (balanced_tile_rows,
+ * weighted); in FP32 at D = 8 2 to 8, whichever balances the
+ * multiprocessors best (balanced_tile_rows). */
 constexpr size_t TILE_TALL_SAMPLES = (size_t) 1 << 24;
 
 enum class TileWalk
@@ -2107,9 +2110,9 @@ TileWalk
 tile_walk (int factor, int channels, int sample_bytes, size_t samples)
 {
   const bool tall = samples >= TILE_TALL_SAMPLES;
-  if (sample_bytes == 1
-      && (factor >= 16 || (factor == 8 && tall && channels == 3)))
-    return TileWalk::TENSOR;
+  if (sample_bytes == 1)
+    return factor >= 16 || !tall || channels == 3 ? TileWalk::TENSOR
+        : TileWalk::NONE;
   return tall && factor < 16 ? TileWalk::NONE : TileWalk::FLOAT;
 }
 
@@ -2119,10 +2122,11 @@ tile_walk (int factor, int channels, int sample_bytes, size_t samples)
  * blocks of D frame rows to write ty small rows); the smaller on a tie, 0
  * where none fits.
  *
- * In FP32 at D <= 8 (max_rows 8, resident NULL: the count alone), bound by
- * issue (ncu, RGBA 1080p at sigma 20: 74 % of cycles issuing). Past 8, a
- * multiprocessor's one block has too few warps (RGBA 1080p at 12: 33.4
- * us). Measured on the H200 at sigma 20 against 4 everywhere
+ * In FP32 at D <= 8 (16-bit samples; 8-bit ones too until the tensor
+ * walk took them in the twenty-sixth session; max_rows 8, resident NULL:
+ * the count alone), bound by issue (ncu, RGBA 1080p at sigma 20: 74 % of
+ * cycles issuing). Past 8, a multiprocessor's one block has too few
+ * warps (RGBA 1080p at 12: 33.4 us). Measured on the H200 at sigma 20 against 4 everywhere
  * (docs/performance.md, "The down tile's height"): RGBA 1080p 34.1 -> 32.9
  * us (6), RGBA64_LE 1080p 47.0 -> 37.7 (6), GRAY8 4K 35.7 -> 34.0 (6).
  * Below 4 only where few blocks leave multiprocessors idle at 4: P016_LE
@@ -2193,31 +2197,24 @@ tile_shared_bytes (int ty)
       * TILE_ACROSS_ROW + sizeof (int) * TILE_SPAN + P::TAP_BYTES;
 }
 
-/* n-tiles of the tensor walk on tiles of up to 8 small rows: one at D =
- * 16; two at D = 8, as past 8 rows, since there the balance picks 9 to 16
- * rows on the H200's 132 SMs at every size the tests take, and a kernel
- * of one n-tile would not run in them. */
-template < int D, bool TENSOR > constexpr int TILE_SHORT_N_TILES =
-    TENSOR && D < 16 ? 2 : 1;
-
 /* f (std::integral_constant < int, NT > ()) for the n-tiles of a tile ty
- * small rows tall: one place for the choice that sizes the kernel and
- * launches it. */
-template < int D, bool TENSOR, typename F > auto
+ * small rows tall (the tensor walk: one up to 8 rows, two past; the FP32
+ * walk takes no n-tiles: 1): one place for the choice that sizes the
+ * kernel and launches it. */
+template < bool TENSOR, typename F > auto
 with_n_tiles (int ty, F f)
 {
   if constexpr (TENSOR)
     if (ty > 8)
       return f (std::integral_constant < int, 2 > ());
-  return f (std::integral_constant < int, TILE_SHORT_N_TILES < D,
-      TENSOR > > ());
+  return f (std::integral_constant < int, 1 > ());
 }
 
 /* The kernel of a tile ty small rows tall. */
 template < int D, typename InT, bool TENSOR > const void *
 tile_kernel (int ty)
 {
-  return with_n_tiles < D, TENSOR > (ty,[](auto nt) {
+  return with_n_tiles < TENSOR > (ty,[](auto nt) {
         return (const void *) down_tile_kernel < D, InT, TENSOR,
             decltype (nt)::value >;});
 }
@@ -2343,7 +2340,7 @@ down_tile_walk (const GbMultiscalePlan & plan, GbBorder border,
   }
   const int blocks = shape.tiles_x * ((ry.out_length + shape.ty - 1)
       / shape.ty);
-  with_n_tiles < D, TENSOR > (shape.ty,[&](auto nt) {
+  with_n_tiles < TENSOR > (shape.ty,[&](auto nt) {
         down_tile_kernel < D, InT, TENSOR, decltype (nt)::value >
             <<<blocks, TILE_THREADS, shared, stream>>> (rx, ry, weights,
             border, channels, shape, in, in_pitch, out, out_pitch);
@@ -2365,8 +2362,8 @@ down_tile (const GbMultiscalePlan & plan, GbBorder border, int channels,
             in, in_pitch, out, out_pitch, stream);
       break;
     case TileWalk::FLOAT:
-      /* never at D = 16 on 8-bit samples: no such kernel is built */
-      if constexpr (D < 16 || sizeof (InT) > 1)
+      /* never on 8-bit samples: no such kernel is built */
+      if constexpr (sizeof (InT) > 1)
         return down_tile_walk < D, InT, false > (plan, border, channels,
             in, in_pitch, out, out_pitch, stream);
       break;
