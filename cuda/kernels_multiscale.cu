@@ -932,7 +932,7 @@ down_tile_kernel (GbResample rx, GbResample ry, DownWeights < D > weights,
      * whose taps are zero for every small row the tile writes (the table's
      * zeros past RING D: that unit lies RING blocks of D or more below
      * each such row's first). */
-    const int paired_units = (units + 1) & ~1;
+    const int paired_units = P::UNITS % 2 == 0 ? units : (units + 1) & ~1;
     for (int u = 0; u < paired_units; u += 2) {
       uint32_t a0[4][4], a1[4][4], b_high0[NT], b_low0[NT], b_high1[NT],
           b_low1[NT];
