@@ -17,7 +17,8 @@
  * where both axes share D and it measured faster, one kernel takes both.
  * Where a pass is a small matrix product repeated over the tile (the
  * interpolation along y, and down_tile's walk on 8-bit samples), it runs
- * on the tensor cores with its weights split into fp16 high and low parts. The kernels:
+ * on the tensor cores with its weights split into fp16 high and low
+ * parts. The kernels:
  *   down_tile_kernel   both down passes (templates on D up to 16, the
  *                      sample type and the walk): a block walks the frame
  *                      columns of a
@@ -2088,13 +2089,14 @@ constexpr int MIN_TILE = 8;
  * planes of three 8-bit channels with the walk on the tensor cores (RGB 4K
  * at sigma 15 to 45: 72.7-75.5 -> 60.6-63.3 us; 66.8-69.6 in FP32; RGBA
  * 4K lost, 71.75 -> 72.7 at sigma 20 with the walk as it is now:
- * docs/performance.md, "The tensor walk at D = 8"). The walk is on the
- * tensor cores on 8-bit samples; in FP32 on 16-bit ones, which measured
- * faster (four mma a tile; RGBA64_LE 1080p sigma 100: 47.6 against 56.4
- * us). At D = 8 the FP32 walk was faster on the smaller 8-bit planes
- * until the tensor walk took the small rows as N, k-steps of 16 and the
- * bytes' 1024 in its start (H200, sigma 20: RGBA 1080p 31.4 -> 29.1 us,
- * GRAY8 4K 30.3 -> 27.6, RGB 1080p 25.9 -> 23.6, NV12 4K 50.0 -> 46.0).
+ * docs/performance.md, "The tensor walk at D = 8 on every 8-bit plane").
+ * The walk is on the tensor cores on 8-bit samples; in FP32 on 16-bit
+ * ones, which measured faster (four mma a tile; RGBA64_LE 1080p sigma
+ * 100: 47.6 against 56.4 us). At D = 8 the FP32 walk was faster on the
+ * smaller 8-bit planes until the tensor walk took the small rows as N,
+ * k-steps of 16 and the bytes' 1024 in its start (H200, sigma 20: RGBA
+ * 1080p 31.4 -> 29.1 us, GRAY8 4K 30.3 -> 27.6, RGB 1080p 25.9 -> 23.6,
+ * NV12 4K 50.0 -> 46.0).
  * Its height in small rows trades the rows it reads twice (RING - 1
  * blocks of D a tile) for blocks: on the tensor cores and in FP32 at D =
  * 16 (16-bit samples) 2 to 16, whichever balances the multiprocessors
@@ -2126,12 +2128,13 @@ tile_walk (int factor, int channels, int sample_bytes, size_t samples)
  * walk took them in the twenty-sixth session; max_rows 8, resident NULL:
  * the count alone), bound by issue (ncu, RGBA 1080p at sigma 20: 74 % of
  * cycles issuing). Past 8, a multiprocessor's one block has too few
- * warps (RGBA 1080p at 12: 33.4 us). Measured on the H200 at sigma 20 against 4 everywhere
- * (docs/performance.md, "The down tile's height"): RGBA 1080p 34.1 -> 32.9
- * us (6), RGBA64_LE 1080p 47.0 -> 37.7 (6), GRAY8 4K 35.7 -> 34.0 (6).
- * Below 4 only where few blocks leave multiprocessors idle at 4: P016_LE
- * 1080p's chroma (960 x 540, two channels) at D = 8 and sigma 50 takes 2,
- * 117 blocks instead of 60 (sigma 100: 46.2 -> 37.2 us;
+ * warps (RGBA 1080p at 12: 33.4 us). Measured on the H200 at sigma 20
+ * against 4 everywhere (docs/performance.md, "The down tile's height"):
+ * RGBA 1080p 34.1 -> 32.9 us (6), RGBA64_LE 1080p 47.0 -> 37.7 (6),
+ * GRAY8 4K 35.7 -> 34.0 (6). Below 4 only where few blocks leave
+ * multiprocessors idle at 4: P016_LE 1080p's chroma (960 x 540, two
+ * channels) at D = 8 and sigma 50 takes 2, 117 blocks instead of 60
+ * (sigma 100: 46.2 -> 37.2 us;
  * docs/performance.md, "Small tiles for small planes"); GRAY16_LE 1080p
  * keeps 4 (111 blocks, where 2 rows would make 219).
  *
