@@ -676,10 +676,13 @@ template < int D, typename InT, bool TENSOR_WALK > struct DownTile
   static constexpr size_t STAGE_BYTES = (size_t) STAGES * UNIT * ROW_STRIDE;
   /* The tensor-core walk's taps as fp16 high and low parts, zero-padded
    * below by the 15 D rows small row 15 (of the second n-tile) reaches
-   * back, and above to the
-   * last k-step: entry PAD + i is tap i. */
+   * back, and above to the last unit a tile of 16 rows walks (at D = 8
+   * with an odd count of units, the extra one: its taps 8 u + 2 q + 1 of
+   * small row 0 reach PAD + (16 + RING) D - 1): entry PAD + i is tap i. */
   static constexpr int PAD = 15 * D;
   static constexpr int TAP_TABLE = PAD + (16 + RING - 1) * D + 8;
+  static_assert (!TENSOR || TAP_TABLE >= PAD + (16 + RING - 1) * D + UNIT,
+      "the taps of the last unit, the extra one at D = 8 included");
   static constexpr size_t TAP_BYTES = TENSOR ? 2 * sizeof (__half)
       * TAP_TABLE : 0;
 };
@@ -2288,7 +2291,8 @@ down_tile_walk (const GbMultiscalePlan & plan, GbBorder border,
     /* All the device's multiprocessors, even where the frame's other
      * planes run beside this one: their kernels finish first (NV12 4K at
      * sigma 20, its luma at 6 rows: 51.7 us; at the 8 its share of the
-     * multiprocessors would pick: 56.3). */
+     * multiprocessors would pick: 56.3; measured when 8-bit planes took
+     * the FP32 walk, which 16-bit ones alone take now). */
     int sms;
     const cudaError_t err = gb_current_multiprocessors (&sms);
     if (err != cudaSuccess)
@@ -2322,12 +2326,11 @@ down_tile_walk (const GbMultiscalePlan & plan, GbBorder border,
     shape.walk_start = (float) (-1024.0 * sum);
   }
   /* More than a GPU's blocks may hold (64 KB on compute capability 7.5,
-   * 99 KB on 8.6 and 8.9): in FP32 at D <= 8 a lower tile, down to 4 rows
-   * (7 and 8 rows of 8-bit samples take 69 KB), else the two passes (the
-   * heights of the tensor walk and of the FP32 walk at D = 16 that do not
-   * fit are left out above). Not below
-   * 4: 2 and 3 rows pay only where blocks are few, and 16-bit samples
-   * need about 76 KB even at 2. */
+   * 99 KB on 8.6 and 8.9): in FP32 at D <= 8 (16-bit samples) a lower
+   * tile, down to 4 rows, else the two passes (the heights of the tensor
+   * walk and of the FP32 walk at D = 16 that do not fit are left out
+   * above). Not below 4: 2 and 3 rows pay only where blocks are few, and
+   * 16-bit samples need about 76 KB even at 2. */
   size_t shared;
   for (;;) {
     shared = tile_shared_bytes < P > (shape.ty);
