@@ -432,6 +432,12 @@ main (int argc, char **argv)
     for (int c = 0; c < 3; c += 2)
       run_size (large_plane, channel_counts[c], factor_sigmas, quick ? 1 : 3,
           GB_ALGORITHM_MULTISCALE, GB_ALGORITHM_MULTISCALE, 0, quick);
+    /* D = 8 there: four channels (2^24 samples and more) down the columns
+     * first, one channel through the tile's tensor walk. */
+    static const double d8_sigma[] = { 15 };
+    for (int c = 0; c < 3; c += 2)
+      run_size (large_plane, channel_counts[c], d8_sigma, 1,
+          GB_ALGORITHM_MULTISCALE, GB_ALGORITHM_MULTISCALE, 0, quick);
     /* Three channels on 2^24 samples and more: the tile's walk on the
      * tensor cores at D = 8 and 16 (tile_walk), tall tiles, odd sizes. */
     static const Size three_channel_plane = { 2401, 2331 };
