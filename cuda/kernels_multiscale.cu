@@ -393,20 +393,9 @@ template < int D > struct DownWeights
   float w[DownColumns < D, uint8_t >::RING * D];
 };
 
-/* A sample's exact float: its bits below the exponent of 2^23, less 2^23
- * (a byte permute and an add; an int-to-float conversion runs at a quarter
- * of the rate of an add). */
-__device__ __forceinline__ float4
-unpack_group (uint32_t v)
-{
-  const float two23 = 8388608.0f;
-  return make_float4 (__uint_as_float (__byte_perm (v, 0x4B000000u,
-              0x7540)) - two23, __uint_as_float (__byte_perm (v,
-              0x4B000000u, 0x7541)) - two23,
-      __uint_as_float (__byte_perm (v, 0x4B000000u, 0x7542)) - two23,
-      __uint_as_float (__byte_perm (v, 0x4B000000u, 0x7543)) - two23);
-}
-
+/* Four 16-bit samples' exact floats: their bits below the exponent of
+ * 2^23, less 2^23 (a byte permute and an add; an int-to-float conversion
+ * runs at a quarter of the rate of an add). */
 __device__ __forceinline__ float4
 unpack_group (uint2 v)
 {
@@ -462,8 +451,8 @@ gather_group (const InT * row, int e, int elements)
   }
 }
 
-/* Half a group as floats: 8-bit samples (x, y) or (z, w) of the word,
- * 16-bit ones .x or .y of the pair (unpack_group's exact conversion). */
+/* Half a group as exact floats (unpack_group's conversion): 8-bit samples
+ * (x, y) or (z, w) of the word, 16-bit ones .x or .y of the pair. */
 __device__ __forceinline__ float2
 unpack_half (uint32_t v, int half)
 {
@@ -1347,6 +1336,10 @@ constexpr int MAX_UP_TAPS = GB_MULTISCALE_UP_TAPS;
 constexpr int UP_MMA_ROWS = 16;                 /* M of the y pass */
 constexpr int UP_ROW_BLOCKS = UP_ROWS / UP_MMA_ROWS;
 constexpr int UP_UNIT_ELEMENTS = 32;            /* four mma of N = 8 */
+/* Blocks a multiprocessor holds at 40 registers a thread, as many as
+ * shared memory lets RGBA's wide tile (28.5 KB) have: the y pass's
+ * unrolled units asked for 44, which left five. */
+constexpr int UP_MIN_BLOCKS = 6;
 
 /* k-steps of 8 patch rows that 16 frame rows read: they span 15 / D + 1
  * blocks of D, each phase's first sample is the lowest or one past it
@@ -1464,10 +1457,15 @@ biased_sample (float v, uint16_t *)
 }
 
 /* Along y: the warp's row block (rows r0 .. r0 + 15 of the tile) for each
- * of its 32-element units, from the x-resampled patch (across), stored
- * into the tile at out (row 0, element 0). */
-template < typename OutT, int STEPS > __device__ __forceinline__ void
-up_columns (const float *across, int stride, int units_x, int shift,
+ * of its UNITS_X 32-element units, from the x-resampled patch (across),
+ * stored into the tile at out (row 0, element 0). A FULL tile (every row
+ * and element inside the frame, rows aligned) stores without a test, its
+ * units unrolled: RGBA 4K's up pass issued about 82 instructions a unit,
+ * 20 of them tests, branches and the loop's. */
+static_assert (UP_WARPS == UP_ROW_BLOCKS, "a warp a row block, every unit");
+template < typename OutT, int STEPS, int UNITS_X, bool FULL >
+__device__ __forceinline__ void
+up_columns (const float *across, int stride, int shift,
     const uint32_t *fragments, int n_y, int n_elements, OutT * out,
     size_t out_pitch, bool aligned)
 {
@@ -1495,8 +1493,8 @@ up_columns (const float *across, int stride, int units_x, int shift,
   const float *window = across + ((r0 >> shift) + 2 * q) * stride
       + 8 * (g >> 1) + (g & 1);
 
-  for (int unit = warp / UP_ROW_BLOCKS; unit < units_x;
-      unit += UP_WARPS / UP_ROW_BLOCKS) {
+#pragma unroll (FULL ? UNITS_X : 1)
+  for (int unit = 0; unit < UNITS_X; unit++) {
     const int e0 = unit * UP_UNIT_ELEMENTS;
     float acc[4][4];
 #pragma unroll
@@ -1522,7 +1520,7 @@ up_columns (const float *across, int stride, int units_x, int shift,
 #pragma unroll
     for (int half = 0; half < 2; half++) {
       const int row = r0 + g + 8 * half;
-      if (row >= n_y)
+      if (!FULL && row >= n_y)
         continue;
       uint32_t v[8];            /* the samples, zero-extended */
 #pragma unroll
@@ -1530,7 +1528,7 @@ up_columns (const float *across, int stride, int units_x, int shift,
         v[k] = biased_sample (acc[k >> 1][2 * half + (k & 1)], out);
       const int e = e0 + 8 * q;
       OutT *dst = (OutT *) ((char *) out + (size_t) row * out_pitch) + e;
-      if (aligned && e + 8 <= n_elements) {
+      if (FULL || (aligned && e + 8 <= n_elements)) {
         if constexpr (wide)
           *reinterpret_cast < uint4 * >(dst) = make_uint4 (v[0]
               | v[1] << 16, v[2] | v[3] << 16, v[4] | v[5] << 16, v[6]
@@ -1574,15 +1572,25 @@ up_blur_staged_rows (int patch_rows)
       + UP_BLUR_PADDED_TAPS - 1;
 }
 
+/* Pixels of C channels that up_kernel's x pass loads as one vector. */
+__host__ __device__ constexpr bool
+up_vector_pixels (int c)
+{
+  return c == 2 || c == 4;
+}
+
 /* Floats before the patch in up_kernel's shared memory: the x pass's rows,
- * and with the small blur along y first its staging. */
+ * and with the small blur along y first its staging; whole float4s where
+ * the patch's pixels load as vectors. */
 __host__ __device__ inline size_t
-up_across_floats (int patch_rows, int stride, int patch_elements, bool blur)
+up_across_floats (int patch_rows, int stride, int patch_elements, bool blur,
+    int channels)
 {
   const size_t rows = (size_t) patch_rows * stride;
   const size_t staged = (size_t) up_blur_staged_rows (patch_rows)
       * patch_elements;
-  return blur && staged > rows ? staged : rows;
+  const size_t floats = blur && staged > rows ? staged : rows;
+  return up_vector_pixels (channels) ? (floats + 3) & ~(size_t) 3 : floats;
 }
 
 template < int C > __device__ __forceinline__ void
@@ -1661,7 +1669,7 @@ up_patch_blurred_y (const GbResample & rx, const GbResample & ry,
 }
 
 template < typename OutT, int C, bool WIDE, bool BLUR > __global__ void
-__launch_bounds__ (UP_THREADS)
+__launch_bounds__ (UP_THREADS, UP_MIN_BLOCKS)
 up_kernel (GbResample rx, GbResample ry, GbResample by, GbBorder border,
     UpReach reach_x, UpReach reach_y, const float *weights,
     const uint32_t *fragments, const float *small, size_t small_pitch,
@@ -1682,7 +1690,7 @@ up_kernel (GbResample rx, GbResample ry, GbResample by, GbBorder border,
   __shared__ float wy[BLUR ? UP_BLUR_PADDED_TAPS : 1];
   float *across = shared;       /* patch_rows x stride; first the staging */
   float *patch = across + up_across_floats (patch_rows, stride,
-      patch_elements, BLUR);
+      patch_elements, BLUR, C);
   float *wx = patch + (size_t) patch_rows * patch_elements;
   int *first_x = (int *) (wx + rx.phases * MAX_UP_TAPS);
 
@@ -1743,12 +1751,16 @@ up_kernel (GbResample rx, GbResample ry, GbResample by, GbBorder border,
   __syncthreads ();
 
   /* Along x: every patch row, the tile's pixels. A thread keeps one
-   * element (its phase, weights and patch column) over the rows; D is a
-   * power of two. */
+   * pixel (its phase, weights and patch column) over the rows, with all
+   * its channels where they load as one vector (two or four: a shared
+   * load and C multiply-adds a tap, where an element a thread took a load
+   * a multiply-add), else one element; D is a power of two. */
   const int shift_x = reach_x.shift;
-  constexpr int rows_at_once = UP_THREADS / row_elements;
-  if (threadIdx.x < rows_at_once * row_elements) {
-    const int e = threadIdx.x % row_elements;
+  constexpr int lanes = up_vector_pixels (C) ? C : 1;  /* elements a thread */
+  constexpr int items = row_elements / lanes;   /* threads a row */
+  constexpr int rows_at_once = UP_THREADS / items;
+  if (threadIdx.x < rows_at_once * items) {
+    const int e = threadIdx.x % items * lanes;
     const int x = e / channels;
     const int ph = (x0 + x) & (rx.phases - 1);
     const int g = ((x0 + x) >> shift_x) - (x0 >> shift_x);
@@ -1758,14 +1770,30 @@ up_kernel (GbResample rx, GbResample ry, GbResample by, GbBorder border,
       w[t] = wx[ph * MAX_UP_TAPS + t];
     const float *in = patch + (g + first_x[ph]) * channels
         + (e - x * channels);
-    for (int sy = threadIdx.x / row_elements; sy < patch_rows;
+    for (int sy = threadIdx.x / items; sy < patch_rows;
         sy += rows_at_once) {
       const float *src = in + sy * patch_elements;
-      float acc = 0.0f;
+      float acc[lanes] = { };
 #pragma unroll
-      for (int t = 0; t < MAX_UP_TAPS; t++, src += channels)
-        acc += w[t] * *src;
-      across[sy * stride + e] = x < n_x ? acc : 0.0f;
+      for (int t = 0; t < MAX_UP_TAPS; t++, src += channels) {
+        float v[lanes];
+        if constexpr (C == 4) {
+          const float4 f = *reinterpret_cast < const float4 * >(src);
+          v[0] = f.x, v[1] = f.y, v[2] = f.z, v[3] = f.w;
+        } else if constexpr (C == 2) {
+          const float2 f = *reinterpret_cast < const float2 * >(src);
+          v[0] = f.x, v[1] = f.y;
+        } else {
+          v[0] = *src;
+        }
+#pragma unroll
+        for (int c = 0; c < lanes; c++)
+          acc[c] += w[t] * v[c];
+      }
+      float *dst = across + sy * stride + e;
+#pragma unroll
+      for (int c = 0; c < lanes; c++)
+        dst[c] = x < n_x ? acc[c] : 0.0f;
     }
   }
   __syncthreads ();
@@ -1774,8 +1802,12 @@ up_kernel (GbResample rx, GbResample ry, GbResample by, GbBorder border,
       + (size_t) x0 * channels;
   const bool aligned = ((uintptr_t) tile | out_pitch) % (8 * sizeof (OutT))
       == 0;
-  up_columns < OutT, 1 > (across, stride, T::UNITS_X, shift_y, fragments,
-      n_y, n_x * channels, tile, out_pitch, aligned);
+  if (aligned && n_y == UP_ROWS && n_x == tile_width)
+    up_columns < OutT, 1, T::UNITS_X, true > (across, stride, shift_y,
+        fragments, n_y, n_x * channels, tile, out_pitch, aligned);
+  else
+    up_columns < OutT, 1, T::UNITS_X, false > (across, stride, shift_y,
+        fragments, n_y, n_x * channels, tile, out_pitch, aligned);
 #else
   __trap ();                    /* no mma: an error, not a blank frame */
 #endif
@@ -2623,7 +2655,7 @@ up_tiles (const GbResample & rx, const GbResample & ry,
   const size_t patch_width = up_patch_length (reach_x, T::WIDTH);
   const size_t patch_rows = up_patch_rows (reach_y.shift);
   const size_t shared = sizeof (float) * (up_across_floats (patch_rows,
-          T::STRIDE, patch_width * channels, by.taps > 0)
+          T::STRIDE, patch_width * channels, by.taps > 0, C)
       + patch_rows * patch_width * channels + rx.phases * MAX_UP_TAPS)
       + sizeof (int) * rx.phases;
   if (by.taps > GB_MULTISCALE_BLUR_TAPS || (by.taps > 0
