@@ -1461,7 +1461,9 @@ biased_sample (float v, uint16_t *)
  * stored into the tile at out (row 0, element 0). A FULL tile (every row
  * and element inside the frame, rows aligned) stores without a test, its
  * units unrolled: RGBA 4K's up pass issued about 82 instructions a unit,
- * 20 of them tests, branches and the loop's. */
+ * 30 of them start values, tests, branches, addresses and the loop's
+ * (H200, against 8250e7a: RGBA 4K at sigma 15 69.2 -> 68.75 us, at 30
+ * 61.0 -> 60.0, RGBA64_LE 4K -2.0, RGB 4K -0.9; NV12 4K +0.35 to +0.6). */
 static_assert (UP_WARPS == UP_ROW_BLOCKS, "a warp a row block, every unit");
 template < typename OutT, int STEPS, int UNITS_X, bool FULL >
 __device__ __forceinline__ void
@@ -1743,8 +1745,8 @@ up_kernel (GbResample rx, GbResample ry, GbResample by, GbBorder border,
   /* Along x: every patch row, the tile's pixels. A thread keeps one
    * element (its phase, weights and patch column) over the rows; D is a
    * power of two. (A thread a pixel, its four channels as one float4 load
-   * a tap, was slower at D = 8: RGBA 4K at sigma 20 69.75 -> 70.15 us,
-   * H200; its stores fall four to a bank.) */
+   * a tap, was slower at D = 8, RGBA 4K at sigma 15 and 20 by 0.7-0.85 us
+   * on the H200: its stores fall four to a bank.) */
   const int shift_x = reach_x.shift;
   constexpr int rows_at_once = UP_THREADS / row_elements;
   if (threadIdx.x < rows_at_once * row_elements) {
