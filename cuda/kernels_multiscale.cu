@@ -1338,8 +1338,13 @@ constexpr int UP_ROW_BLOCKS = UP_ROWS / UP_MMA_ROWS;
 constexpr int UP_UNIT_ELEMENTS = 32;            /* four mma of N = 8 */
 /* Blocks a multiprocessor holds at 40 registers a thread, as many as
  * shared memory lets RGBA's wide tile (28.5 KB) have: the y pass's
- * unrolled units asked for 44, which left five. */
+ * unrolled units asked for 44, which left five. Compute capability 7.5
+ * holds 1024 threads a multiprocessor: four blocks. */
+#if defined (__CUDA_ARCH__) && __CUDA_ARCH__ < 800
+constexpr int UP_MIN_BLOCKS = 4;
+#else
 constexpr int UP_MIN_BLOCKS = 6;
+#endif
 
 /* k-steps of 8 patch rows that 16 frame rows read: they span 15 / D + 1
  * blocks of D, each phase's first sample is the lowest or one past it
