@@ -381,10 +381,10 @@ template < int D, typename InT > struct DownColumns
   static constexpr int RING = (TAPS + D - 1) / D;
   static constexpr int UNIT = D < 8 ? D : 8;    /* rows per stage */
   static constexpr int UNITS = D / UNIT;        /* stages per D rows */
-  /* units of rows in flight per block: 12 KB of DOWN_GROUPS groups (the
-   * count that gave 24 KB where a thread took a whole group) */
+  /* stage slots per block, 12 KB of DOWN_GROUPS groups' rows (STAGES - 1
+   * units in flight) */
   static constexpr int STAGES_FIT =
-      24 * 1024 / (UNIT * DOWN_THREADS * (int) sizeof (Group));
+      12 * 1024 / (UNIT * DOWN_GROUPS * (int) sizeof (Group));
   static constexpr int STAGES = STAGES_FIT < 2 ? 2 : STAGES_FIT;
 };
 
@@ -410,28 +410,39 @@ unpack_group (uint2 v)
 /* One row of four samples into the ring: acc[m] is the output m rows of
  * D back, and the row is its tap m D + phase (phase: a constant once the
  * callers' loops unroll, so each weight is a kernel parameter). */
-template < int D, int RING > __device__ __forceinline__ void
-ring_add (float4 (&acc)[RING], const DownWeights < D > &weights, int phase,
-    float4 v)
+__device__ __forceinline__ void
+add_weighted (float4 & acc, float w, float4 v)
+{
+  acc.x += w * v.x;
+  acc.y += w * v.y;
+  acc.z += w * v.z;
+  acc.w += w * v.w;
+}
+
+__device__ __forceinline__ void
+add_weighted (float2 & acc, float w, float2 v)
+{
+  acc.x += w * v.x;
+  acc.y += w * v.y;
+}
+
+/* Four samples (float4) or two (float2). */
+template < int D, int RING, typename V > __device__ __forceinline__ void
+ring_add (V (&acc)[RING], const DownWeights < D > &weights, int phase, V v)
 {
 #pragma unroll
-  for (int m = 0; m < RING; m++) {
-    const float w = weights.w[m * D + phase];
-    acc[m].x += w * v.x;
-    acc[m].y += w * v.y;
-    acc[m].z += w * v.z;
-    acc[m].w += w * v.w;
-  }
+  for (int m = 0; m < RING; m++)
+    add_weighted (acc[m], weights.w[m * D + phase], v);
 }
 
 /* After D rows: the oldest output is complete and leaves the ring. */
-template < int RING > __device__ __forceinline__ void
-ring_advance (float4 (&acc)[RING])
+template < int RING, typename V > __device__ __forceinline__ void
+ring_advance (V (&acc)[RING])
 {
 #pragma unroll
   for (int m = RING - 1; m > 0; m--)
     acc[m] = acc[m - 1];
-  acc[0] = make_float4 (0.0f, 0.0f, 0.0f, 0.0f);
+  acc[0] = V ();
 }
 
 /* Up to four samples from e on (those before `elements`), packed as one
@@ -534,15 +545,9 @@ down_columns_kernel (GbResample r, DownWeights < D > weights,
       issue (u + P::STAGES - 1);
       const Group *slot = &stage[u % P::STAGES][0][g];
 #pragma unroll
-      for (int i = 0; i < P::UNIT; i++) {
-        const float2 v = unpack_half (slot[i * G], h);
-#pragma unroll
-        for (int m = 0; m < P::RING; m++) {
-          const float w = weights.w[m * D + q * P::UNIT + i];
-          acc[m].x += w * v.x;
-          acc[m].y += w * v.y;
-        }
-      }
+      for (int i = 0; i < P::UNIT; i++)
+        ring_add (acc, weights, q * P::UNIT + i,
+            unpack_half (slot[i * G], h));
     }
     const int o = k - (P::RING - 1);    /* complete now */
     if (o >= 0 && active) {
@@ -558,10 +563,7 @@ down_columns_kernel (GbResample r, DownWeights < D > weights,
           dst[1] = a.y;
       }
     }
-#pragma unroll
-    for (int m = P::RING - 1; m > 0; m--)
-      acc[m] = acc[m - 1];
-    acc[0] = make_float2 (0.0f, 0.0f);
+    ring_advance (acc);
   }
 }
 
@@ -1336,9 +1338,10 @@ constexpr int MAX_UP_TAPS = GB_MULTISCALE_UP_TAPS;
 constexpr int UP_MMA_ROWS = 16;                 /* M of the y pass */
 constexpr int UP_ROW_BLOCKS = UP_ROWS / UP_MMA_ROWS;
 constexpr int UP_UNIT_ELEMENTS = 32;            /* four mma of N = 8 */
-/* Blocks a multiprocessor holds at 40 registers a thread, as many as
- * shared memory lets RGBA's wide tile (28.5 KB) have: the y pass's
- * unrolled units asked for 44, which left five. Compute capability 7.5
+/* Blocks a multiprocessor holds at 40 registers a thread (ncu, RGBA 4K:
+ * six by registers and six by the shared-memory carve-out for the wide
+ * tile's 28.5 KB); unrolled, the y pass asked ptxas for 61 registers on
+ * RGBA's wide tile (four blocks), 152 on RGBA64_LE's. Compute capability 7.5
  * holds 1024 threads a multiprocessor: four blocks. */
 #if defined (__CUDA_ARCH__) && __CUDA_ARCH__ < 800
 constexpr int UP_MIN_BLOCKS = 4;
@@ -1751,7 +1754,7 @@ up_kernel (GbResample rx, GbResample ry, GbResample by, GbBorder border,
    * element (its phase, weights and patch column) over the rows; D is a
    * power of two. (A thread a pixel, its four channels as one float4 load
    * a tap, was slower at D = 8, RGBA 4K at sigma 15 and 20 by 0.7-0.85 us
-   * on the H200: its stores fall four to a bank.) */
+   * on the H200; likely its stores, four to a bank.) */
   const int shift_x = reach_x.shift;
   constexpr int rows_at_once = UP_THREADS / row_elements;
   if (threadIdx.x < rows_at_once * row_elements) {
