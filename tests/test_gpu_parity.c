@@ -438,6 +438,14 @@ main (int argc, char **argv)
     for (int c = 0; c < 3; c += 2)
       run_size (large_plane, channel_counts[c], d8_sigma, 1,
           GB_ALGORITHM_MULTISCALE, GB_ALGORITHM_MULTISCALE, 0, quick);
+    /* One channel down the columns (D = 64) on rows whose last group of
+     * four samples is short by two or three: down_columns_kernel's second
+     * thread of that group then stores nothing (2051 above: by one). */
+    static const Size short_group_planes[] = { {2050, 2047}, {2053, 2047} };
+    static const double d64_sigma[] = { 250 };
+    for (int s = 0; s < N_ELEMENTS (short_group_planes); s++)
+      run_size (short_group_planes[s], 1, d64_sigma, 1,
+          GB_ALGORITHM_MULTISCALE, GB_ALGORITHM_MULTISCALE, 0, quick);
     /* Three channels on 2^24 samples and more: the tile's walk on the
      * tensor cores at D = 8 and 16 (tile_walk), tall tiles, odd sizes. */
     static const Size three_channel_plane = { 2401, 2331 };
