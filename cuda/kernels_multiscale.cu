@@ -407,9 +407,7 @@ unpack_group (uint2 v)
       __uint_as_float (__byte_perm (v.y, 0x4B000000u, 0x7532)) - two23);
 }
 
-/* One row of four samples into the ring: acc[m] is the output m rows of
- * D back, and the row is its tap m D + phase (phase: a constant once the
- * callers' loops unroll, so each weight is a kernel parameter). */
+/* acc += w v, lane by lane. */
 __device__ __forceinline__ void
 add_weighted (float4 & acc, float w, float4 v)
 {
@@ -426,7 +424,10 @@ add_weighted (float2 & acc, float w, float2 v)
   acc.y += w * v.y;
 }
 
-/* Four samples (float4) or two (float2). */
+/* One row of a thread's samples (four: float4, or two: float2) into the
+ * ring: acc[m] is the output m rows of D back, and the row is its tap
+ * m D + phase (phase: a constant once the callers' loops unroll, so each
+ * weight is a kernel parameter). */
 template < int D, int RING, typename V > __device__ __forceinline__ void
 ring_add (V (&acc)[RING], const DownWeights < D > &weights, int phase, V v)
 {
