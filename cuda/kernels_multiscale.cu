@@ -393,18 +393,37 @@ template < int D > struct DownWeights
   float w[DownColumns < D, uint8_t >::RING * D];
 };
 
-/* Four 16-bit samples' exact floats: their bits below the exponent of
+/* Half a group as exact floats: a sample's bits below the exponent of
  * 2^23, less 2^23 (a byte permute and an add; an int-to-float conversion
- * runs at a quarter of the rate of an add). */
+ * runs at a quarter of the rate of an add). 8-bit samples (x, y) or
+ * (z, w) of the word, 16-bit ones .x or .y of the pair. */
+__device__ __forceinline__ float2
+unpack_half (uint32_t v, int half)
+{
+  const float two23 = 8388608.0f;
+  const uint32_t lo = half ? 0x7542u : 0x7540u;
+  const uint32_t hi = half ? 0x7543u : 0x7541u;
+  return make_float2 (__uint_as_float (__byte_perm (v, 0x4B000000u, lo))
+      - two23, __uint_as_float (__byte_perm (v, 0x4B000000u, hi)) - two23);
+}
+
+__device__ __forceinline__ float2
+unpack_half (uint2 v, int half)
+{
+  const float two23 = 8388608.0f;
+  const uint32_t w = half ? v.y : v.x;
+  return make_float2 (__uint_as_float (__byte_perm (w, 0x4B000000u,
+              0x7510)) - two23, __uint_as_float (__byte_perm (w,
+              0x4B000000u, 0x7532)) - two23);
+}
+
+/* Four 16-bit samples' exact floats (down_tile_kernel's FP32 walk). */
 __device__ __forceinline__ float4
 unpack_group (uint2 v)
 {
-  const float two23 = 8388608.0f;
-  return make_float4 (__uint_as_float (__byte_perm (v.x, 0x4B000000u,
-              0x7510)) - two23, __uint_as_float (__byte_perm (v.x,
-              0x4B000000u, 0x7532)) - two23,
-      __uint_as_float (__byte_perm (v.y, 0x4B000000u, 0x7510)) - two23,
-      __uint_as_float (__byte_perm (v.y, 0x4B000000u, 0x7532)) - two23);
+  const float2 low = unpack_half (v, 0);
+  const float2 high = unpack_half (v, 1);
+  return make_float4 (low.x, low.y, high.x, high.y);
 }
 
 /* acc += w v, lane by lane. */
@@ -461,28 +480,6 @@ gather_group (const InT * row, int e, int elements)
   } else {
     return make_uint2 (s[0] | s[1] << 16, s[2] | s[3] << 16);
   }
-}
-
-/* Half a group as exact floats (unpack_group's conversion): 8-bit samples
- * (x, y) or (z, w) of the word, 16-bit ones .x or .y of the pair. */
-__device__ __forceinline__ float2
-unpack_half (uint32_t v, int half)
-{
-  const float two23 = 8388608.0f;
-  const uint32_t lo = half ? 0x7542u : 0x7540u;
-  const uint32_t hi = half ? 0x7543u : 0x7541u;
-  return make_float2 (__uint_as_float (__byte_perm (v, 0x4B000000u, lo))
-      - two23, __uint_as_float (__byte_perm (v, 0x4B000000u, hi)) - two23);
-}
-
-__device__ __forceinline__ float2
-unpack_half (uint2 v, int half)
-{
-  const float two23 = 8388608.0f;
-  const uint32_t w = half ? v.y : v.x;
-  return make_float2 (__uint_as_float (__byte_perm (w, 0x4B000000u,
-              0x7510)) - two23, __uint_as_float (__byte_perm (w,
-              0x4B000000u, 0x7532)) - two23);
 }
 
 template < int D, typename InT > __global__ void
