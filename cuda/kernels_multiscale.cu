@@ -507,24 +507,42 @@ down_columns_kernel (GbResample r, DownWeights < D > weights,
   const bool whole = e + 4 <= elements
       && ((uintptr_t) in | in_pitch) % sizeof (Group) == 0;
   const InT *column = in + e;
+  /* 8-bit samples, the band inside the plane and the group whole: a row's
+   * address one add from the last, with no border rule or test (the
+   * general copy took about 15 instructions a row; RGBA 4K at sigma
+   * 15-20 1.45 us faster on the H200). 16-bit samples keep the general
+   * copy: RGBA64_LE 4K read 1.3 us slower this way. */
+  static_assert (P::UNIT % 2 == 0, "a unit's rows, two threads a group");
+  const bool straight = sizeof (InT) == 1 && inside && whole;
+  const char *own_rows = (const char *) column
+      + (straight ? (size_t) (y0 + h) * in_pitch : 0);
+  const size_t row_step = 2 * in_pitch;
 
   /* This thread's rows of unit u into its stage, then one commit, empty
    * or not: the wait below counts commits. */
   auto issue =[&](int u) {
     if (u < units && active) {
       Group *slot = &stage[u % P::STAGES][0][g];
+      if (straight) {
+        const char *src = own_rows + (size_t) u * P::UNIT * in_pitch;
 #pragma unroll
-      for (int i = h; i < P::UNIT; i += 2) {
-        const int j = y0 + u * P::UNIT + i;
-        const int y = inside ? j : resample_source (r, j, border);
-        const InT *src = (const InT *) ((const char *) column
-            + (size_t) max (y, 0) * in_pitch);
-        if (y < 0)
-          slot[i * G] = Group ();
-        else if (whole)
-          __pipeline_memcpy_async (&slot[i * G], src, sizeof (Group));
-        else
-          slot[i * G] = gather_group (src - e, e, elements);
+        for (int k = 0; k < P::UNIT / 2; k++)
+          __pipeline_memcpy_async (&slot[(2 * k + h) * G],
+              src + k * row_step, sizeof (Group));
+      } else {
+#pragma unroll
+        for (int i = h; i < P::UNIT; i += 2) {
+          const int j = y0 + u * P::UNIT + i;
+          const int y = inside ? j : resample_source (r, j, border);
+          const InT *src = (const InT *) ((const char *) column
+              + (size_t) max (y, 0) * in_pitch);
+          if (y < 0)
+            slot[i * G] = Group ();
+          else if (whole)
+            __pipeline_memcpy_async (&slot[i * G], src, sizeof (Group));
+          else
+            slot[i * G] = gather_group (src - e, e, elements);
+        }
       }
     }
     __pipeline_commit ();
@@ -1583,12 +1601,15 @@ up_blur_staged_rows (int patch_rows)
 /* Floats before the patch in up_kernel's shared memory: the x pass's rows,
  * and with the small blur along y first its staging. */
 __host__ __device__ inline size_t
-up_across_floats (int patch_rows, int stride, int patch_elements, bool blur)
+up_across_floats (int patch_rows, int stride, int patch_elements, bool blur,
+    int channels)
 {
   const size_t rows = (size_t) patch_rows * stride;
   const size_t staged = (size_t) up_blur_staged_rows (patch_rows)
       * patch_elements;
-  return blur && staged > rows ? staged : rows;
+  const size_t floats = blur && staged > rows ? staged : rows;
+  /* four channels: whole float4s, as up_across_pixels loads the patch */
+  return channels == 4 ? (floats + 3) & ~(size_t) 3 : floats;
 }
 
 template < int C > __device__ __forceinline__ void
@@ -1666,6 +1687,64 @@ up_patch_blurred_y (const GbResample & rx, const GbResample & ry,
   }
 }
 
+/* up_kernel's pass along x with four channels from D = 8 on: a thread a
+ * pixel, one float4 load a tap (RGBA at sigma 15-100, the H200: 4K 0.35-0.5
+ * us faster, 1080p 0.3-0.6, against a thread an element). Its stores go
+ * in a channel order rotated by the thread's group of eight pixels, so a
+ * warp's fall in 32 banks: in channel order, four to a bank, the pass was
+ * 0.7-0.85 us slower at RGBA 4K. Two channels this way lost 0.3 us (NV12,
+ * NV16, NV24 1080p), and D < 8 was not measured: both stay a thread an
+ * element. */
+constexpr int UP_X_PIXEL_SHIFT = 3;     /* log2 D from which */
+
+template < int TILE_WIDTH > __device__ __forceinline__ void
+up_across_pixels (const float *patch, int patch_rows, int patch_elements,
+    const float *wx, const int *first_x, int phases, int shift_x, int x0,
+    int n_x, float *across, int stride)
+{
+  static_assert (UP_THREADS % TILE_WIDTH == 0, "whole rows at once");
+  constexpr int rows_at_once = UP_THREADS / TILE_WIDTH;
+  const int x = threadIdx.x % TILE_WIDTH;
+  const int ph = (x0 + x) & (phases - 1);
+  const int g = ((x0 + x) >> shift_x) - (x0 >> shift_x);
+  const int turn = (x >> 3) & 3;        /* the channel stored first */
+  float w[MAX_UP_TAPS];
+#pragma unroll
+  for (int t = 0; t < MAX_UP_TAPS; t++)
+    w[t] = wx[ph * MAX_UP_TAPS + t];
+  const float *in = patch + (g + first_x[ph]) * 4;
+  for (int sy = threadIdx.x / TILE_WIDTH; sy < patch_rows;
+      sy += rows_at_once) {
+    const float *src = in + sy * patch_elements;
+    float acc[4] = { };
+#pragma unroll
+    for (int t = 0; t < MAX_UP_TAPS; t++, src += 4) {
+      const float4 v = *reinterpret_cast < const float4 * >(src);
+      acc[0] += w[t] * v.x;
+      acc[1] += w[t] * v.y;
+      acc[2] += w[t] * v.z;
+      acc[3] += w[t] * v.w;
+    }
+    /* r[c]: channel (c + turn) % 4, by constant register indices */
+    float r[4];
+#pragma unroll
+    for (int c = 0; c < 4; c++)
+      r[c] = x < n_x ? acc[c] : 0.0f;
+    if (turn & 1) {
+      const float r0 = r[0];
+      r[0] = r[1], r[1] = r[2], r[2] = r[3], r[3] = r0;
+    }
+    if (turn & 2) {
+      const float r0 = r[0], r1 = r[1];
+      r[0] = r[2], r[1] = r[3], r[2] = r0, r[3] = r1;
+    }
+    float *dst = across + sy * stride + x * 4;
+#pragma unroll
+    for (int c = 0; c < 4; c++)
+      dst[(c + turn) & 3] = r[c];
+  }
+}
+
 template < typename OutT, int C, bool WIDE, bool BLUR > __global__ void
 __launch_bounds__ (UP_THREADS, UP_MIN_BLOCKS)
 up_kernel (GbResample rx, GbResample ry, GbResample by, GbBorder border,
@@ -1688,7 +1767,7 @@ up_kernel (GbResample rx, GbResample ry, GbResample by, GbBorder border,
   __shared__ float wy[BLUR ? UP_BLUR_PADDED_TAPS : 1];
   float *across = shared;       /* patch_rows x stride; first the staging */
   float *patch = across + up_across_floats (patch_rows, stride,
-      patch_elements, BLUR);
+      patch_elements, BLUR, C);
   float *wx = patch + (size_t) patch_rows * patch_elements;
   int *first_x = (int *) (wx + rx.phases * MAX_UP_TAPS);
 
@@ -1749,13 +1828,19 @@ up_kernel (GbResample rx, GbResample ry, GbResample by, GbBorder border,
   __syncthreads ();
 
   /* Along x: every patch row, the tile's pixels. A thread keeps one
-   * element (its phase, weights and patch column) over the rows; D is a
-   * power of two. (A thread a pixel, its four channels as one float4 load
-   * a tap, was slower at D = 8, RGBA 4K at sigma 15 and 20 by 0.7-0.85 us
-   * on the H200; likely its stores, four to a bank.) */
+   * element (its phase, weights and patch column) over the rows, or with
+   * four channels from D = 8 on one pixel (up_across_pixels); D is a
+   * power of two. */
   const int shift_x = reach_x.shift;
   constexpr int rows_at_once = UP_THREADS / row_elements;
-  if (threadIdx.x < rows_at_once * row_elements) {
+  bool by_pixel = false;
+  if constexpr (C == 4)
+    if (shift_x >= UP_X_PIXEL_SHIFT) {
+      by_pixel = true;
+      up_across_pixels < tile_width > (patch, patch_rows, patch_elements,
+          wx, first_x, rx.phases, shift_x, x0, n_x, across, stride);
+    }
+  if (!by_pixel && threadIdx.x < rows_at_once * row_elements) {
     const int e = threadIdx.x % row_elements;
     const int x = e / channels;
     const int ph = (x0 + x) & (rx.phases - 1);
@@ -2635,7 +2720,7 @@ up_tiles (const GbResample & rx, const GbResample & ry,
   const size_t patch_width = up_patch_length (reach_x, T::WIDTH);
   const size_t patch_rows = up_patch_rows (reach_y.shift);
   const size_t shared = sizeof (float) * (up_across_floats (patch_rows,
-          T::STRIDE, patch_width * channels, by.taps > 0)
+          T::STRIDE, patch_width * channels, by.taps > 0, C)
       + patch_rows * patch_width * channels + rx.phases * MAX_UP_TAPS)
       + sizeof (int) * rx.phases;
   if (by.taps > GB_MULTISCALE_BLUR_TAPS || (by.taps > 0
