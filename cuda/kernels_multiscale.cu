@@ -511,7 +511,7 @@ down_columns_kernel (GbResample r, DownWeights < D > weights,
    * address one add from the last, with no border rule or test (the
    * general copy took about 15 instructions a row; RGBA 4K at sigma
    * 15-20 1.45 us faster on the H200). 16-bit samples keep the general
-   * copy: RGBA64_LE 4K read 1.3 us slower this way. */
+   * copy: RGBA64_LE 4K measured 1.05-1.3 us slower this way. */
   static_assert (P::UNIT % 2 == 0, "a unit's rows, two threads a group");
   const bool straight = sizeof (InT) == 1 && inside && whole;
   const char *own_rows = (const char *) column
@@ -1687,16 +1687,12 @@ up_patch_blurred_y (const GbResample & rx, const GbResample & ry,
   }
 }
 
-/* up_kernel's pass along x with four channels from D = 8 on: a thread a
- * pixel, one float4 load a tap (RGBA at sigma 15-100, the H200: 4K 0.35-0.5
- * us faster, 1080p 0.3-0.6, against a thread an element). Its stores go
- * in a channel order rotated by the thread's group of eight pixels, so a
- * warp's fall in 32 banks: in channel order, four to a bank, the pass was
- * 0.7-0.85 us slower at RGBA 4K. Two channels this way lost 0.3 us (NV12,
- * NV16, NV24 1080p), and D < 8 was not measured: both stay a thread an
- * element. */
-constexpr int UP_X_PIXEL_SHIFT = 3;     /* log2 D from which */
-
+/* up_kernel's pass along x with four channels: a thread a pixel, one
+ * float4 load a tap (RGBA 4K at sigma 15-20 0.4-0.55 us faster on the
+ * H200). Its stores go in a channel order rotated by the thread's group
+ * of eight pixels, so that a warp's stores fall in 32 banks; in channel
+ * order (four to a bank) the pass measured slower than a thread an
+ * element. Two channels this way lost up to 0.3 us (NV12, NV16, NV24). */
 template < int TILE_WIDTH > __device__ __forceinline__ void
 up_across_pixels (const float *patch, int patch_rows, int patch_elements,
     const float *wx, const int *first_x, int phases, int shift_x, int x0,
@@ -1829,18 +1825,13 @@ up_kernel (GbResample rx, GbResample ry, GbResample by, GbBorder border,
 
   /* Along x: every patch row, the tile's pixels. A thread keeps one
    * element (its phase, weights and patch column) over the rows, or with
-   * four channels from D = 8 on one pixel (up_across_pixels); D is a
-   * power of two. */
+   * four channels one pixel (up_across_pixels); D is a power of two. */
   const int shift_x = reach_x.shift;
   constexpr int rows_at_once = UP_THREADS / row_elements;
-  bool by_pixel = false;
   if constexpr (C == 4)
-    if (shift_x >= UP_X_PIXEL_SHIFT) {
-      by_pixel = true;
-      up_across_pixels < tile_width > (patch, patch_rows, patch_elements,
-          wx, first_x, rx.phases, shift_x, x0, n_x, across, stride);
-    }
-  if (!by_pixel && threadIdx.x < rows_at_once * row_elements) {
+    up_across_pixels < tile_width > (patch, patch_rows, patch_elements, wx,
+        first_x, rx.phases, shift_x, x0, n_x, across, stride);
+  else if (threadIdx.x < rows_at_once * row_elements) {
     const int e = threadIdx.x % row_elements;
     const int x = e / channels;
     const int ph = (x0 + x) & (rx.phases - 1);
