@@ -1712,16 +1712,12 @@ up_across_pixels (const float *patch, int patch_rows, int patch_elements,
   for (int sy = threadIdx.x / TILE_WIDTH; sy < patch_rows;
       sy += rows_at_once) {
     const float *src = in + sy * patch_elements;
-    float acc[4] = { };
+    float4 sum = make_float4 (0.0f, 0.0f, 0.0f, 0.0f);
 #pragma unroll
-    for (int t = 0; t < MAX_UP_TAPS; t++, src += 4) {
-      const float4 v = *reinterpret_cast < const float4 * >(src);
-      acc[0] += w[t] * v.x;
-      acc[1] += w[t] * v.y;
-      acc[2] += w[t] * v.z;
-      acc[3] += w[t] * v.w;
-    }
+    for (int t = 0; t < MAX_UP_TAPS; t++, src += 4)
+      add_weighted (sum, w[t], *reinterpret_cast < const float4 * >(src));
     /* r[c]: channel (c + turn) % 4, by constant register indices */
+    const float acc[4] = { sum.x, sum.y, sum.z, sum.w };
     float r[4];
 #pragma unroll
     for (int c = 0; c < 4; c++)
