@@ -262,8 +262,11 @@ strips_per_warp (int channels)
  * stage its rows in shared memory together, 16 bytes a thread per cp.async
  * (whole sectors, coalesced), STAGE_DEPTH - 1 row blocks ahead, each lane
  * reading its words from there. The walk alone, without its arithmetic
- * (bench/walk-probe.cu, H200, GRAY8, 2 k-steps), took 13.5 -> 8.4 us at 4K
- * and 5.3 -> 3.9 at 1080p; the copy 5.5 and 2.9. The kernel itself
+ * (bench/walk-probe.cu, H200, GRAY8, 2 k-steps, 4 blocks an SM), took
+ * 12.9 -> 8.1 us at 4K and 4.8 -> 3.8 at 1080p; the copy 5.4 and 2.8. The
+ * deeper stages, two pixel buffers for four channels and 4-byte row stores
+ * measured slower or no faster in the kernel (docs/performance.md, "The
+ * sigma 1 kernels on the H200"). The kernel itself
  * (docs/performance.md, "Rows staged in shared memory"), GRAY8 4K sigma 1
  * and 3: 16.1 / 18.1 -> 12.4 / 17.6-18.0 us; 1080p sigma 1: 6.9 -> 6.4, but
  * sigma 3 (3 k-steps) 8.4 -> 9.1 (short runs of rows, a barrier each
