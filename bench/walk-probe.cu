@@ -33,8 +33,8 @@
  * Blocks an SM: 4 is what the kernel holds (up to 128 registers). The
  * walks' ring shifts in registers, as the kernel's unrolled ring stays in
  * them (until the thirtieth session it was indexed at run time and lived
- * in local memory, which inflated every walk row: docs/performance.md,
- * "The sigma 1 kernels on the H200").
+ * in local memory, which made most walk rows slower and a few faster:
+ * docs/performance.md, "The sigma 1 kernels on the H200").
  *
  * Usage: cudagaussblur-walk-probe [--width W] [--height H]
  */
