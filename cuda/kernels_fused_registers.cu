@@ -287,7 +287,11 @@ constexpr int MAX_STAGED_K = 3;
  * "Row chains and loads further ahead"): RGBA 4K sigma 1 and 3, 45.0 /
  * 55.8 -> 43.0 / 52.6 us; more were slower for one channel (GRAY8 1080p
  * sigma 1: 7.0 -> 7.7 us) and two (NV12 1080p sigma 1: 10.7 -> 13.5), and
- * in rows_kernel (three, RGBA 1080p sigma 10: 31.2 -> 33.6). */
+ * in rows_kernel (three, RGBA 1080p sigma 10: 31.2 -> 33.6). On the H200
+ * (docs/performance.md, "The sigma 1 kernels on the H200"): two for four
+ * channels tied at 2 k-steps and lost at 3 (RGBA 4K sigma 3: 45.4 ->
+ * 48.6); the four-channel rule for three channels lost too (RGB 4K sigma
+ * 1: 41.6 -> 43.9), though ncu finds RGB waiting on its loads. */
 __device__ constexpr int
 pixel_buffers (int channels, int period)
 {
