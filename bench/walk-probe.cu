@@ -146,9 +146,7 @@ for_each_segment (const Plane & p, Segment && segment)
  * writes: 4 bytes a lane, rows 2 q and 2 q + 1 of the output row block.
  * The ring shifts down a slot a step, so that every index is known at
  * compile time and it stays in registers, as the kernel's (unrolled) ring
- * does: indexed by t % (2 K + 2) it lived in local memory, whose loads
- * and stores held the walks timed before (ncu: long-scoreboard stalls,
- * local traffic, on the staged walk's writes alone). */
+ * does (indexed by the step, it lived in local memory: the header). */
 template < int K > __device__ __forceinline__ void
 push_ring (uint32_t (&ring)[2 * K + 2], uint32_t sum)
 {
