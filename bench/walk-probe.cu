@@ -156,6 +156,17 @@ push_ring (uint32_t (&ring)[2 * K + 2], uint32_t sum)
   ring[2 * K + 1] = sum;
 }
 
+/* The "column pass": the xor of the ring. */
+template < int K > __device__ __forceinline__ uint32_t
+ring_xor (const uint32_t (&ring)[2 * K + 2])
+{
+  uint32_t o = 0;
+#pragma unroll
+  for (int i = 0; i < 2 * K + 2; i++)
+    o ^= ring[i];
+  return o;
+}
+
 template < int K > __device__ __forceinline__ void
 step_out (const Plane & p, uint32_t (&ring)[2 * K + 2], uint32_t sum, int t,
     int first, int x0)
@@ -166,10 +177,7 @@ step_out (const Plane & p, uint32_t (&ring)[2 * K + 2], uint32_t sum, int t,
   push_ring < K > (ring, sum);
   if (t < 2 * H)
     return;
-  uint32_t o = 0;
-#pragma unroll
-  for (int i = 0; i < 2 * K + 2; i++)
-    o ^= ring[i];
+  const uint32_t o = ring_xor < K > (ring);
   const int y = 8 * (first + t - 2 * H) + 2 * q;
   const int x = x0 + 4 * g;
   if (x < p.width) {
@@ -363,10 +371,7 @@ walk_staged (Plane p, int chunks)
     if (ROWS_OUT) {
       push_ring < K > (ring, sum);
       if (t >= 2 * H) {
-        uint32_t o = 0;
-#pragma unroll
-        for (int i = 0; i < 2 * K + 2; i++)
-          o ^= ring[i];
+        const uint32_t o = ring_xor < K > (ring);
         *(uint32_t *) &out[t % 2][2 * q][warp * COLS + 4 * g] = o;
         *(uint32_t *) &out[t % 2][2 * q + 1][warp * COLS + 4 * g] = o + 1;
       }
@@ -538,19 +543,6 @@ main (int argc, char **argv)
   UPFRONT (1);
   UPFRONT (2);
   UPFRONT (3);
-  /* Whole runs of a column group: blocks rounded down to the groups. */
-#define STAGED(K, S) \
-  walks ("staged S=" #S, K, [&](const Plane & q, int blocks, \
-          cudaStream_t s) { \
-        const int chunks = std::max (1, blocks / q.groups); \
-        walk_staged < K, S > <<<chunks * q.groups, WARPS * 32, 0, s>>> (q, \
-            chunks); }, loaded_per_sm)
-  STAGED (1, 2);
-  STAGED (1, 4);
-  STAGED (2, 4);
-  STAGED (3, 4);
-  STAGED (2, 8);
-  STAGED (3, 8);
   /* A row of a staged walk: kernel with W warps a block, per_sm blocks an
    * SM in runs of whole column groups, or (per_sm 0) runs of `run` row
    * blocks, a block each. */
@@ -565,6 +557,18 @@ main (int argc, char **argv)
           kernel <<<chunks * v.groups, w * 32, 0, s>>> (v, chunks);
         });
   };
+#define STAGED(K, S) \
+  for (int per_sm : loaded_per_sm) { \
+    snprintf (name, sizeof name, "staged S=" #S " K=%d, %d blocks/SM", K, \
+        per_sm); \
+    staged (name, walk_staged < K, S >, WARPS, per_sm); \
+  }
+  STAGED (1, 2);
+  STAGED (1, 4);
+  STAGED (2, 4);
+  STAGED (3, 4);
+  STAGED (2, 8);
+  STAGED (3, 8);
   /* Wider windows: W warps a block, 16 or 32 warps an SM. */
 #define STAGED_WIDE(K, W) \
   for (int warps : { 16, 32 }) { \
