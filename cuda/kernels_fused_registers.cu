@@ -21,7 +21,8 @@
  *            will as long as A is built the same way). One-channel planes
  *            of 2^22 samples or more, and smaller ones alone on the GPU at
  *            2 k-steps, read them from rows their block staged in shared
- *            memory, 16 bytes a thread (staged_k ()).
+ *            memory, 16 bytes a thread (staged_k ()); three-channel
+ *            planes too, at 2 k-steps.
  *   columns: m16n8k8, one row block per mma: the row pass's accumulator,
  *            converted to fp16, is the column pass's A fragment as it
  *            stands (M = columns, K = rows), and the weights are B. The
@@ -99,7 +100,7 @@ struct FusedParams
   size_t mid_pitch;
   bool aligned_in;              /* four pixels in one load */
   bool aligned_in16;            /* rows may be staged 16 bytes a copy */
-  bool staged;                  /* one channel: the block stages its rows
+  bool staged;                  /* the block stages its rows
                                  * (fused_plane_staged; staged_k ()) */
   bool aligned_out;             /* two pixels in one store */
   bool aligned_out4;            /* one channel: four pixels in one store */
@@ -278,6 +279,19 @@ strips_per_warp (int channels)
  * before): not staged. */
 constexpr size_t STAGED_MIN_SAMPLES = (size_t) 1 << 22;
 constexpr int MAX_STAGED_K = 3;
+
+/* Whether fused_kernel<C, K> has the staged walk: one channel up to
+ * MAX_STAGED_K k-steps, and three channels at 2, whose window (8 rows of
+ * 64 pixels and their apron, 256 bytes a row) is 128 chunks, one a
+ * thread. RGB was waiting on its loads (ncu: long scoreboard, 3.97 of 9.25
+ * cycles an instruction); staged (H200, sigma 1 and 2, next/rgb-staged in
+ * s205), RGB 4K took 41.4 -> 29.6 us and RGB 1080p 14.7 -> 11.1 (the copy
+ * 13.4 and 6.2). */
+__host__ __device__ constexpr bool
+has_staged_walk (int channels, int k)
+{
+  return (channels == 1 && k <= MAX_STAGED_K) || (channels == 3 && k == 2);
+}
 
 #ifdef GB_HAVE_MMA
 /* Row blocks of pixels the fused kernel keeps in registers: the one being
@@ -587,28 +601,30 @@ for_each_segment (const FusedParams & p, int b, int n_blocks,
 
 constexpr int STAGE_DEPTH = 4;
 
-/* The staged window of a row block for k-steps K: the block's 128 columns
- * and APRON either side (8 (K - 1) rounded up to whole 16-byte chunks), in
+/* The staged window of a row block for k-steps K and C channels, in bytes:
+ * the block's strips (128 pixels of one channel, 64 of three) and APRON
+ * either side (8 (K - 1) pixels rounded up to whole 16-byte chunks), in
  * rows PITCH apart: 16 bytes more than a row, so that rows start 12 banks
- * apart (20 at 4 k-steps) and the 8 rows' words of a load (4 lanes a row,
- * consecutive words) fall in 32 different banks. */
-template < int K > struct StagedWindow
+ * apart (20 at 4 k-steps; 4 for three channels) and the 8 rows' words of a
+ * load (4 lanes a row) fall in 32 different banks. */
+template < int K, int C = 1 > struct StagedWindow
 {
-  static constexpr int APRON = 16 * ((8 * (K - 1) + 15) / 16);
-  static constexpr int CHUNKS = (WARPS * 2 * STRIP + 2 * APRON) / 16;
+  static constexpr int APRON = 16 * ((8 * (K - 1) * C + 15) / 16);
+  static constexpr int CHUNKS = (WARPS * strips_per_warp (C) * STRIP * C
+      + 2 * APRON) / 16;
   static constexpr int PITCH = 16 * CHUNKS + 16;
   static constexpr int BYTES = 8 * PITCH;
   static_assert (8 * CHUNKS <= WARPS * 32, "a chunk a thread");
 };
 
 /* Thread threadIdx.x's chunk of row block rb (frame rows 8 rb ..) into
- * stage: window columns from x_window, all inside the frame. Rows outside
+ * stage: window bytes from x_window, all inside the frame. Rows outside
  * it go through the border rule (zeros where it gives none). */
-template < int K > __device__ __forceinline__ void
+template < int K, int C = 1 > __device__ __forceinline__ void
 stage_chunk (uint8_t * stage, const FusedParams & p, int rb, int x_window,
     GbBorder border)
 {
-  using W = StagedWindow < K >;
+  using W = StagedWindow < K, C >;
   const int i = threadIdx.x;
   if (i >= 8 * W::CHUNKS)
     return;
@@ -760,21 +776,21 @@ fused_plane (const FusedParams & p, GbBorder border, int b, int n_blocks)
   });
 }
 
-/* fused_plane for one channel where p.staged: segments whose window
+/* fused_plane where p.staged (has_staged_walk ()): segments whose window
  * (StagedWindow) lies inside the frame read rows the block staged
  * together, with the same arithmetic in the same order as walk_loaded ()
  * (the output is the same); the others (the frame's first and last column
  * groups) take walk_loaded (): cp.async has no border rule, and loads
  * made and stored at once would keep the whole block waiting each step. */
-template < int K, bool NEAR > __device__ __forceinline__ void
+template < int C, int K, bool NEAR > __device__ __forceinline__ void
 fused_plane_staged (const FusedParams & p, GbBorder border, int b,
     int n_blocks)
 {
-  constexpr int MB = strips_per_warp (1);
+  constexpr int MB = strips_per_warp (C);
   constexpr int H = K - 1;
   constexpr int RING = 2 * K;
   constexpr int LOADS = K + MB - 1;
-  using W = StagedWindow < K >;
+  using W = StagedWindow < K, C >;
   __shared__ __align__ (16) uint8_t stages[STAGE_DEPTH][W::BYTES];
   const int warp = threadIdx.x >> 5;
   const int lane = threadIdx.x & 31;
@@ -783,16 +799,16 @@ fused_plane_staged (const FusedParams & p, GbBorder border, int b,
   WalkTaps < K > w;
   walk_taps < K > (p, w);
   /* The lane's first word in a staged row: 8 H columns left of its
-   * warp's strips, 4 q on. */
-  const int word = W::APRON - 8 * H + warp * MB * STRIP + 4 * q;
+   * warp's strips, 4 q on (bytes). */
+  const int word = W::APRON + (warp * MB * STRIP - 8 * H + 4 * q) * C;
 
   for_each_segment < MB, true > (p, b, n_blocks,[&](int x0, int y0,
           int blocks) {
-    const int x_window = x0 - warp * MB * STRIP - W::APRON;
+    const int x_window = (x0 - warp * MB * STRIP) * C - W::APRON;
     if (!p.staged || x_window < 0
-        || x_window + 16 * W::CHUNKS > p.width) {
+        || x_window + 16 * W::CHUNKS > p.width * C) {
       if (x0 < p.width)
-        walk_loaded < 1, K, NEAR > (p, border, x0, y0, blocks, w);
+        walk_loaded < C, K, NEAR > (p, border, x0, y0, blocks, w);
       return;
     }
     const int y_end = min (y0 + 8 * blocks, p.height);
@@ -804,24 +820,27 @@ fused_plane_staged (const FusedParams & p, GbBorder border, int b,
 #pragma unroll
     for (int t = 0; t < STAGE_DEPTH - 1; t++) {
       if (t < steps)
-        stage_chunk < K > (stages[t], p, first + t, x_window, border);
+        stage_chunk < K, C > (stages[t], p, first + t, x_window, border);
       stage_commit ();
     }
-    uint32_t ring[MB][1][RING][2];
+    uint32_t ring[MB][C][RING][2];
     for_each_step < RING > (steps,[&](int u, int t) {
       /* Step t's stage is in, and every warp is past step t - 1's. */
       stage_wait < STAGE_DEPTH - 2 > ();
       __syncthreads ();
       if (t + STAGE_DEPTH - 1 < steps)
-        stage_chunk < K > (stages[(t + STAGE_DEPTH - 1) % STAGE_DEPTH], p,
-            first + t + STAGE_DEPTH - 1, x_window, border);
+        stage_chunk < K, C > (stages[(t + STAGE_DEPTH - 1) % STAGE_DEPTH],
+            p, first + t + STAGE_DEPTH - 1, x_window, border);
       stage_commit ();
       const uint8_t *row = stages[t % STAGE_DEPTH] + g * W::PITCH + word;
-      uint32_t px[LOADS][1];
+      uint32_t px[LOADS][C];
 #pragma unroll
       for (int s = 0; s < LOADS; s++)
-        px[s][0] = *reinterpret_cast < const uint32_t * >(row + 16 * s);
-      walk_step < 1, K, MB, RING > (p, px, w, ring, u, t, x0, y0, y_end);
+#pragma unroll
+        for (int i = 0; i < C; i++)
+          px[s][i] = *reinterpret_cast < const uint32_t * >(row + 16 * C * s
+              + 4 * i);
+      walk_step < C, K, MB, RING > (p, px, w, ring, u, t, x0, y0, y_end);
     });
   });
 }
@@ -833,8 +852,8 @@ __launch_bounds__ (WARPS * 32)
 fused_kernel (FusedParams p, GbBorder border)
 {
 #ifdef GB_HAVE_MMA
-  if constexpr (C == 1 && K <= MAX_STAGED_K)
-    fused_plane_staged < K, NEAR > (p, border, blockIdx.x, gridDim.x);
+  if constexpr (has_staged_walk (C, K))
+    fused_plane_staged < C, K, NEAR > (p, border, blockIdx.x, gridDim.x);
   else
     fused_plane < C, K, NEAR > (p, border, blockIdx.x, gridDim.x);
 #endif
@@ -1401,13 +1420,14 @@ staged_size (const FusedParams & p)
   return (size_t) p.width * p.height >= STAGED_MIN_SAMPLES;
 }
 
-/* Whether the fused kernel of k-steps k stages plane p's rows: one
- * channel up to MAX_STAGED_K k-steps on planes of STAGED_MIN_SAMPLES, and
- * smaller planes alone on the GPU at 2 k-steps. */
+/* Whether the fused kernel of k-steps k stages plane p's rows: where it
+ * has the staged walk (has_staged_walk ()), on planes of
+ * STAGED_MIN_SAMPLES, and on smaller planes alone on the GPU at 2
+ * k-steps. */
 bool
 staged_k (const FusedParams & p, int channels, int k)
 {
-  return p.aligned_in16 && channels == 1 && k <= MAX_STAGED_K
+  return p.aligned_in16 && has_staged_walk (channels, k)
       && (staged_size (p) || (k == 2 && p.gpu_share >= 1.0f));
 }
 
