@@ -21,8 +21,8 @@
  *            will as long as A is built the same way). One-channel planes
  *            of 2^22 samples or more, and smaller ones alone on the GPU at
  *            2 k-steps, read them from rows their block staged in shared
- *            memory, 16 bytes a thread (staged_k ()); three-channel
- *            planes too, at 2 k-steps.
+ *            memory, 16 bytes a copy (staged_k ()); three-channel planes
+ *            too, and four-channel ones of 2^22 samples at 2 k-steps.
  *   columns: m16n8k8, one row block per mma: the row pass's accumulator,
  *            converted to fp16, is the column pass's A fragment as it
  *            stands (M = columns, K = rows), and the weights are B. The
@@ -280,17 +280,21 @@ strips_per_warp (int channels)
 constexpr size_t STAGED_MIN_SAMPLES = (size_t) 1 << 22;
 constexpr int MAX_STAGED_K = 3;
 
-/* Whether fused_kernel<C, K> has the staged walk: one channel up to
- * MAX_STAGED_K k-steps, and three channels at 2, whose window (8 rows of
- * 64 pixels and their apron, 256 bytes a row) is 128 chunks, one a
- * thread. RGB was waiting on its loads (ncu: long scoreboard, 3.97 of 9.25
- * cycles an instruction); staged (H200, sigma 1 and 2, next/rgb-staged in
- * s205), RGB 4K took 41.4 -> 29.6 us and RGB 1080p 14.7 -> 11.1 (the copy
- * 13.4 and 6.2). */
+/* Whether fused_kernel<C, K> has the staged walk: one and three channels
+ * up to MAX_STAGED_K k-steps, four channels at 2. Three channels' window
+ * (8 rows of 64 pixels and their apron) is 128 chunks at 2 k-steps, 144
+ * at 3; four channels' 160 at 2 (at 3, 220 registers: 2 blocks an SM).
+ * RGB was waiting on its loads (ncu: long scoreboard, 3.97 of 9.25 cycles
+ * an instruction). Staged, on the H200 (docs/performance.md, "Three and
+ * four channels staged"), us: RGB 4K at sigma 1 and 2 41.4 -> 29.6, at 3
+ * and 4 49.4 -> 41.5; RGB 1080p at sigma 1 and 2 14.7 -> 11.1, at 3 and 4
+ * 18.0 -> 15.2-16.5; RGBA 4K at sigma 1 and 2 38.5 -> 33.3, but RGBA 1080p
+ * 12.3 -> 12.55: staged_k () stages four channels on large planes only. */
 __host__ __device__ constexpr bool
 has_staged_walk (int channels, int k)
 {
-  return (channels == 1 && k <= MAX_STAGED_K) || (channels == 3 && k == 2);
+  return ((channels == 1 || channels == 3) && k <= MAX_STAGED_K)
+      || (channels == 4 && k == 2);
 }
 
 #ifdef GB_HAVE_MMA
@@ -602,22 +606,27 @@ for_each_segment (const FusedParams & p, int b, int n_blocks,
 constexpr int STAGE_DEPTH = 4;
 
 /* The staged window of a row block for k-steps K and C channels, in bytes:
- * the block's strips (128 pixels of one channel, 64 of three) and APRON
- * either side (8 (K - 1) pixels rounded up to whole 16-byte chunks), in
- * rows PITCH apart: 16 bytes more than a row, so that rows start 12 banks
- * apart (20 at 4 k-steps; 4 for three channels) and the 8 rows' words of a
- * load (4 lanes a row) fall in 32 different banks. */
+ * the block's strips (128 pixels of one channel, 64 of three or four) and
+ * APRON either side (8 (K - 1) pixels rounded up to whole 16-byte chunks),
+ * in rows PITCH apart. Where a lane reads 4-byte words (one and three
+ * channels), a row is 16 bytes longer than the window, so that rows start
+ * 12 banks apart (20 at 4 k-steps; 4 and 12 for three channels) and the 8
+ * rows' words of a load (4 lanes a row) fall in 32 different banks. Four
+ * channels read a pixel quad in one 16-byte load, 8 lanes a pass (two
+ * rows): rows of 320 bytes, 16 banks apart, keep those in 32 banks.
+ * ROUNDS: the window's chunks a thread stages (2 where it has more than
+ * the block's 128 threads). */
 template < int K, int C = 1 > struct StagedWindow
 {
   static constexpr int APRON = 16 * ((8 * (K - 1) * C + 15) / 16);
   static constexpr int CHUNKS = (WARPS * strips_per_warp (C) * STRIP * C
       + 2 * APRON) / 16;
-  static constexpr int PITCH = 16 * CHUNKS + 16;
+  static constexpr int PITCH = 16 * CHUNKS + (C == 4 ? 0 : 16);
   static constexpr int BYTES = 8 * PITCH;
-  static_assert (8 * CHUNKS <= WARPS * 32, "a chunk a thread");
+  static constexpr int ROUNDS = (8 * CHUNKS + WARPS * 32 - 1) / (WARPS * 32);
 };
 
-/* Thread threadIdx.x's chunk of row block rb (frame rows 8 rb ..) into
+/* Thread threadIdx.x's chunks of row block rb (frame rows 8 rb ..) into
  * stage: window bytes from x_window, all inside the frame. Rows outside
  * it go through the border rule (zeros where it gives none). */
 template < int K, int C = 1 > __device__ __forceinline__ void
@@ -625,22 +634,25 @@ stage_chunk (uint8_t * stage, const FusedParams & p, int rb, int x_window,
     GbBorder border)
 {
   using W = StagedWindow < K, C >;
-  const int i = threadIdx.x;
-  if (i >= 8 * W::CHUNKS)
-    return;
-  const int r = i / W::CHUNKS;
-  const int c = i - r * W::CHUNKS;
-  uint8_t *to = stage + r * W::PITCH + 16 * c;
-  int y = 8 * rb + r;
-  if ((unsigned) y >= (unsigned) p.height)
-    y = gb_border_index (y, p.height, border);
-  if (y < 0) {
-    *reinterpret_cast < uint4 * >(to) = make_uint4 (0, 0, 0, 0);
-    return;
+#pragma unroll
+  for (int round = 0; round < W::ROUNDS; round++) {
+    const int i = threadIdx.x + round * WARPS * 32;
+    if (i >= 8 * W::CHUNKS)
+      return;
+    const int r = i / W::CHUNKS;
+    const int c = i - r * W::CHUNKS;
+    uint8_t *to = stage + r * W::PITCH + 16 * c;
+    int y = 8 * rb + r;
+    if ((unsigned) y >= (unsigned) p.height)
+      y = gb_border_index (y, p.height, border);
+    if (y < 0) {
+      *reinterpret_cast < uint4 * >(to) = make_uint4 (0, 0, 0, 0);
+      continue;
+    }
+    const uint32_t address = (uint32_t) __cvta_generic_to_shared (to);
+    asm volatile ("cp.async.cg.shared.global [%0], [%1], 16;"::"r" (address),
+        "l" (p.src + (size_t) y * p.src_pitch + x_window + 16 * c));
   }
-  const uint32_t address = (uint32_t) __cvta_generic_to_shared (to);
-  asm volatile ("cp.async.cg.shared.global [%0], [%1], 16;"::"r" (address),
-      "l" (p.src + (size_t) y * p.src_pitch + x_window + 16 * c));
 }
 
 __device__ __forceinline__ void
@@ -836,10 +848,18 @@ fused_plane_staged (const FusedParams & p, GbBorder border, int b,
       uint32_t px[LOADS][C];
 #pragma unroll
       for (int s = 0; s < LOADS; s++)
+        if constexpr (C == 4) {
+          const uint4 v = *reinterpret_cast < const uint4 * >(row + 64 * s);
+          px[s][0] = v.x;
+          px[s][1] = v.y;
+          px[s][2] = v.z;
+          px[s][3] = v.w;
+        } else {
 #pragma unroll
-        for (int i = 0; i < C; i++)
-          px[s][i] = *reinterpret_cast < const uint32_t * >(row + 16 * C * s
-              + 4 * i);
+          for (int i = 0; i < C; i++)
+            px[s][i] = *reinterpret_cast < const uint32_t * >(row
+                + 16 * C * s + 4 * i);
+        }
       walk_step < C, K, MB, RING > (p, px, w, ring, u, t, x0, y0, y_end);
     });
   });
@@ -1422,13 +1442,15 @@ staged_size (const FusedParams & p)
 
 /* Whether the fused kernel of k-steps k stages plane p's rows: where it
  * has the staged walk (has_staged_walk ()), on planes of
- * STAGED_MIN_SAMPLES, and on smaller planes alone on the GPU at 2
- * k-steps. */
+ * STAGED_MIN_SAMPLES, and on smaller planes alone on the GPU of three
+ * channels, or of one at 2 k-steps. */
 bool
 staged_k (const FusedParams & p, int channels, int k)
 {
-  return p.aligned_in16 && has_staged_walk (channels, k)
-      && (staged_size (p) || (k == 2 && p.gpu_share >= 1.0f));
+  if (!p.aligned_in16 || !has_staged_walk (channels, k))
+    return false;
+  return staged_size (p) || (p.gpu_share >= 1.0f
+      && (channels == 3 || (channels == 1 && k == 2)));
 }
 
 /* Whether a plane's edge groups, in the fused and row kernels, take the
