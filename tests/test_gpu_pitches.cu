@@ -26,10 +26,10 @@
  *   --fused-float   only the 16-bit fused kernel's cases
  *                   (kernels_fused_float.cu), for racecheck likewise.
  *   --planes        only the multi-plane cases.
- *   --staged        only the one-channel planes large enough for the fused
- *                   kernel to stage their rows in shared memory
- *                   (kernels_fused_registers.cu: 2^22 samples, 16-byte
- *                   aligned), for racecheck.
+ *   --staged        only the planes of one, three and four channels large
+ *                   enough for the fused kernel to stage their rows in
+ *                   shared memory (kernels_fused_registers.cu: 2^22
+ *                   samples, 16-byte aligned), for racecheck.
  *   --down-rows     only multiscale on planes whose rows go down along x
  *                   first in down_rows_kernel, for racecheck.
  *   --separable     only the separable passes' wide specialisations at
@@ -566,12 +566,13 @@ main (int argc, char **argv)
   static const int float_sizes[][2] = { {61, 47}, {517, 45} };
   static const int float_channels[] = { 1, 2, 4 };
   static const double float_sigmas[] = { 1.0, 3.0 };
-  /* One-channel planes of at least 2^22 samples, whose aligned frames the
-   * fused kernel stages (2 and 3 k-steps: sigma 1, 3) except in their first
-   * and last column groups: a last group of one strip (4097) and of part
-   * of its strips (2100), odd heights. The misaligned frames load. */
+  /* Planes of at least 2^22 samples, whose aligned frames the fused
+   * kernel stages (one and three channels at 2 and 3 k-steps: sigma 1, 3;
+   * four channels, on such planes only, at 2) except in their first and
+   * last column groups: a last group of one strip (4097) and of part of
+   * its strips (2100), odd heights. The misaligned frames load. */
   static const int staged_sizes[][2] = { {2100, 2003}, {4097, 1025} };
-  static const int one_channel[] = { 1 };
+  static const int staged_channels[] = { 1, 3, 4 };
   /* multiscale's rows first in down_rows_kernel (one or two 8-bit
    * channels): D = 16 here (sigma 60), D = 8 in the sweep above (20). */
   static const int down_rows_channels[] = { 1, 2 };
@@ -599,7 +600,7 @@ main (int argc, char **argv)
   const Sweep float16 = SWEEP (2, float_sizes, N_ELEMENTS (float_sizes),
       float_channels, fused, float_sigmas);
   const Sweep staged8 = SWEEP (1, staged_sizes, N_ELEMENTS (staged_sizes),
-      one_channel, fused, float_sigmas);
+      staged_channels, fused, float_sigmas);
   const Sweep down_rows8 = SWEEP (1, sizes, n_sizes8, down_rows_channels,
       multiscale, down_rows_sigmas);
   const Sweep down_rows_race = SWEEP (1, down_rows_sizes,
