@@ -21,8 +21,9 @@
  *            will as long as A is built the same way). One-channel planes
  *            of 2^22 samples or more, and smaller ones alone on the GPU at
  *            2 k-steps, read them from rows their block staged in shared
- *            memory, 16 bytes a copy (staged_k ()); three-channel planes
- *            too, and four-channel ones of 2^22 samples at 2 k-steps.
+ *            memory, 16 bytes a copy (staged_k ()); so do three-channel
+ *            planes up to 3 k-steps, and four-channel ones of 2^22
+ *            samples at 2.
  *   columns: m16n8k8, one row block per mma: the row pass's accumulator,
  *            converted to fp16, is the column pass's A fragment as it
  *            stands (M = columns, K = rows), and the weights are B. The
@@ -283,7 +284,8 @@ constexpr int MAX_STAGED_K = 3;
 /* Whether fused_kernel<C, K> has the staged walk: one and three channels
  * up to MAX_STAGED_K k-steps, four channels at 2. Three channels' window
  * (8 rows of 64 pixels and their apron) is 128 chunks at 2 k-steps, 144
- * at 3; four channels' 160 at 2 (at 3, 220 registers: 2 blocks an SM).
+ * at 3; four channels' 160 at 2 (at 3, 220 registers and 2 blocks an SM,
+ * no faster: RGBA 4K sigma 3 and 4 45.0-45.2 -> 45.2-58.1 us).
  * RGB was waiting on its loads (ncu: long scoreboard, 3.97 of 9.25 cycles
  * an instruction). Staged, on the H200 (docs/performance.md, "Three and
  * four channels staged"), us: RGB 4K at sigma 1 and 2 41.4 -> 29.6, at 3
