@@ -624,6 +624,8 @@ template < int K, int C = 1 > struct StagedWindow
   static constexpr int CHUNKS = (WARPS * strips_per_warp (C) * STRIP * C
       + 2 * APRON) / 16;
   static constexpr int PITCH = 16 * CHUNKS + (C == 4 ? 0 : 16);
+  static_assert (C != 4 || PITCH % 128 == 64,
+      "four channels' rows 16 banks apart (true at 2 k-steps, not at 3)");
   static constexpr int BYTES = 8 * PITCH;
   static constexpr int ROUNDS = (8 * CHUNKS + WARPS * 32 - 1) / (WARPS * 32);
 };
