@@ -333,34 +333,35 @@ device_multiscale_up_fragments (const GbCuda * cuda, int p)
  * Three channels are taken as four (not measured). */
 #define SEPARABLE_AUTO_MAX_RADIUS_FEW_CHANNELS 88
 #define SEPARABLE_AUTO_MAX_RADIUS_MANY_CHANNELS 60
-/* ...and where a multi-scale plan exists (sigma >= 10.75 on both axes), up
- * to this radius, below every plan's automatic radius: at radius 38 (sigma
- * 10.75) the multi-scale path won on every 16-bit frame (H200, us,
- * separable against multiscale: GRAY16 1080p 23.5 against 22.5, 4K 80.8
- * against 37.3; P016 1080p 36.4 against 28.7; RGBA64 1080p 80.4 against
- * 37.7, 4K 272.2 against 84.6; docs/performance.md, "The small blur's
- * weights fitted"). A radius cut short by hand keeps the separable passes
+/* ...and where a multi-scale plan exists (sigma >= 10 on both axes), up
+ * to this radius, below every plan's automatic radius (35 at sigma 10): at
+ * radius 35 the multi-scale path won on every 16-bit frame (H200, us,
+ * separable against multiscale: GRAY16 1080p 22.0 against 21.7, 4K 75.9
+ * against 34.1; P016 1080p 35.1 against 28.3; RGBA64 1080p 74.8 against
+ * 36.1, 4K 254.7 against 75.1; docs/performance.md, "Multi-scale from
+ * sigma 10"), as at 38 before (sigma 10.75, "The small blur's weights
+ * fitted"). A radius cut short by hand keeps the separable passes
  * to radius 44, as the fused kernel (below): the multi-scale path would
  * ignore it. */
-#define SEPARABLE_AUTO_MAX_RADIUS_BESIDE_MULTISCALE 37
+#define SEPARABLE_AUTO_MAX_RADIUS_BESIDE_MULTISCALE 34
 #define SEPARABLE_CUT_SHORT_MAX_RADIUS_BESIDE_MULTISCALE 44
-/* Where the multi-scale path runs (sigma >= 10.75 on both axes, radius 38
+/* Where the multi-scale path runs (sigma >= 10 on both axes, radius 35
  * and more at the automatic radius) it beats the fused kernel on large
- * planes, measured on the H200 at sigma 10.75 and 12 (radius 38 and 42;
- * docs/performance.md, "The small blur's weights fitted"), us, fused
- * against multiscale: RGBA 4K 108.9 / 119.3 against 74.8, GRAY8 4K 32.4 /
- * 35.9 against 30.4, RGB 1080p 34.8 / 37.6 against 26.9 (RGB 4K 114.8 /
- * 124.3 against 54.9), NV12 4K 52.8 / 55.1 against 45.8. Planes of four
- * channels under 2^24 samples (RGBA 1080p) keep the fused kernel a little
- * longer: 29.1 against 32.3 at radius 40, 34.3 against 32.3 at 41. Planes
+ * planes, measured on the H200 at sigma 10 (radius 35; docs/performance.md,
+ * "Multi-scale from sigma 10"), us, fused against multiscale: RGBA 4K 98.1
+ * against 65.8, GRAY8 4K 32.6 against 26.6, RGB 4K 115.4 against 47.8, RGB
+ * 1080p 34.9 against 24.0, NV12 4K 52.9 against 46.6, RGBA 1080p 29.0
+ * against 28.3 (which kept the fused kernel to radius 40 until the
+ * multi-scale passes' gains of 2026-11-30: 29.1 against 32.3 then). Planes
  * of fewer than FUSED_BESIDE_MULTISCALE_MAX_SAMPLES samples (GRAY8 1080p,
  * the luma of 1080p YUV) take the same rules, but in frames whose chroma is
- * subsampled on both axes: NV12 and I420 1080p took 22.2-23.1 us fused
- * against 28.0-28.3 with the multi-scale luma at radius 38 and 42, so they
- * keep the fused kernel up to radius 48, where it measured faster on the
- * H100 (below); GRAY8 took 15.0 / 16.2 against 14.5, NV16 26.7 / 30.3
- * against 25.5, Y444 35.6 / 37.5 against 30.6, NV24 33.4 / 36.1 against
- * 30.8, Y42B 27.6 / 31.3 against 28.0 / 28.1. So do planes of four
+ * subsampled on both axes: NV12 and I420 1080p took 22.4 / 22.8 us fused
+ * against 28.7 / 28.2 with the multi-scale luma at sigma 10 (22.2-23.1
+ * against 28.0-28.3 at radius 38 and 42 before), so they keep the fused
+ * kernel up to radius 48, where it measured faster on the H100 (below);
+ * at sigma 10 GRAY8 took 15.0 against 14.6, NV16 26.8 against 25.7, Y444
+ * 35.7 against 30.7, NV24 33.4 against 30.5, Y42B 27.7 against 28.2 (at
+ * radius 38 before: 27.6 against 28.0). So do planes of four
  * channels and planes under FUSED_BESIDE_MULTISCALE_MIN_PIXELS, where the
  * multi-scale path's four or five launches weigh more (H200 at radius 39 /
  * 42 / 48, fused against multiscale, docs/performance.md, "Small planes
@@ -380,9 +381,7 @@ device_multiscale_up_fragments (const GbCuda * cuda, int p)
  * the automatic one (a filter cut short by hand) keeps the fused kernel up
  * to FUSED_CUT_SHORT_MAX_RADIUS_BESIDE_MULTISCALE (48 on planes under 2^22
  * samples): the multi-scale path would ignore it. */
-#define FUSED_AUTO_MAX_RADIUS_BESIDE_MULTISCALE 37
-#define FUSED_BESIDE_MULTISCALE_FOUR_CHANNELS_MAX_RADIUS 40
-#define FUSED_BESIDE_MULTISCALE_FOUR_CHANNELS_MAX_SAMPLES ((size_t) 1 << 24)
+#define FUSED_AUTO_MAX_RADIUS_BESIDE_MULTISCALE 34
 #define FUSED_CUT_SHORT_MAX_RADIUS_BESIDE_MULTISCALE 44
 #define FUSED_BESIDE_MULTISCALE_SMALL_PLANE_MAX_RADIUS 48
 #define FUSED_BESIDE_MULTISCALE_MAX_SAMPLES ((size_t) 1 << 22)
@@ -476,9 +475,6 @@ fused_max_radius_beside_multiscale (const GbPlaneFilter * filter,
     return FUSED_BESIDE_MULTISCALE_SMALL_PLANE_MAX_RADIUS;
   if (cut_short)
     return FUSED_CUT_SHORT_MAX_RADIUS_BESIDE_MULTISCALE;
-  if (plane->channels == 4
-      && samples < FUSED_BESIDE_MULTISCALE_FOUR_CHANNELS_MAX_SAMPLES)
-    return FUSED_BESIDE_MULTISCALE_FOUR_CHANNELS_MAX_RADIUS;
   return FUSED_AUTO_MAX_RADIUS_BESIDE_MULTISCALE;
 }
 
@@ -494,11 +490,10 @@ gb_cuda_auto_algorithm (const GbCuda * cuda, const GbPlaneFilter * filter,
   /* Measured on an H100 and an H200 (docs/performance.md): for GRAY8 and RGBA,
    * 1080p and 4K, the fused kernel is the fastest wherever it runs (radius
    * up to 56, compute capability 8.0; below) and no multi-scale plan exists;
-   * where one does (sigma >= 10.75 on both axes), the multi-scale path wins
-   * from radius 38 but on the small planes of 4:2:0 frames, planes of four
+   * where one does (sigma >= 10 on both axes), the multi-scale path wins
+   * from radius 35 but on the small planes of 4:2:0 frames, planes of four
    * channels under 2^22 samples and planes under 2^19 pixels up to radius
-   * 48 and on other planes of four channels under 2^24 samples up to 40
-   * (above), and it beats the
+   * 48 (above), and it beats the
    * recursive filter on every format measured (all formats at 1080p, sigma
    * 30: 1.2x for I420 to 2.8x for RGBA). On planes of one and two
    * channels without a plan the fused kernels reach radius 96 along y
@@ -512,11 +507,11 @@ gb_cuda_auto_algorithm (const GbCuda * cuda, const GbPlaneFilter * filter,
    * take the fused filter in FP32 where it was measured faster (above).
    * Without a fused kernel (larger radii on 16-bit samples, 8-bit ones on
    * GPUs before compute capability 8.0) the separable passes win up to
-   * radius 37 where the multi-scale path runs (44 for a radius cut short by
+   * radius 34 where the multi-scale path runs (44 for a radius cut short by
    * hand), and against the recursive
    * filter up to radius 88 on planes of one or two channels and 60 on
    * wider ones; past those the recursive filter where no multi-scale plan
-   * exists (sigma below 10.75 on an axis). */
+   * exists (sigma below 10 on an axis). */
   const size_t samples = (size_t) plane->width * plane->height
       * plane->channels;
   if (fused_runs (cuda, filter, plane->channels, bytes_per_sample)
@@ -1267,7 +1262,7 @@ launch_blur (GbCuda * cuda, const GbDevicePlane & plane, const GbTaps & taps,
     case GB_ALGORITHM_MULTISCALE:
       if (filter->multiscale.factor_x)
         return gb_launch_multiscale (plane, taps, border, stream);
-      /* Below its sigma (no plan: an axis under 10.75, as on the chroma of
+      /* Below its sigma (no plan: an axis under 10, as on the chroma of
        * a frame whose luma takes the plan) the separable convolution's
        * filter, as on the CPU; by the fused kernels where auto takes them
        * for such a plane (the same filter, docs/algorithms.md section 8):

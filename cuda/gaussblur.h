@@ -73,7 +73,7 @@ typedef enum {
                                  * shared memory, columns from it, one write */
   GB_ALGORITHM_RECURSIVE,       /* 4th-order recursive (Deriche) Gaussian: cost
                                  * independent of sigma; radius is not used */
-  GB_ALGORITHM_MULTISCALE,      /* sigma >= 10.75: prefilter and decimate, blur
+  GB_ALGORITHM_MULTISCALE,      /* sigma >= 10: prefilter and decimate, blur
                                  * the small image, interpolate; radius is not
                                  * used (multiscale.h) */
   GB_ALGORITHM_EDGE_AWARE,      /* edge-preserving: the domain transform and

@@ -16,10 +16,15 @@
 #define SHARE 0.75              /* prefilter and interpolation sigma, in D */
 #define REACH 3.5               /* each stage is cut at REACH of its sigma */
 
-/* The least sigma factor d takes: 10.75 for d = 8 (sigma / D = 1.34375, a
- * small blur of 0.825 small samples), 21.5 for d = 16 on early_d16 planes
- * (the same), and 3.2 d elsewhere, where D doubles as the small blur's taps
- * require (multiscale.h: the error bound). D = 8 from the least sigma on:
+/* The least sigma factor d takes: 10 for d = 8 (sigma / D = 1.25, a small
+ * blur of 0.661 small samples: 0.234 of a level per axis, under half a
+ * level in 2D; at sigma 9.5 it would be 0.43), 21.5 for d = 16 on
+ * early_d16 planes (sigma / D = 1.34375, 0.825 small samples), and 3.2 d
+ * elsewhere, where D doubles as the small blur's taps require
+ * (multiscale.h: the error bound). D = 8 from sigma 10 rather than 10.75:
+ * at sigma 10 it took RGBA 4K from 98.3 to 65.8 us, RGB 4K from 115 to
+ * 47.8, RGBA64_LE 4K from 255 to 75.1 (H200, docs/performance.md,
+ * "Multi-scale from sigma 10"). D = 8 from the least sigma on:
  * frames with D = 4 took 5 to 43 % longer on the GPU at sigma 15, except
  * P016_LE (level), Y42B and NV16 (1 to 2 % shorter; H200,
  * docs/performance.md, "D = 8 from sigma 12.8"). */
@@ -28,7 +33,7 @@ smallest_sigma (int d, int early_d16)
 {
   if (d == 8)
     return GB_MULTISCALE_MIN_SIGMA;
-  return d == 16 && early_d16 ? 2 * GB_MULTISCALE_MIN_SIGMA : 3.2 * d;
+  return d == 16 && early_d16 ? GB_MULTISCALE_EARLY_D16_MIN_SIGMA : 3.2 * d;
 }
 
 /* A plane alone in its frame takes D = 16 early only from these sizes,
@@ -203,8 +208,7 @@ solve_spd (double m[][GB_MULTISCALE_BLUR_TAPS], double *v, int n)
 
 /* Points of the fit on [0, 2 pi) in small-image frequency: the prefilter
  * and the interpolation pass under 3e-10 of 2 pi, so the ends add nothing,
- * and 64 points give the weights of 256 within 1e-8 from sigma 10.75 to
- * 250. */
+ * and 64 points give the weights of 256 within 1e-8 from sigma 10 to 250. */
 #define FIT_POINTS 64
 
 /* The small blur's 2 rs + 1 weights b, appended to the table (their offset,
@@ -219,8 +223,9 @@ solve_spd (double m[][GB_MULTISCALE_BLUR_TAPS], double *v, int n)
  * least squares:
  *   min over b of sum over theta of (P(w)^2 B(theta) - exp(-sigma^2 w^2 / 2))^2,
  * w = theta / D. That takes the worst error of the whole filter at
- * sigma / D = 1.6 from 0.197 of a level per axis to 0.134, and holds it
- * under 0.2 down to sigma / D = 1.34375, where D = 8 now starts. With
+ * sigma / D = 1.6 from 0.197 of a level per axis to 0.134, holds it
+ * under 0.2 down to sigma / D = 1.34375 and under 0.234 down to 1.25,
+ * where D = 8 starts (the sampled Gaussian: 0.51 there). With
  * B = 1 + sum_k b_k (2 cos k theta - 2), the normal equations need only
  * the cosine moments C(m) of P^4 and E(m) of P^2 times the Gaussian. */
 static int

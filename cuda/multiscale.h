@@ -5,10 +5,10 @@
  *
  * A Gaussian of sigma is three Gaussians in a row, sigma^2 = sp^2 + (D ss)^2
  * + su^2: a prefilter (sp = 0.75 D) evaluated only every D samples, a blur
- * of that D-times smaller image (D = 8 from sigma 10.75, where ss =
- * sqrt (1.34375^2 - 1.125) = 0.825 small samples; D = 16 from 21.5 on some
- * planes, the same; elsewhere the largest D with sigma / D >= 3.2, ss >=
- * 3.0), and an interpolating Gaussian (su = 0.75 D) back to every sample.
+ * of that D-times smaller image (D = 8 from sigma 10, where ss =
+ * sqrt (1.25^2 - 1.125) = 0.661 small samples; D = 16 from 21.5 on some
+ * planes, where ss = sqrt (1.34375^2 - 1.125) = 0.825; elsewhere the
+ * largest D with sigma / D >= 3.2, ss >= 3.0), and an interpolating Gaussian (su = 0.75 D) back to every sample.
  * The small blur's weights are not the sampled Gaussian of ss but fitted,
  * in least squares, so that the three stages' response is the Gaussian's
  * (multiscale.c, append_small_blur). The prefilter
@@ -22,10 +22,12 @@
  * one (or zeros), which the small blur's clamp (or zero) rule at the small
  * image's edge reproduces exactly. The result is the Gaussian of the
  * border-extended frame either way. Measured against the exact sampled
- * Gaussian (docs/multiscale_error.py, clamp border): at most 0.195 of a
- * level per axis before rounding, for sigma 10.75 to 250 (0.18 at 10.75,
- * 0.195 at the early D = 16's 21.5, at most 0.15 from sigma / D = 1.6; the
- * sampled Gaussian of ss kept 0.214 from 12.8).
+ * Gaussian (docs/multiscale_error.py, clamp border): at most 0.234 of a
+ * level per axis before rounding, for sigma 10 to 250 (0.234 at 10, 0.18 at
+ * 10.75, 0.195 at the early D = 16's 21.5, at most 0.15 from sigma / D =
+ * 1.6; the sampled Gaussian of ss kept 0.214 from 12.8). In 2D that is
+ * under half a level, so the output stays within one level of the exact
+ * Gaussian's.
  * Six separable passes, each out[o] = sum_t w[phase][t] in[map(first(o) + t)]
  * with phase = o % phases and first(o) = (o / phases) * step + first[phase]:
  *   down along x (frame -> small columns), down along y, blur along x and y
@@ -42,8 +44,10 @@
 extern "C" {
 #endif
 
-/* The factor D is a power of two from 8 (sigma >= 10.75) to 64. */
-#define GB_MULTISCALE_MIN_SIGMA 10.75
+/* The factor D is a power of two from 8 (sigma >= 10) to 64; D = 16 from
+ * sigma 21.5 on the planes gb_multiscale_early_d16 names. */
+#define GB_MULTISCALE_MIN_SIGMA 10.0
+#define GB_MULTISCALE_EARLY_D16_MIN_SIGMA 21.5
 #define GB_MULTISCALE_MIN_FACTOR 8
 #define GB_MULTISCALE_MAX_FACTOR 64
 #define GB_MULTISCALE_TABLE 2048    /* floats of all weights of a plan */

@@ -52,8 +52,9 @@ def ms_matrix(N, sigma, D, c=0.75, trunc=3.5, smin=3.0, sampled=False):
     return Up @ Bs @ Dn, ss
 def plan_factor(sigma, early_d16):
     # cuda/multiscale.c, axis_stages: the largest D from 8 whose least sigma
-    # it reaches (10.75 for D = 8: sigma / D = 1.34375, sigma_small 0.825;
-    # 21.5 for D = 16 on early_d16 planes, the same; 3.2 D elsewhere)
+    # it reaches (10 for D = 8: sigma / D = 1.25, sigma_small 0.661;
+    # 21.5 for D = 16 on early_d16 planes: sigma / D = 1.34375, sigma_small
+    # 0.825; 3.2 D elsewhere)
     D = 64
     while D > 8 and sigma < (21.5 if D == 16 and early_d16 else 3.2*D):
         D //= 2
@@ -66,7 +67,7 @@ import sys
 # sigma_small, as before 2026-11-30
 sampled = sys.argv[-1:] == ["sampled"]
 if sampled: sys.argv = sys.argv[:-1]
-sigmas = [10.75, 11, 11.5, 12, 12.8, 13, 14, 15, 17, 20, 21.4, 21.5, 22, 23,
+sigmas = [10, 10.25, 10.5, 10.75, 11, 11.5, 12, 12.8, 13, 14, 15, 17, 20, 21.4, 21.5, 22, 23,
           25, 25.6, 27, 30, 35, 40, 51.1, 51.2, 60, 80, 100, 102.3, 102.4,
           150, 204.7, 204.8, 250]
 early = sys.argv[1:] == ["early"]
@@ -74,7 +75,7 @@ cases = [(sigma, D) for sigma in sigmas
          for D in ([4,8,16,32,64] if sys.argv[1:] == ["all"] else [plan_factor(sigma, early)])]
 if sys.argv[1:] == ["below"]:
     # why no smaller small blur: D = 8 and 16 below their least sigma
-    cases = [(s, 8) for s in (9, 10, 10.5)] + [(s, 16) for s in (18, 20, 21)]
+    cases = [(s, 8) for s in (9, 9.5, 9.9)] + [(s, 16) for s in (18, 20, 21)]
 for sigma, D in cases:
     if sigma*sigma - 2*(0.75*D)**2 <= 0: continue
     N = 600 if sigma < 60 else 2000

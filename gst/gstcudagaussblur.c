@@ -332,7 +332,7 @@ gst_cuda_gauss_blur_algorithm_get_type (void)
         "Recursive (Deriche) filter: cost independent of sigma, "
         "radius unused", "recursive"},
     {GST_CUDA_GAUSS_BLUR_ALGORITHM_MULTISCALE,
-        "Large sigma (>= 10.75): blur a smaller image and interpolate, "
+        "Large sigma (>= 10): blur a smaller image and interpolate, "
         "radius unused", "multiscale"},
     {GST_CUDA_GAUSS_BLUR_ALGORITHM_EDGE_AWARE,
         "Edge-preserving (domain transform, recursive Gaussian): see "

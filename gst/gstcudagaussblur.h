@@ -35,7 +35,7 @@ G_BEGIN_DECLS
  *   capability 8.0; otherwise as separable)
  * @GST_CUDA_GAUSS_BLUR_ALGORITHM_RECURSIVE: the recursive (Deriche) Gaussian,
  *   whose cost does not grow with sigma; radius is not used
- * @GST_CUDA_GAUSS_BLUR_ALGORITHM_MULTISCALE: for sigma >= 10.75, blur an image
+ * @GST_CUDA_GAUSS_BLUR_ALGORITHM_MULTISCALE: for sigma >= 10, blur an image
  *   8 to 64 times smaller and interpolate (otherwise as separable); radius is
  *   not used
  * @GST_CUDA_GAUSS_BLUR_ALGORITHM_EDGE_AWARE: edge-preserving: the domain

@@ -62,9 +62,11 @@ typedef struct
 static const Variant variants[] = {
   {1.0, 1.0, 0.0, 1, 0, 0},
   {3.0, 3.0, 0.0, 1, 0, 0},
+  /* D = 8 at its least sigma on the luma and on full-size planes (the
+   * smallest small blur, 0.661 small samples) */
   {10.0, 10.0, 0.0, 0, 0, 0},
   /* multiscale on the luma, none on the chroma of 4:2:0 and 4:2:2 frames
-   * (an axis under 10.75): the fused kernels there, where auto takes them */
+   * (an axis under 10): the fused kernels there, where auto takes them */
   {15.0, 15.0, 0.0, 1, 0, 0},
   /* multiscale on luma and chroma; on multi-plane 8-bit frames the luma's
    * column pass at D = 16 blurs along x too (columns_blur_x_kernel) */
@@ -72,13 +74,13 @@ static const Variant variants[] = {
   /* multiscale of D = 16 across and 8 down on full-size planes: the rows
    * first in row_pass_kernel < 16 >, then columns_blur_x_kernel at D = 8 */
   {60.0, 20.0, 0.0, 1, 0, 0},
-  /* no plan on the chroma of 4:2:2 frames (sigma / 2 across, under 10.75),
+  /* no plan on the chroma of 4:2:2 frames (sigma / 2 across, under 10),
    * radius 90 down: the fused two-pass form's column pass at its most
    * k-steps (13) on planes of one and two channels; wider ones take
    * separable */
   {21.0, 25.5, 0.0, 1, 0, 0},
-  /* the same on full-size planes of one channel (no plan: x under 10.75) */
-  {10.0, 25.5, 0.0, 0, 0, 0},
+  /* the same on full-size planes of one channel (no plan: x under 10) */
+  {9.5, 25.5, 0.0, 0, 0, 0},
   /* the column pass's other k-steps past 8 on the 4:2:2 chroma: radius 60
    * (9), 69 (10), 77 (11), 84 (12) */
   {17.0, 17.0, 0.0, 0, 0, 0},
