@@ -498,10 +498,12 @@ gb_cuda_auto_algorithm (const GbCuda * cuda, const GbPlaneFilter * filter,
    * recursive filter on every format measured (all formats at 1080p, sigma
    * 30: 1.2x for I420 to 2.8x for RGBA). On planes of one and two
    * channels without a plan the fused kernels reach radius 96 along y
-   * (their two-pass form): on the H200 at sigma 10 across and 25 down,
-   * GRAY8 1080p 24.2 us against 46.8 in the separable passes, GRAY8 4K
-   * 58.3 against 127.2, NV12 1080p 36.4 against 57.7; the chroma of 4:2:2
-   * frames below sigma 21.5 (25.6 when these were measured) with it: Y42B
+   * (their two-pass form): on the H200 at sigma 10 across and 25 down
+   * (which has a plan since the multi-scale path starts at 10; these were
+   * measured before), GRAY8 1080p 24.2 us against 46.8 in the separable
+   * passes, GRAY8 4K 58.3 against 127.2, NV12 1080p 36.4 against 57.7; the
+   * chroma of 4:2:2 frames below sigma 20 (25.6 when these were measured)
+   * with it: Y42B
    * 1080p at sigma 20 / 25 36.5 / 39.9 against 47.9 / 57.0, NV16 33.2 /
    * 35.8 against 46.8 / 56.2 (docs/performance.md, "The column pass to
    * radius 96"). 16-bit planes

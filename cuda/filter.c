@@ -111,13 +111,19 @@ gb_plane_filters_resolve (const GbParams * params, const GbGeometry * geometry,
     if (filter->region.width == 0 || filter->region.height == 0)
       filter->window = filter->region;
     memset (&filter->multiscale, 0, sizeof filter->multiscale);
-    if (filter->window.width > 0 && filter->window.height > 0)
+    if (filter->window.width > 0 && filter->window.height > 0) {
+      const size_t window_pixels = (size_t) filter->window.width
+          * filter->window.height;
+      const int alone = geometry->n_planes == 1;
+
       gb_multiscale_plan (filter->x.sigma, filter->y.sigma,
           filter->window.width, filter->window.height, params->border,
           gb_multiscale_early_d16 (plane->channels,
-              geometry->bytes_per_sample, (size_t) filter->window.width
-              * filter->window.height, geometry->n_planes == 1),
+              geometry->bytes_per_sample, window_pixels, alone)
+          | gb_multiscale_late_d8 (plane->channels,
+              geometry->bytes_per_sample, window_pixels, alone),
           &filter->multiscale);
+    }
     filter->sharpen = (float) params->sharpen;
     filter->sigma_range = params->sigma_range;
     filter->iterations = params->iterations;

@@ -260,7 +260,7 @@ size_t gb_fused_two_pass_bytes (int width, int height, int channels);
 #define GB_FUSED_MAX_RADIUS 56
 /* The two-pass form's column pass on planes of one and two channels reaches
  * further along y: 13 k-steps, past the chroma of 4:2:2 frames below
- * sigma 21.5 (sigma / 2 across, sigma down, where the multi-scale path
+ * sigma 20 (sigma / 2 across, sigma down, where the multi-scale path
  * does not run: an axis under 10). */
 #define GB_FUSED_MAX_RADIUS_Y 96
 /* The largest radius along y the fused kernels take on a plane of that

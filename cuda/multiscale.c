@@ -29,11 +29,13 @@
  * P016_LE (level), Y42B and NV16 (1 to 2 % shorter; H200,
  * docs/performance.md, "D = 8 from sigma 12.8"). */
 static double
-smallest_sigma (int d, int early_d16)
+smallest_sigma (int d, int rules)
 {
   if (d == 8)
-    return GB_MULTISCALE_MIN_SIGMA;
-  return d == 16 && early_d16 ? GB_MULTISCALE_EARLY_D16_MIN_SIGMA : 3.2 * d;
+    return rules & GB_MULTISCALE_LATE_D8 ? GB_MULTISCALE_LATE_D8_MIN_SIGMA
+        : GB_MULTISCALE_MIN_SIGMA;
+  return d == 16 && (rules & GB_MULTISCALE_EARLY_D16)
+      ? GB_MULTISCALE_EARLY_D16_MIN_SIGMA : 3.2 * d;
 }
 
 /* A plane alone in its frame takes D = 16 early only from these sizes,
@@ -53,9 +55,21 @@ gb_multiscale_early_d16 (int channels, int bytes_per_sample, size_t pixels,
   if (channels != 1 && channels != 4)
     return 0;
   if (!alone)
-    return 1;
+    return GB_MULTISCALE_EARLY_D16;
   return pixels >= (channels == 1 ? EARLY_D16_ALONE_ONE_CHANNEL_MIN_PIXELS
-      : EARLY_D16_ALONE_FOUR_CHANNELS_MIN_PIXELS);
+      : EARLY_D16_ALONE_FOUR_CHANNELS_MIN_PIXELS) ? GB_MULTISCALE_EARLY_D16
+      : 0;
+}
+
+/* The planes whose D = 8 starts late (multiscale.h). */
+#define LATE_D8_MAX_PIXELS ((size_t) 1 << 19)
+
+int
+gb_multiscale_late_d8 (int channels, int bytes_per_sample, size_t pixels,
+    int alone)
+{
+  return bytes_per_sample == 1 && channels == 2 && !alone
+      && pixels < LATE_D8_MAX_PIXELS ? GB_MULTISCALE_LATE_D8 : 0;
 }
 
 /* Appends n weights exp(-d^2 / (2 s^2)) for d = d0, d0 + step..., normalised
@@ -111,14 +125,14 @@ typedef struct
 } Axis;
 
 static Axis
-axis_stages (double sigma, GbBorder border, int early_d16)
+axis_stages (double sigma, GbBorder border, int rules)
 {
   Axis a;
 
   a.sigma = sigma;
   a.d = GB_MULTISCALE_MAX_FACTOR;
   while (a.d > GB_MULTISCALE_MIN_FACTOR
-      && sigma < smallest_sigma (a.d, early_d16))
+      && sigma < smallest_sigma (a.d, rules))
     a.d /= 2;
   a.sp = SHARE * a.d;
   a.ss = sqrt (sigma * sigma - 2.0 * a.sp * a.sp) / a.d;
@@ -357,24 +371,25 @@ plan_up (GbMultiscalePlan * plan, GbResample * r, const Axis * a,
 
 int
 gb_multiscale_plan (double sigma_x, double sigma_y, int width, int height,
-    GbBorder border, int early_d16, GbMultiscalePlan * plan)
+    GbBorder border, int rules, GbMultiscalePlan * plan)
 {
+  const double least = smallest_sigma (GB_MULTISCALE_MIN_FACTOR, rules);
   Axis x, y;
   int early, same_d, same_blur, ok;
 
   memset (plan, 0, sizeof *plan);
   /* Above GB_MAX_SIGMA the margin would outgrow the scratch bound. */
-  if (!(sigma_x >= GB_MULTISCALE_MIN_SIGMA)
-      || !(sigma_y >= GB_MULTISCALE_MIN_SIGMA) || sigma_x > GB_MAX_SIGMA
+  if (!(sigma_x >= least) || !(sigma_y >= least) || sigma_x > GB_MAX_SIGMA
       || sigma_y > GB_MAX_SIGMA)
     return 0;
   /* D = 16 early only where both axes reach it: a plane whose axes take
    * different D runs the slower down passes (Y42B's chroma at sigma 30, 15
    * across: 34.7 -> 39.6 us a frame). */
-  early = early_d16 && sigma_x >= smallest_sigma (16, 1)
-      && sigma_y >= smallest_sigma (16, 1);
-  x = axis_stages (sigma_x, border, early);
-  y = axis_stages (sigma_y, border, early);
+  early = (rules & GB_MULTISCALE_EARLY_D16)
+      && sigma_x >= smallest_sigma (16, rules)
+      && sigma_y >= smallest_sigma (16, rules);
+  x = axis_stages (sigma_x, border, early ? GB_MULTISCALE_EARLY_D16 : 0);
+  y = axis_stages (sigma_y, border, early ? GB_MULTISCALE_EARLY_D16 : 0);
   /* Both axes share what they can: an isotropic plan has one set of
    * weights per stage, in the order down, blur, up. */
   same_d = x.d == y.d;

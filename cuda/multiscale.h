@@ -45,9 +45,15 @@ extern "C" {
 #endif
 
 /* The factor D is a power of two from 8 (sigma >= 10) to 64; D = 16 from
- * sigma 21.5 on the planes gb_multiscale_early_d16 names. */
+ * sigma 21.5 on the planes gb_multiscale_early_d16 names, D = 8 from 10.75
+ * on those gb_multiscale_late_d8 names. */
 #define GB_MULTISCALE_MIN_SIGMA 10.0
 #define GB_MULTISCALE_EARLY_D16_MIN_SIGMA 21.5
+#define GB_MULTISCALE_LATE_D8_MIN_SIGMA 10.75
+
+/* A plane's rules (gb_multiscale_plan's last but one argument): */
+#define GB_MULTISCALE_EARLY_D16 1       /* D = 16 from sigma 21.5 */
+#define GB_MULTISCALE_LATE_D8 2 /* D = 8 from sigma 10.75 */
 #define GB_MULTISCALE_MIN_FACTOR 8
 #define GB_MULTISCALE_MAX_FACTOR 64
 #define GB_MULTISCALE_TABLE 2048    /* floats of all weights of a plan */
@@ -86,12 +92,15 @@ typedef struct {
 
 /* Fills plan for sigma_x, sigma_y >= GB_MULTISCALE_MIN_SIGMA (each axis has
  * its own factor) on a width x height plane; returns 0 (plan unusable, both
- * factors 0) when either is below it. early_d16 (gb_multiscale_early_d16):
- * D = 16 from sigma 21.5 instead of 51.2, where both axes reach 21.5. */
+ * factors 0) when either is below it. rules, GB_MULTISCALE_EARLY_D16
+ * (gb_multiscale_early_d16): D = 16 from sigma 21.5 instead of 51.2, where
+ * both axes reach 21.5; GB_MULTISCALE_LATE_D8 (gb_multiscale_late_d8): no
+ * plan below sigma 10.75 on either axis. */
 int gb_multiscale_plan (double sigma_x, double sigma_y, int width, int height,
-    GbBorder border, int early_d16, GbMultiscalePlan * plan);
+    GbBorder border, int rules, GbMultiscalePlan * plan);
 
-/* Whether a plane's D = 16 starts at sigma 21.5: 8-bit planes of one or
+/* GB_MULTISCALE_EARLY_D16 where a plane's D = 16 starts at sigma 21.5, else
+ * 0: 8-bit planes of one or
  * four channels, where that measured faster on the GPU (docs/performance.md,
  * "D = 8 from sigma 12.8"); GRAY16 and two-channel planes lost (RGBA64
  * gained at 1080p, not timed at 4K: left out), and so did the 2-channel
@@ -113,6 +122,17 @@ int gb_multiscale_plan (double sigma_x, double sigma_y, int width, int height,
  * 31.1 us), I420 even; NV16 and NV24 lost 1.5 and 0.7 us. Both backends
  * take the same plan. */
 int gb_multiscale_early_d16 (int channels, int bytes_per_sample,
+    size_t pixels, int alone);
+
+/* GB_MULTISCALE_LATE_D8 where a plane's D = 8 starts at sigma 10.75, else 0:
+ * 8-bit planes of two channels under 2^19 pixels beside other planes (the
+ * chroma of NV12 1080p), whose fused kernel beat their plan at sigma 10 to
+ * 10.7 (H200, NV12 1080p at sigma 20 / 21: 24.0 / 24.0 us with the chroma
+ * fused, 25.7 / 25.7 with its plan at D = 8; larger chroma gained by the
+ * plan: NV16 1080p 30.4 / 31.6 -> 27.4, NV12 4K 46.9 / 47.0 -> 42.0, and
+ * I420's one-channel chroma 26.3 -> 22.8; docs/performance.md, "Multi-scale
+ * from sigma 10"). Both backends take the same plan. */
+int gb_multiscale_late_d8 (int channels, int bytes_per_sample,
     size_t pixels, int alone);
 
 /* Where a plan's images lie in a plane's scratch, in floats from its

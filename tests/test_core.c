@@ -2026,6 +2026,72 @@ test_multiscale_early_d16 (void)
   group_end ();
 }
 
+/* Which D the chroma of a 4:2:0 frame takes (gb_multiscale_late_d8): two
+ * 8-bit channels under 2^19 pixels beside the luma start D = 8 at sigma
+ * 10.75 (frame sigma 21.5), other planes at 10 (multiscale.h). */
+static void
+test_multiscale_late_d8 (void)
+{
+  static const struct
+  {
+    int width, height;          /* the luma's */
+    int chroma_channels, chroma_planes, bytes;
+    double sigma;               /* the frame's; the chroma's is half */
+    int luma_factor, chroma_factor;
+  } cases[] = {
+    {1920, 1080, 2, 1, 1, 20.0, 8, 0},  /* NV12 1080p */
+    {1920, 1080, 2, 1, 1, 21.5, 16, 8},
+    {1920, 1080, 2, 1, 1, 10.0, 8, 0},
+    {3840, 2160, 2, 1, 1, 20.0, 8, 8},  /* NV12 4K: chroma of 2^21 pixels */
+    {1920, 1080, 1, 2, 1, 20.0, 8, 8},  /* I420: one channel */
+    {1920, 1080, 2, 1, 2, 20.0, 8, 8},  /* P016: 16-bit */
+    {1280, 720, 2, 1, 1, 21.4, 8, 0},   /* NV12 720p */
+  };
+  GbPlaneFilter filters[GB_MAX_PLANES];
+  size_t i;
+
+  group_begin ("multiscale: the late D = 8 by plane");
+  for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    GbGeometry geometry = single_plane (cases[i].width, cases[i].height, 1);
+    GbParams params;
+    int p;
+
+    geometry.bytes_per_sample = cases[i].bytes;
+    geometry.n_planes = 1 + cases[i].chroma_planes;
+    for (p = 1; p < geometry.n_planes; p++) {
+      geometry.planes[p].width = (cases[i].width + 1) / 2;
+      geometry.planes[p].height = (cases[i].height + 1) / 2;
+      geometry.planes[p].channels = cases[i].chroma_channels;
+      geometry.planes[p].subsampling_x = 2;
+      geometry.planes[p].subsampling_y = 2;
+    }
+    gb_params_init (&params, cases[i].sigma);
+    params.algorithm = GB_ALGORITHM_MULTISCALE;
+    gb_plane_filters_resolve (&params, &geometry, filters);
+    check (filters[0].multiscale.factor_x == cases[i].luma_factor
+        && filters[1].multiscale.factor_x == cases[i].chroma_factor
+        && filters[1].multiscale.factor_y == cases[i].chroma_factor,
+        "%dx%d, chroma %d x %d channel(s), %d-bit, sigma %g: D = %d, "
+        "chroma %d x %d, want %d and %d", cases[i].width, cases[i].height,
+        cases[i].chroma_planes, cases[i].chroma_channels,
+        8 * cases[i].bytes, cases[i].sigma, filters[0].multiscale.factor_x,
+        filters[1].multiscale.factor_x, filters[1].multiscale.factor_y,
+        cases[i].luma_factor, cases[i].chroma_factor);
+  }
+  /* a two-channel plane alone in its frame starts at 10 */
+  {
+    GbGeometry geometry = single_plane (960, 540, 2);
+    GbParams params;
+
+    gb_params_init (&params, 10.0);
+    params.algorithm = GB_ALGORITHM_MULTISCALE;
+    gb_plane_filters_resolve (&params, &geometry, filters);
+    check (filters[0].multiscale.factor_x == 8, "960x540, two channels "
+        "alone, sigma 10: D = %d, want 8", filters[0].multiscale.factor_x);
+  }
+  group_end ();
+}
+
 /* down_rows_kernel's 16-bit weights (gb_fixed_weights_16) on every plan it
  * takes (D = 8 and 16, sigma 10 to 102.4, every border, both starts of D
  * = 16): each within 16 bits, their sum the weights' sum rounded, and the
@@ -3804,6 +3870,7 @@ main (void)
   test_multiscale_gaussian ();
   test_multiscale_plan_bounds ();
   test_multiscale_early_d16 ();
+  test_multiscale_late_d8 ();
   test_multiscale_fixed_weights ();
   test_multiscale_compose_y ();
   test_recursive_constant ();

@@ -74,19 +74,19 @@ static const Variant variants[] = {
   /* multiscale of D = 16 across and 8 down on full-size planes: the rows
    * first in row_pass_kernel < 16 >, then columns_blur_x_kernel at D = 8 */
   {60.0, 20.0, 0.0, 1, 0, 0},
-  /* no plan on the chroma of 4:2:2 frames (sigma / 2 across, under 10),
-   * radius 90 down: the fused two-pass form's column pass at its most
+  /* no plan on the chroma of 4:2:2 frames (sigma / 2 across, 9.75: under
+   * 10), radius 90 down: the fused two-pass form's column pass at its most
    * k-steps (13) on planes of one and two channels; wider ones take
    * separable */
-  {21.0, 25.5, 0.0, 1, 0, 0},
+  {19.5, 25.5, 0.0, 1, 0, 0},
   /* the same on full-size planes of one channel (no plan: x under 10) */
   {9.5, 25.5, 0.0, 0, 0, 0},
   /* the column pass's other k-steps past 8 on the 4:2:2 chroma: radius 60
    * (9), 69 (10), 77 (11), 84 (12) */
   {17.0, 17.0, 0.0, 0, 0, 0},
   {19.5, 19.5, 0.0, 1, 0, 0},
-  {21.0, 22.0, 0.0, 0, 0, 0},
-  {21.0, 24.0, 0.0, 0, 0, 0},
+  {19.5, 22.0, 0.0, 0, 0, 0},
+  {19.5, 24.0, 0.0, 0, 0, 0},
   /* radius 42: the column pass's shifted ring at its fewest row blocks of
    * apron (6) on full-size planes and the 4:2:2 chroma (7: sigma 15) */
   {12.0, 12.0, 0.0, 0, 0, 0},
