@@ -1676,8 +1676,9 @@ gb_cpu_process (GbCpu * cpu, const GbImage * src, const GbImage * dst,
     job.multiscale = &filter->multiscale;
     job.pass = 0;
 
-    /* An empty region: nothing to blur, the plane is a copy. Below
-     * GB_MULTISCALE_MIN_SIGMA (no plan) multiscale is the separable
+    /* An empty region: nothing to blur, the plane is a copy. Without a
+     * plan (an axis below GB_MULTISCALE_MIN_SIGMA, or below 10.75 on a
+     * plane of gb_multiscale_late_d8) multiscale is the separable
      * convolution, as on the GPU. */
     if (blur && algorithm == GB_ALGORITHM_EDGE_AWARE) {
       status = edge_aware_window (&job, plane, error);

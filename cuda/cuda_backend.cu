@@ -502,7 +502,8 @@ gb_cuda_auto_algorithm (const GbCuda * cuda, const GbPlaneFilter * filter,
    * (which has a plan since the multi-scale path starts at 10; these were
    * measured before), GRAY8 1080p 24.2 us against 46.8 in the separable
    * passes, GRAY8 4K 58.3 against 127.2, NV12 1080p 36.4 against 57.7; the
-   * chroma of 4:2:2 frames below sigma 20 (25.6 when these were measured)
+   * chroma of 4:2:2 frames below sigma 20 (21.5 on the planes of
+   * gb_multiscale_late_d8; 25.6 when these were measured)
    * with it: Y42B
    * 1080p at sigma 20 / 25 36.5 / 39.9 against 47.9 / 57.0, NV16 33.2 /
    * 35.8 against 46.8 / 56.2 (docs/performance.md, "The column pass to
@@ -1265,8 +1266,9 @@ launch_blur (GbCuda * cuda, const GbDevicePlane & plane, const GbTaps & taps,
     case GB_ALGORITHM_MULTISCALE:
       if (filter->multiscale.factor_x)
         return gb_launch_multiscale (plane, taps, border, stream);
-      /* Below its sigma (no plan: an axis under 10, as on the chroma of
-       * a frame whose luma takes the plan) the separable convolution's
+      /* Below its sigma (no plan: an axis under 10, or under 10.75 on the
+       * planes of gb_multiscale_late_d8, as on the chroma of a frame whose
+       * luma takes the plan) the separable convolution's
        * filter, as on the CPU; by the fused kernels where auto takes them
        * for such a plane (the same filter, docs/algorithms.md section 8):
        * on the H200, NV12 1080p at sigma 15 28.3 -> 23.5 us, NV16 41.5 ->

@@ -261,7 +261,8 @@ size_t gb_fused_two_pass_bytes (int width, int height, int channels);
 /* The two-pass form's column pass on planes of one and two channels reaches
  * further along y: 13 k-steps, past the chroma of 4:2:2 frames below
  * sigma 20 (sigma / 2 across, sigma down, where the multi-scale path
- * does not run: an axis under 10). */
+ * does not run: an axis under 10; 21.5 on two-channel chroma under 2^19
+ * pixels, gb_multiscale_late_d8). */
 #define GB_FUSED_MAX_RADIUS_Y 96
 /* The largest radius along y the fused kernels take on a plane of that
  * many channels (along x: GB_FUSED_MAX_RADIUS). */

@@ -18,7 +18,8 @@
 
 /* The least sigma factor d takes: 10 for d = 8 (sigma / D = 1.25, a small
  * blur of 0.661 small samples: 0.234 of a level per axis, under half a
- * level in 2D; at sigma 9.5 it would be 0.43), 21.5 for d = 16 on
+ * level in 2D; at sigma 9.5 it would be 0.43), 10.75 on late_d8 planes
+ * (multiscale.h), 21.5 for d = 16 on
  * early_d16 planes (sigma / D = 1.34375, 0.825 small samples), and 3.2 d
  * elsewhere, where D doubles as the small blur's taps require
  * (multiscale.h: the error bound). D = 8 from sigma 10 rather than 10.75:
@@ -51,7 +52,8 @@ gb_multiscale_early_d16 (int channels, int bytes_per_sample, size_t pixels,
   if (bytes_per_sample != 1)
     return 0;
   if (channels == 3)
-    return pixels >= EARLY_D16_THREE_CHANNELS_MIN_PIXELS;
+    return pixels >= EARLY_D16_THREE_CHANNELS_MIN_PIXELS
+        ? GB_MULTISCALE_EARLY_D16 : 0;
   if (channels != 1 && channels != 4)
     return 0;
   if (!alone)

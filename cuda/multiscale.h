@@ -125,8 +125,10 @@ int gb_multiscale_early_d16 (int channels, int bytes_per_sample,
     size_t pixels, int alone);
 
 /* GB_MULTISCALE_LATE_D8 where a plane's D = 8 starts at sigma 10.75, else 0:
- * 8-bit planes of two channels under 2^19 pixels beside other planes (the
- * chroma of NV12 1080p), whose fused kernel beat their plan at sigma 10 to
+ * 8-bit planes of two channels under 2^19 pixels (their window) beside
+ * other planes: the chroma of NV12 and NV21 up to 1080p, of NV16 and NV61
+ * up to 720p, of NV24 and NV42 under 2^19 pixels. Measured on NV12's: its
+ * fused kernel beat the plan at sigma 10 to
  * 10.7 (H200, NV12 1080p at sigma 20 / 21: 24.0 / 24.0 us with the chroma
  * fused, 25.7 / 25.7 with its plan at D = 8; larger chroma gained by the
  * plan: NV16 1080p 30.4 / 31.6 -> 27.4, NV12 4K 46.9 / 47.0 -> 42.0, and

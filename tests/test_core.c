@@ -2046,6 +2046,10 @@ test_multiscale_late_d8 (void)
     {1920, 1080, 1, 2, 1, 20.0, 8, 8},  /* I420: one channel */
     {1920, 1080, 2, 1, 2, 20.0, 8, 8},  /* P016: 16-bit */
     {1280, 720, 2, 1, 1, 21.4, 8, 0},   /* NV12 720p */
+    /* a chroma of NV16 1080p's size: 960 x 1080, over 2^19 pixels */
+    {1920, 2160, 2, 1, 1, 20.0, 8, 8},
+    /* three channels (no such format): the rule is for two only */
+    {1920, 1080, 3, 1, 1, 20.0, 8, 8},
   };
   GbPlaneFilter filters[GB_MAX_PLANES];
   size_t i;
