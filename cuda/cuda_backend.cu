@@ -338,11 +338,11 @@ device_multiscale_up_fragments (const GbCuda * cuda, int p)
  * radius 35 the multi-scale path won on every 16-bit frame (H200, us,
  * separable against multiscale: GRAY16 1080p 22.0 against 21.7, 4K 76.0
  * against 34.1; P016 1080p 35.0-35.1 against 28.3-28.4; RGBA64 1080p
- * 74.7-74.8 against 36.1, 4K 254.4-255.0 against 75.1; docs/performance.md, "Multi-scale from
- * sigma 10"), as at 38 before (sigma 10.75, "The small blur's weights
- * fitted"). A radius cut short by hand keeps the separable passes
- * to radius 44, as the fused kernel (below): the multi-scale path would
- * ignore it. */
+ * 74.7-74.8 against 36.1, 4K 254.4-255.0 against 75.1;
+ * docs/performance.md, "Multi-scale from sigma 10"), as at 38 before
+ * (sigma 10.75, "The small blur's weights fitted"). A radius cut short by
+ * hand keeps the separable passes to radius 44, as the fused kernel
+ * (below): the multi-scale path would ignore it. */
 #define SEPARABLE_AUTO_MAX_RADIUS_BESIDE_MULTISCALE 34
 #define SEPARABLE_CUT_SHORT_MAX_RADIUS_BESIDE_MULTISCALE 44
 /* Where the multi-scale path runs (sigma >= 10 on both axes, radius 35
@@ -351,18 +351,19 @@ device_multiscale_up_fragments (const GbCuda * cuda, int p)
  * "Multi-scale from sigma 10"), us, fused against multiscale: RGBA 4K
  * 97.7-98.1 against 65.8-66.0, GRAY8 4K 32.5-32.6 against 26.6, RGB 4K
  * 114.7-115.4 against 47.6-47.8, RGB 1080p 34.9 against 23.9-24.0, NV12
- * 4K 52.9-53.0 against 46.6, RGBA 1080p 29.0 against 28.3 (which kept the fused kernel to radius 40 until the
- * multi-scale passes' gains of 2026-11-30: 29.1 against 32.3 then). Planes
+ * 4K 52.9-53.0 against 46.6, RGBA 1080p 29.0 against 28.3 (which kept
+ * the fused kernel to radius 40 until the multi-scale passes' gains of
+ * 2026-11-30: 29.1 against 32.3 then). Planes
  * of fewer than FUSED_BESIDE_MULTISCALE_MAX_SAMPLES samples (GRAY8 1080p,
  * the luma of 1080p YUV) take the same rules, but in frames whose chroma is
  * subsampled on both axes: NV12 and I420 1080p took 22.4 / 22.8-22.9 us
- * fused against 28.6-28.7 / 28.2 with the multi-scale luma at sigma 10 (22.2-23.1
- * against 28.0-28.3 at radius 38 and 42 before), so they keep the fused
- * kernel up to radius 48, where it measured faster on the H100 (below);
- * at sigma 10 GRAY8 took 15.0 against 14.6, NV16 26.8-26.9 against 25.7,
- * Y444 35.7-35.9 against 30.7, NV24 33.4-33.6 against 30.5, Y42B
- * 27.7-27.8 against 28.2 (at
- * radius 38 before: 27.6 against 28.0). So do planes of four
+ * fused against 28.6-28.7 / 28.2 with the multi-scale luma at sigma 10
+ * (22.2-23.1 against 28.0-28.3 at radius 38 and 42 before), so they keep
+ * the fused kernel up to radius 48, where it measured faster on the H100
+ * (below); at sigma 10 GRAY8 took 15.0 against 14.6, NV16 26.8-26.9
+ * against 25.7, Y444 35.7-35.9 against 30.7, NV24 33.4-33.6 against 30.5,
+ * Y42B 27.7-27.8 against 28.2 (at radius 38 before: 27.6 against 28.0).
+ * So do planes of four
  * channels and planes under FUSED_BESIDE_MULTISCALE_MIN_PIXELS, where the
  * multi-scale path's four or five launches weigh more (H200 at radius 39 /
  * 42 / 48, fused against multiscale, docs/performance.md, "Small planes
@@ -503,8 +504,7 @@ gb_cuda_auto_algorithm (const GbCuda * cuda, const GbPlaneFilter * filter,
    * measured before), GRAY8 1080p 24.2 us against 46.8 in the separable
    * passes, GRAY8 4K 58.3 against 127.2, NV12 1080p 36.4 against 57.7; the
    * chroma of 4:2:2 frames below sigma 20 (21.5 on the planes of
-   * gb_multiscale_late_d8; 25.6 when these were measured)
-   * with it: Y42B
+   * gb_multiscale_late_d8; 25.6 when these were measured) with it: Y42B
    * 1080p at sigma 20 / 25 36.5 / 39.9 against 47.9 / 57.0, NV16 33.2 /
    * 35.8 against 46.8 / 56.2 (docs/performance.md, "The column pass to
    * radius 96"). 16-bit planes

@@ -32,7 +32,8 @@ typedef struct {
   GbAxisFilter x;               /* along rows */
   GbAxisFilter y;               /* along columns */
   GbMultiscalePlan multiscale;  /* factor 0: multi-scale does not apply
-                                 * (either sigma below 10) */
+                                 * (either sigma below 10, or 10.75 on
+                                 * gb_multiscale_late_d8's planes) */
   /* The part of the plane that is filtered: the region and its apron (the
    * radius of each axis), clipped to the plane. The algorithms see it as
    * their whole frame, so its edges follow the border rule only where they

@@ -7,8 +7,9 @@
  * + su^2: a prefilter (sp = 0.75 D) evaluated only every D samples, a blur
  * of that D-times smaller image (D = 8 from sigma 10, where ss =
  * sqrt (1.25^2 - 1.125) = 0.661 small samples; D = 16 from 21.5 on some
- * planes, where ss = sqrt (1.34375^2 - 1.125) = 0.825; elsewhere the
- * largest D with sigma / D >= 3.2, ss >= 3.0), and an interpolating Gaussian (su = 0.75 D) back to every sample.
+ * planes, where ss = sqrt (1.34375^2 - 1.125) = 0.825; D = 8 from 10.75 on
+ * others; elsewhere the largest D with sigma / D >= 3.2, ss >= 3.0), and
+ * an interpolating Gaussian (su = 0.75 D) back to every sample.
  * The small blur's weights are not the sampled Gaussian of ss but fitted,
  * in least squares, so that the three stages' response is the Gaussian's
  * (multiscale.c, append_small_blur). The prefilter
