@@ -1962,6 +1962,28 @@ test_multiscale_plan_bounds (void)
   group_end ();
 }
 
+/* A frame of a width x height plane of `channels` and chroma_planes planes
+ * of chroma_channels subsampled on both axes (NV12-like with one of two
+ * channels, I420-like with two of one), of `bytes` a sample. */
+static GbGeometry
+frame_with_quarter_chroma (int width, int height, int channels,
+    int chroma_planes, int chroma_channels, int bytes)
+{
+  GbGeometry geometry = single_plane (width, height, channels);
+  int p;
+
+  geometry.bytes_per_sample = bytes;
+  geometry.n_planes = 1 + chroma_planes;
+  for (p = 1; p < geometry.n_planes; p++) {
+    geometry.planes[p].width = (width + 1) / 2;
+    geometry.planes[p].height = (height + 1) / 2;
+    geometry.planes[p].channels = chroma_channels;
+    geometry.planes[p].subsampling_x = 2;
+    geometry.planes[p].subsampling_y = 2;
+  }
+  return geometry;
+}
+
 /* Which D a plane's plan takes at sigma 30 as gb_plane_filters_resolve
  * builds it (gb_multiscale_early_d16): 16 (early) on 8-bit planes of one
  * or four channels, but on a plane alone in its frame only from 3 x 2^20
@@ -1991,21 +2013,11 @@ test_multiscale_early_d16 (void)
 
   group_begin ("multiscale: the early D = 16 by plane");
   for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-    GbGeometry geometry = single_plane (cases[i].width, cases[i].height,
-        cases[i].channels);
-    GbParams params;
-    int p;
-
-    geometry.bytes_per_sample = cases[i].bytes;
     /* further planes: two-channel quarter chroma (NV12-like) */
-    geometry.n_planes = cases[i].n_planes;
-    for (p = 1; p < cases[i].n_planes; p++) {
-      geometry.planes[p].width = (cases[i].width + 1) / 2;
-      geometry.planes[p].height = (cases[i].height + 1) / 2;
-      geometry.planes[p].channels = 2;
-      geometry.planes[p].subsampling_x = 2;
-      geometry.planes[p].subsampling_y = 2;
-    }
+    GbGeometry geometry = frame_with_quarter_chroma (cases[i].width,
+        cases[i].height, cases[i].channels, cases[i].n_planes - 1, 2,
+        cases[i].bytes);
+    GbParams params;
     gb_params_init (&params, 30.0);
     params.algorithm = GB_ALGORITHM_MULTISCALE;
     if (cases[i].region_width) {
@@ -2056,19 +2068,10 @@ test_multiscale_late_d8 (void)
 
   group_begin ("multiscale: the late D = 8 by plane");
   for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-    GbGeometry geometry = single_plane (cases[i].width, cases[i].height, 1);
+    GbGeometry geometry = frame_with_quarter_chroma (cases[i].width,
+        cases[i].height, 1, cases[i].chroma_planes, cases[i].chroma_channels,
+        cases[i].bytes);
     GbParams params;
-    int p;
-
-    geometry.bytes_per_sample = cases[i].bytes;
-    geometry.n_planes = 1 + cases[i].chroma_planes;
-    for (p = 1; p < geometry.n_planes; p++) {
-      geometry.planes[p].width = (cases[i].width + 1) / 2;
-      geometry.planes[p].height = (cases[i].height + 1) / 2;
-      geometry.planes[p].channels = cases[i].chroma_channels;
-      geometry.planes[p].subsampling_x = 2;
-      geometry.planes[p].subsampling_y = 2;
-    }
     gb_params_init (&params, cases[i].sigma);
     params.algorithm = GB_ALGORITHM_MULTISCALE;
     gb_plane_filters_resolve (&params, &geometry, filters);
