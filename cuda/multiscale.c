@@ -19,8 +19,8 @@
 /* The least sigma factor d takes: 10 for d = 8 (sigma / D = 1.25, a small
  * blur of 0.661 small samples: 0.234 of a level per axis, under half a
  * level in 2D; at sigma 9.5 it would be 0.43), 10.75 on late_d8 planes
- * (multiscale.h), 21.5 for d = 16 on early_d16 planes (sigma / D =
- * 1.34375, 0.825 small samples), and 3.2 d elsewhere, where D doubles as
+ * (multiscale.h), 20 for d = 16 on early_d16 planes (the same sigma / D
+ * and small blur: 0.2496 of a level per axis), and 3.2 d elsewhere, where D doubles as
  * the small blur's taps require (multiscale.h: the error bound). D = 8
  * from sigma 10 rather than 10.75: at sigma 10 it took RGBA 4K from 98.3
  * to 65.8 us, RGB 4K from 115.2 to 47.8, RGBA64_LE 4K from 254.7 to 75.1

@@ -6,9 +6,9 @@
  * A Gaussian of sigma is three Gaussians in a row, sigma^2 = sp^2 + (D ss)^2
  * + su^2: a prefilter (sp = 0.75 D) evaluated only every D samples, a blur
  * of that D-times smaller image (D = 8 from sigma 10, where ss =
- * sqrt (1.25^2 - 1.125) = 0.661 small samples; D = 16 from 21.5 on some
- * planes, where ss = sqrt (1.34375^2 - 1.125) = 0.825; D = 8 from 10.75 on
- * others; elsewhere the largest D with sigma / D >= 3.2, ss >= 3.0), and
+ * sqrt (1.25^2 - 1.125) = 0.661 small samples; D = 16 from 20 on some
+ * planes, the same sigma / D; D = 8 from 10.75 on others; elsewhere the
+ * largest D with sigma / D >= 3.2, ss >= 3.0), and
  * an interpolating Gaussian (su = 0.75 D) back to every sample.
  * The small blur's weights are not the sampled Gaussian of ss but fitted,
  * in least squares, so that the three stages' response is the Gaussian's
@@ -23,12 +23,12 @@
  * one (or zeros), which the small blur's clamp (or zero) rule at the small
  * image's edge reproduces exactly. The result is the Gaussian of the
  * border-extended frame either way. Measured against the exact sampled
- * Gaussian (docs/multiscale_error.py, clamp border): at most 0.234 of a
+ * Gaussian (docs/multiscale_error.py, clamp border): at most 0.25 of a
  * level per axis before rounding, for sigma 10 to 250 (0.234 at 10, 0.18 at
- * 10.75, 0.195 at the early D = 16's 21.5, at most 0.15 from sigma / D =
- * 1.6; the sampled Gaussian of ss kept 0.214 from 12.8). In 2D that is
- * under half a level, so the output stays within one level of the exact
- * Gaussian's.
+ * 10.75; 0.2496 at the early D = 16's 20, 0.208 at 21; at most 0.15 from
+ * sigma / D = 1.6; the sampled Gaussian of ss kept 0.214 from 12.8). In 2D
+ * that is under half a level, so the output stays within one level of the
+ * exact Gaussian's.
  * Six separable passes, each out[o] = sum_t w[phase][t] in[map(first(o) + t)]
  * with phase = o % phases and first(o) = (o / phases) * step + first[phase]:
  *   down along x (frame -> small columns), down along y, blur along x and y
@@ -46,14 +46,14 @@ extern "C" {
 #endif
 
 /* The factor D is a power of two from 8 (sigma >= 10) to 64; D = 16 from
- * sigma 21.5 on the planes gb_multiscale_early_d16 names, D = 8 from 10.75
+ * sigma 20 on the planes gb_multiscale_early_d16 names, D = 8 from 10.75
  * on those gb_multiscale_late_d8 names. */
 #define GB_MULTISCALE_MIN_SIGMA 10.0
-#define GB_MULTISCALE_EARLY_D16_MIN_SIGMA 21.5
+#define GB_MULTISCALE_EARLY_D16_MIN_SIGMA 20.0
 #define GB_MULTISCALE_LATE_D8_MIN_SIGMA 10.75
 
 /* A plane's rules (gb_multiscale_plan's last but one argument): */
-#define GB_MULTISCALE_EARLY_D16 1       /* D = 16 from sigma 21.5 */
+#define GB_MULTISCALE_EARLY_D16 1       /* D = 16 from sigma 20 */
 #define GB_MULTISCALE_LATE_D8 2 /* D = 8 from sigma 10.75 */
 #define GB_MULTISCALE_MIN_FACTOR 8
 #define GB_MULTISCALE_MAX_FACTOR 64
@@ -94,18 +94,22 @@ typedef struct {
 /* Fills plan for sigma_x, sigma_y >= GB_MULTISCALE_MIN_SIGMA (each axis has
  * its own factor) on a width x height plane; returns 0 (plan unusable, both
  * factors 0) when either is below it. rules, GB_MULTISCALE_EARLY_D16
- * (gb_multiscale_early_d16): D = 16 from sigma 21.5 instead of 51.2, where
- * both axes reach 21.5; GB_MULTISCALE_LATE_D8 (gb_multiscale_late_d8): no
+ * (gb_multiscale_early_d16): D = 16 from sigma 20 instead of 51.2, where
+ * both axes reach 20; GB_MULTISCALE_LATE_D8 (gb_multiscale_late_d8): no
  * plan below sigma 10.75 on either axis. */
 int gb_multiscale_plan (double sigma_x, double sigma_y, int width, int height,
     GbBorder border, int rules, GbMultiscalePlan * plan);
 
-/* GB_MULTISCALE_EARLY_D16 where a plane's D = 16 starts at sigma 21.5, else
- * 0: 8-bit planes of one or
+/* GB_MULTISCALE_EARLY_D16 where a plane's D = 16 starts at sigma 20 (sigma
+ * / D = 1.25, as D = 8's start; 21.5 before 2026-12-01: at sigma 20 the
+ * 4K frames gained, GRAY8 27.2 -> 22.6 us, RGBA 67.4 -> 58.9, NV12 41.9 ->
+ * 36.1-36.5, and Y42B and Y444 1080p 28.4 -> 25.7, 31.0 -> 29.7, while
+ * RGBA and NV12 1080p lost 0.7 and I420 0.2; H200, docs/performance.md,
+ * "The early D = 16 from sigma 20"), else 0: 8-bit planes of one or
  * four channels, where that measured faster on the GPU (docs/performance.md,
  * "D = 8 from sigma 12.8"); GRAY16 and two-channel planes lost (RGBA64
  * gained at 1080p, not timed at 4K: left out), and so did the 2-channel
- * chroma of NV16 and NV12 once it reaches 21.5 (H200, sigma 50: 29.1 ->
+ * chroma of NV16 and NV12 once it reaches the start (H200, sigma 50: 29.1 ->
  * 31.3 and 24.2 -> 28.0 us) and RGB (sigma 30, with the balanced tensor
  * tile: 1080p 27.5 -> 29.9 us, 2560 x 1440 36.0 -> 36.8), but from 3 x
  * 2^21 pixels, where it gained (4K 57.2 -> 54.4, and 57.2 -> 54.1 as

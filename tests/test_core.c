@@ -1808,9 +1808,9 @@ test_recursive_gaussian (void)
  * sigma)), on the same images, under every border, from its smallest sigma
  * to the largest: within one level after rounding (docs/multiscale_error.py
  * bounds the filter itself by 0.234 of a level per axis at sigma 10, where
- * D = 8 starts, and 0.2 from 10.75, at D = 16 from sigma 21.5 on 8-bit
- * planes of one and four channels). Prints the table of
- * docs/algorithms.md. */
+ * D = 8 starts, and 0.2 from 10.75; by 0.25 at sigma 20, where D = 16
+ * starts on 8-bit planes of one and four channels, and 0.2 from 21). Prints
+ * the table of docs/algorithms.md. */
 static void
 test_multiscale_gaussian (void)
 {
@@ -1939,14 +1939,14 @@ test_multiscale_plan_bounds (void)
   static const int sizes[][2] = { {1, 1}, {7, 3}, {641, 359}, {1920, 1080},
   {3840, 2160}, {7680, 4320}
   };
-  static const double other_sigmas[] = { GB_MULTISCALE_MIN_SIGMA, 21.4,
-    21.5, 51.2, 100.0, GB_MAX_SIGMA
+  static const double other_sigmas[] = { GB_MULTISCALE_MIN_SIGMA, 19.9,
+    GB_MULTISCALE_EARLY_D16_MIN_SIGMA, 51.2, 100.0, GB_MAX_SIGMA
   };
   int z, k, o, early, plans = 0;
 
   group_begin ("multiscale: plan bounds");
   /* sigma_x from 10 to 250 in steps of 0.1; sigma_y the same, or one of
-   * other_sigmas; planes whose D = 16 starts at 21.5 and the others */
+   * other_sigmas; planes whose D = 16 starts at 20 and the others */
   for (early = 0; early <= 1; early++) {
     for (z = 0; z < N_ELEMENTS (sizes); z++) {
       for (k = 0; k <= 2400; k++) {
@@ -2035,12 +2035,40 @@ test_multiscale_early_d16 (void)
         cases[i].region_width, filters[0].multiscale.factor_x,
         filters[0].multiscale.factor_y, cases[i].factor);
   }
+  /* Where it starts: sigma / D = 1.25, as D = 8 at 10 (GRAY8 4K: early;
+   * GRAY16_LE 4K: D = 16 from 51.2). */
+  {
+    static const struct
+    {
+      double sigma;
+      int bytes, factor;
+    } starts[] = {
+      {19.95, 1, 8}, {20.0, 1, 16},
+      {20.0, 2, 8}, {51.1, 2, 8}, {51.2, 2, 16},
+    };
+    for (i = 0; i < sizeof starts / sizeof starts[0]; i++) {
+      GbGeometry geometry = single_plane (3840, 2160, 1);
+      GbParams params;
+
+      geometry.bytes_per_sample = starts[i].bytes;
+      gb_params_init (&params, starts[i].sigma);
+      params.algorithm = GB_ALGORITHM_MULTISCALE;
+      gb_plane_filters_resolve (&params, &geometry, filters);
+      check (filters[0].multiscale.factor_x == starts[i].factor
+          && filters[0].multiscale.factor_y == starts[i].factor,
+          "3840x2160, %d-bit, sigma %g: D = %d x %d, want %d",
+          8 * starts[i].bytes, starts[i].sigma,
+          filters[0].multiscale.factor_x, filters[0].multiscale.factor_y,
+          starts[i].factor);
+    }
+  }
   group_end ();
 }
 
 /* Which D the chroma of a 4:2:0 frame takes (gb_multiscale_late_d8): two
  * 8-bit channels under 2^19 pixels beside the luma start D = 8 at sigma
- * 10.75 (frame sigma 21.5), other planes at 10 (multiscale.h). */
+ * 10.75 (frame sigma 21.5), other planes at 10 (multiscale.h). The 8-bit
+ * luma, beside its chroma, takes the early D = 16 from frame sigma 20. */
 static void
 test_multiscale_late_d8 (void)
 {
@@ -2051,17 +2079,17 @@ test_multiscale_late_d8 (void)
     double sigma;               /* the frame's; the chroma's is half */
     int luma_factor, chroma_factor;
   } cases[] = {
-    {1920, 1080, 2, 1, 1, 20.0, 8, 0},  /* NV12 1080p */
+    {1920, 1080, 2, 1, 1, 20.0, 16, 0}, /* NV12 1080p (luma: early) */
     {1920, 1080, 2, 1, 1, 21.5, 16, 8},
     {1920, 1080, 2, 1, 1, 10.0, 8, 0},
-    {3840, 2160, 2, 1, 1, 20.0, 8, 8},  /* NV12 4K: chroma of 2^21 pixels */
-    {1920, 1080, 1, 2, 1, 20.0, 8, 8},  /* I420: one channel */
-    {1920, 1080, 2, 1, 2, 20.0, 8, 8},  /* P016: 16-bit */
-    {1280, 720, 2, 1, 1, 21.4, 8, 0},   /* NV12 720p */
+    {3840, 2160, 2, 1, 1, 20.0, 16, 8}, /* NV12 4K: chroma of 2^21 pixels */
+    {1920, 1080, 1, 2, 1, 20.0, 16, 8}, /* I420: one channel */
+    {1920, 1080, 2, 1, 2, 20.0, 8, 8},  /* P016: 16-bit, not early */
+    {1280, 720, 2, 1, 1, 21.4, 16, 0},  /* NV12 720p */
     /* a chroma of NV16 1080p's size: 960 x 1080, over 2^19 pixels */
-    {1920, 2160, 2, 1, 1, 20.0, 8, 8},
+    {1920, 2160, 2, 1, 1, 20.0, 16, 8},
     /* three channels (no such format): the rule is for two only */
-    {1920, 1080, 3, 1, 1, 20.0, 8, 8},
+    {1920, 1080, 3, 1, 1, 20.0, 16, 8},
   };
   GbPlaneFilter filters[GB_MAX_PLANES];
   size_t i;

@@ -72,7 +72,11 @@ static const Variant variants[] = {
    * column pass at D = 16 blurs along x too (columns_blur_x_kernel) */
   {30.0, 30.0, 0.0, 1, 0, 0},
   /* multiscale of D = 16 across and 8 down on full-size planes: the rows
-   * first in row_pass_kernel < 16 >, then columns_blur_x_kernel at D = 8 */
+   * first in row_pass_kernel < 16 >, then columns_blur_x_kernel at D = 8
+   * (19.5: under the early D = 16's 20, on 8-bit planes of one channel
+   * too); at 20 down those planes take D = 16 both ways, at its least
+   * sigma (the smallest small blur, 0.661 small samples) */
+  {60.0, 19.5, 0.0, 1, 0, 0},
   {60.0, 20.0, 0.0, 1, 0, 0},
   /* no plan on the chroma of 4:2:2 frames (sigma / 2 across, 9.75: under
    * 10), radius 90 down: the fused two-pass form's column pass at its most
