@@ -53,10 +53,10 @@ def ms_matrix(N, sigma, D, c=0.75, trunc=3.5, smin=3.0, sampled=False):
 def plan_factor(sigma, early_d16):
     # cuda/multiscale.c, axis_stages: the largest D from 8 whose least sigma
     # it reaches (10 for D = 8: sigma / D = 1.25, sigma_small 0.661;
-    # 21.5 for D = 16 on early_d16 planes: sigma / D = 1.34375, sigma_small
-    # 0.825; 3.2 D elsewhere)
+    # 20 for D = 16 on early_d16 planes, the same ratio (21.5 before
+    # 2026-12-01: sigma / D = 1.34375, sigma_small 0.825); 3.2 D elsewhere)
     D = 64
-    while D > 8 and sigma < (21.5 if D == 16 and early_d16 else 3.2*D):
+    while D > 8 and sigma < (20 if D == 16 and early_d16 else 3.2*D):
         D //= 2
     return D
 import sys
@@ -67,7 +67,7 @@ import sys
 # sigma_small, as before 2026-11-30
 sampled = sys.argv[-1:] == ["sampled"]
 if sampled: sys.argv = sys.argv[:-1]
-sigmas = [10, 10.25, 10.5, 10.75, 11, 11.5, 12, 12.8, 13, 14, 15, 17, 20, 21.4, 21.5, 22, 23,
+sigmas = [10, 10.25, 10.5, 10.75, 11, 11.5, 12, 12.8, 13, 14, 15, 17, 19.9, 20, 20.5, 21, 21.4, 21.5, 22, 23,
           25, 25.6, 27, 30, 35, 40, 51.1, 51.2, 60, 80, 100, 102.3, 102.4,
           150, 204.7, 204.8, 250]
 early = sys.argv[1:] == ["early"]
