@@ -239,8 +239,9 @@ solve_spd (double m[][GB_MULTISCALE_BLUR_TAPS], double *v, int n)
  *   min over b of sum over theta of (P(w)^2 B(theta) - exp(-sigma^2 w^2 / 2))^2,
  * w = theta / D. That takes the worst error of the whole filter at
  * sigma / D = 1.6 from 0.197 of a level per axis to 0.134, holds it
- * under 0.2 down to sigma / D = 1.34375 and under 0.234 down to 1.25,
- * where D = 8 starts (the sampled Gaussian: 0.51 there). With
+ * under 0.2 down to sigma / D = 1.34375 and under 0.25 down to 1.25,
+ * where D = 8 (0.234) and the early D = 16 (0.2496) start (the sampled
+ * Gaussian: 0.51 there). With
  * B = 1 + sum_k b_k (2 cos k theta - 2), the normal equations need only
  * the cosine moments C(m) of P^4 and E(m) of P^2 times the Gaussian. */
 static int

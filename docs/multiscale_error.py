@@ -67,14 +67,16 @@ import sys
 # sigma_small, as before 2026-11-30
 sampled = sys.argv[-1:] == ["sampled"]
 if sampled: sys.argv = sys.argv[:-1]
-sigmas = [10, 10.25, 10.5, 10.75, 11, 11.5, 12, 12.8, 13, 14, 15, 17, 19.9, 20, 20.5, 21, 21.4, 21.5, 22, 23,
+sigmas = [10, 10.25, 10.5, 10.75, 11, 11.5, 12, 12.8, 13, 14, 15, 17, 19.9, 20, 20.1, 20.3, 20.5, 21, 21.4, 21.5, 22, 23,
           25, 25.6, 27, 30, 35, 40, 51.1, 51.2, 60, 80, 100, 102.3, 102.4,
           150, 204.7, 204.8, 250]
 early = sys.argv[1:] == ["early"]
 cases = [(sigma, D) for sigma in sigmas
          for D in ([4,8,16,32,64] if sys.argv[1:] == ["all"] else [plan_factor(sigma, early)])]
 if sys.argv[1:] == ["below"]:
-    # why no smaller small blur: D = 8 and 16 below their least sigma
+    # why no smaller small blur: D = 8 below its least sigma, and D = 16
+    # below its least (18) and at the early D = 16's 20 and 21 (below it
+    # until the thirty-third session)
     cases = [(s, 8) for s in (9, 9.5, 9.9)] + [(s, 16) for s in (18, 20, 21)]
 for sigma, D in cases:
     if sigma*sigma - 2*(0.75*D)**2 <= 0: continue
