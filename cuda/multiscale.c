@@ -20,13 +20,13 @@
  * blur of 0.661 small samples: 0.234 of a level per axis, under half a
  * level in 2D; at sigma 9.5 it would be 0.43), 10.75 on late_d8 planes
  * (multiscale.h), 20 for d = 16 on early_d16 planes (the same sigma / D
- * and small blur: 0.2496 of a level per axis), and 3.2 d elsewhere, where D doubles as
- * the small blur's taps require (multiscale.h: the error bound). D = 8
- * from sigma 10 rather than 10.75: at sigma 10 it took RGBA 4K from 98.3
- * to 65.8 us, RGB 4K from 115.2 to 47.8, RGBA64_LE 4K from 254.7 to 75.1
- * (H200, docs/performance.md, "Multi-scale from sigma 10"). D = 8 from the
- * least sigma on: frames with D = 4 took 5 to 43 % longer on the GPU at
- * sigma 15, except P016_LE (level), Y42B and NV16 (1 to 2 % shorter; H200,
+ * and small blur: 0.2496 of a level per axis), and 3.2 d elsewhere, where
+ * D doubles as the small blur's taps require (multiscale.h: the error
+ * bound). D = 8 from sigma 10 rather than 10.75: at sigma 10 it took RGBA 4K
+ * from 98.3 to 65.8 us, RGB 4K from 115.2 to 47.8, RGBA64_LE 4K from 254.7 to
+ * 75.1 (H200, docs/performance.md, "Multi-scale from sigma 10"). D = 8 from the
+ * least sigma on: frames with D = 4 took 5 to 43 % longer on the GPU at sigma
+ * 15, except P016_LE (level), Y42B and NV16 (1 to 2 % shorter; H200,
  * docs/performance.md, "D = 8 from sigma 12.8"). */
 static double
 smallest_sigma (int d, int rules)
@@ -241,9 +241,9 @@ solve_spd (double m[][GB_MULTISCALE_BLUR_TAPS], double *v, int n)
  * sigma / D = 1.6 from 0.197 of a level per axis to 0.134, holds it
  * under 0.2 down to sigma / D = 1.34375 and under 0.25 down to 1.25,
  * where D = 8 (0.234) and the early D = 16 (0.2496) start (the sampled
- * Gaussian: 0.51 there). With
- * B = 1 + sum_k b_k (2 cos k theta - 2), the normal equations need only
- * the cosine moments C(m) of P^4 and E(m) of P^2 times the Gaussian. */
+ * Gaussian: 0.51 there). With B = 1 + sum_k b_k (2 cos k theta - 2), the
+ * normal equations need only the cosine moments C(m) of P^4 and E(m) of
+ * P^2 times the Gaussian. */
 static int
 append_small_blur (GbMultiscalePlan * plan, const Axis * a)
 {

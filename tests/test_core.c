@@ -1809,7 +1809,7 @@ test_recursive_gaussian (void)
  * to the largest: within one level after rounding (docs/multiscale_error.py
  * bounds the filter itself by 0.234 of a level per axis at sigma 10, where
  * D = 8 starts, and 0.2 from 10.75; by 0.25 at sigma 20, where D = 16
- * starts on 8-bit planes of one and four channels, and 0.2 from 21). Prints
+ * starts on 8-bit planes of one and four channels, and 0.21 from 21). Prints
  * the table of docs/algorithms.md. */
 static void
 test_multiscale_gaussian (void)
