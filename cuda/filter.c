@@ -39,6 +39,38 @@ apron (const GbAxisFilter * axis)
   return axis->radius > automatic ? axis->radius : automatic;
 }
 
+/* The planes' multi-scale plans, once every plane's window is known: a
+ * plane's rules (multiscale.h) may depend on the frame's other planes. */
+static void
+plan_multiscale (const GbParams * params, const GbGeometry * geometry,
+    GbPlaneFilter * filters)
+{
+  const int alone = geometry->n_planes == 1;
+  int rules[GB_MAX_PLANES], late = 0, p;
+
+  for (p = 0; p < geometry->n_planes; p++) {
+    const GbRect *w = &filters[p].window;
+    const size_t pixels = (size_t) w->width * w->height;
+
+    rules[p] = gb_multiscale_early_d16 (geometry->planes[p].channels,
+        geometry->bytes_per_sample, pixels, alone)
+        | gb_multiscale_late_d8 (geometry->planes[p].channels,
+        geometry->bytes_per_sample, pixels, alone);
+    late |= rules[p] & GB_MULTISCALE_LATE_D8;
+  }
+  for (p = 0; p < geometry->n_planes; p++) {
+    GbPlaneFilter *filter = &filters[p];
+
+    memset (&filter->multiscale, 0, sizeof filter->multiscale);
+    if (filter->window.width > 0 && filter->window.height > 0)
+      gb_multiscale_plan (filter->x.sigma, filter->y.sigma,
+          filter->window.width, filter->window.height, params->border,
+          rules[p] | (late && (rules[p] & GB_MULTISCALE_EARLY_D16)
+              ? GB_MULTISCALE_EARLY_D16_WITH_CHROMA : 0),
+          &filter->multiscale);
+  }
+}
+
 void
 gb_plane_filters_resolve (const GbParams * params, const GbGeometry * geometry,
     GbPlaneFilter * filters)
@@ -110,20 +142,6 @@ gb_plane_filters_resolve (const GbParams * params, const GbGeometry * geometry,
     x0, y0, x1 - x0, y1 - y0};
     if (filter->region.width == 0 || filter->region.height == 0)
       filter->window = filter->region;
-    memset (&filter->multiscale, 0, sizeof filter->multiscale);
-    if (filter->window.width > 0 && filter->window.height > 0) {
-      const size_t window_pixels = (size_t) filter->window.width
-          * filter->window.height;
-      const int alone = geometry->n_planes == 1;
-
-      gb_multiscale_plan (filter->x.sigma, filter->y.sigma,
-          filter->window.width, filter->window.height, params->border,
-          gb_multiscale_early_d16 (plane->channels,
-              geometry->bytes_per_sample, window_pixels, alone)
-          | gb_multiscale_late_d8 (plane->channels,
-              geometry->bytes_per_sample, window_pixels, alone),
-          &filter->multiscale);
-    }
     filter->sharpen = (float) params->sharpen;
     filter->sigma_range = params->sigma_range;
     filter->iterations = params->iterations;
@@ -139,6 +157,7 @@ gb_plane_filters_resolve (const GbParams * params, const GbGeometry * geometry,
     filter->sigma_stride = 0;
     filter->normalize = params->normalize != 0;
   }
+  plan_multiscale (params, geometry, filters);
 }
 
 void

@@ -34,8 +34,11 @@ smallest_sigma (int d, int rules)
   if (d == 8)
     return rules & GB_MULTISCALE_LATE_D8 ? GB_MULTISCALE_LATE_D8_MIN_SIGMA
         : GB_MULTISCALE_MIN_SIGMA;
-  return d == 16 && (rules & GB_MULTISCALE_EARLY_D16)
-      ? GB_MULTISCALE_EARLY_D16_MIN_SIGMA : 3.2 * d;
+  if (d == 16 && (rules & GB_MULTISCALE_EARLY_D16))
+    return rules & GB_MULTISCALE_EARLY_D16_WITH_CHROMA
+        ? GB_MULTISCALE_EARLY_D16_WITH_CHROMA_MIN_SIGMA
+        : GB_MULTISCALE_EARLY_D16_MIN_SIGMA;
+  return 3.2 * d;
 }
 
 /* A plane alone in its frame takes D = 16 early only from these sizes,

@@ -55,6 +55,15 @@ extern "C" {
 /* A plane's rules (gb_multiscale_plan's last but one argument): */
 #define GB_MULTISCALE_EARLY_D16 1       /* D = 16 from sigma 20 */
 #define GB_MULTISCALE_LATE_D8 2 /* D = 8 from sigma 10.75 */
+/* With GB_MULTISCALE_EARLY_D16, on a plane beside one that takes
+ * GB_MULTISCALE_LATE_D8: D = 16 from sigma 21.5, where that plane's plan
+ * starts on 4:2:0 chroma. On the H200, the luma at D = 8 (its chroma in
+ * the fused kernel) against D = 16, us: NV12 1080p at sigma 20 24.0
+ * against 24.5, at 21 24.0-24.1 against 24.5-24.6, NV12 720p at 20 19.2
+ * against 20.7 (docs/performance.md, "A 16-bit intermediate for 16-bit
+ * samples, and NV12's luma at D = 8 to sigma 21.5"). */
+#define GB_MULTISCALE_EARLY_D16_WITH_CHROMA 4
+#define GB_MULTISCALE_EARLY_D16_WITH_CHROMA_MIN_SIGMA 21.5
 #define GB_MULTISCALE_MIN_FACTOR 8
 #define GB_MULTISCALE_MAX_FACTOR 64
 #define GB_MULTISCALE_TABLE 2048    /* floats of all weights of a plan */

@@ -2068,7 +2068,8 @@ test_multiscale_early_d16 (void)
 /* Which D the chroma of a 4:2:0 frame takes (gb_multiscale_late_d8): two
  * 8-bit channels under 2^19 pixels beside the luma start D = 8 at sigma
  * 10.75 (frame sigma 21.5), other planes at 10 (multiscale.h). The 8-bit
- * luma, beside its chroma, takes the early D = 16 from frame sigma 20. */
+ * luma, beside its chroma, takes the early D = 16 from frame sigma 20, or
+ * with that chroma's plan at 21.5 (GB_MULTISCALE_EARLY_D16_WITH_CHROMA). */
 static void
 test_multiscale_late_d8 (void)
 {
@@ -2079,13 +2080,15 @@ test_multiscale_late_d8 (void)
     double sigma;               /* the frame's; the chroma's is half */
     int luma_factor, chroma_factor;
   } cases[] = {
-    {1920, 1080, 2, 1, 1, 20.0, 16, 0}, /* NV12 1080p (luma: early) */
+    /* NV12 1080p: the luma's early D = 16 waits for the chroma's plan */
+    {1920, 1080, 2, 1, 1, 20.0, 8, 0},
+    {1920, 1080, 2, 1, 1, 21.4, 8, 0},
     {1920, 1080, 2, 1, 1, 21.5, 16, 8},
     {1920, 1080, 2, 1, 1, 10.0, 8, 0},
     {3840, 2160, 2, 1, 1, 20.0, 16, 8}, /* NV12 4K: chroma of 2^21 pixels */
     {1920, 1080, 1, 2, 1, 20.0, 16, 8}, /* I420: one channel */
     {1920, 1080, 2, 1, 2, 20.0, 8, 8},  /* P016: 16-bit, not early */
-    {1280, 720, 2, 1, 1, 21.4, 16, 0},  /* NV12 720p */
+    {1280, 720, 2, 1, 1, 21.4, 8, 0},   /* NV12 720p */
     /* a chroma of NV16 1080p's size: 960 x 1080, over 2^19 pixels */
     {1920, 2160, 2, 1, 1, 20.0, 16, 8},
     /* three channels (no such format): the rule is for two only */
