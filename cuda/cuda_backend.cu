@@ -407,19 +407,19 @@ device_multiscale_up_fragments (const GbCuda * cuda, int p)
 #define FUSED_TWO_PASS_ONE_CHANNEL_MIN_PIXELS (1 << 20)
 
 /* 16-bit planes: the fused filter in FP32 (kernels_fused_float.cu, radius
- * up to 16) against the separable passes, measured on the H100, us, radius
- * 2 / 4 / 7 / 11 / 16 (docs/performance.md, "16-bit samples in one
- * kernel"): RGBA64 1080p 22.3 / 24.2 / 31.8 / 38.8 / 45.8 against 38.0 /
- * 39.7 / 42.2 / 47.5 / 53.9, RGBA64 4K radius 4 / 7 / 11 / 16 76 / 94 / 140 /
- * 160 against 152 / 157 / 169 / 189: four channels take it to its end.
- * GRAY16 1080p 9.5 / 10.5 / 14.8 / 20.6 / 25.8 against 11.5 / 12.0 / 12.8 /
- * 13.9 / 15.5, P016 1080p 14.0 / 15.0 / 18.6 / 24.0 / 29.9 against 17.1 /
- * 17.6 / 18.5 / 19.1 / 21.1: fewer channels up to radius 4, and on large
- * planes (GRAY16 4K: radius 4 / 7 / 11 26.3 / 34.1 / 47.7 against 40.0 /
- * 42.7 / 47.4) up to radius 7. */
+ * up to 16, run at 2, 4, 8, 12 or 16) against the separable passes with
+ * their 16-bit intermediate, measured on the H200, us, radius 4 / 7 / 9 /
+ * 11 / 16 (docs/performance.md, "A 16-bit intermediate for 16-bit
+ * samples"): RGBA64 1080p 23.5 / 31.3 / 38.8 / 38.8 / 45.9 against 29.3 /
+ * 33.0 / 35.8 / 38.4 / 43.8, RGBA64 4K 72.2 / 94.0 / 139.8 / 139.7 / 160.6
+ * against 104.9 / 116.0 / 126.1 / 134.6 / 157.4: four channels up to
+ * radius 8 (the kernel of radius 8 runs 5 to 8). GRAY16 1080p 9.8 / 14.9 /
+ * 20.5 at radius 4 / 7 / 9 against 11.0 / 11.9 / 12.5, GRAY16 4K 25.7 /
+ * 33.9 / 48.4 against 29.8 / 33.4 / 35.8 (radius 6: 34.1 against 32.1),
+ * P016 1080p 14.7 / 18.5 / 23.9 against 15.4 / 16.8 / 17.5: fewer
+ * channels up to radius 4. */
 #define FUSED_FLOAT_AUTO_MAX_RADIUS 4
-#define FUSED_FLOAT_AUTO_MAX_RADIUS_LARGE_PLANE 7
-#define FUSED_FLOAT_LARGE_PLANE_MIN_SAMPLES ((size_t) 1 << 22)
+#define FUSED_FLOAT_AUTO_MAX_RADIUS_FOUR_CHANNELS 8
 
 void
 gb_cuda_set_fused_two_pass_limit (GbCuda * cuda, size_t bytes)
@@ -524,9 +524,9 @@ gb_cuda_auto_algorithm (const GbCuda * cuda, const GbPlaneFilter * filter,
     return GB_ALGORITHM_FUSED;
   if (gb_fused_float_runs (plane->channels, bytes_per_sample,
           filter->x.radius, filter->y.radius, cuda->shared_per_block)
-      && (plane->channels == 4 || radius <= FUSED_FLOAT_AUTO_MAX_RADIUS
-          || (radius <= FUSED_FLOAT_AUTO_MAX_RADIUS_LARGE_PLANE
-              && samples >= FUSED_FLOAT_LARGE_PLANE_MIN_SAMPLES)))
+      && radius <= (plane->channels == 4
+          ? FUSED_FLOAT_AUTO_MAX_RADIUS_FOUR_CHANNELS
+          : FUSED_FLOAT_AUTO_MAX_RADIUS))
     return GB_ALGORITHM_FUSED;
   if (radius <= (multiscale ? (radius_cut_short (filter)
               ? SEPARABLE_CUT_SHORT_MAX_RADIUS_BESIDE_MULTISCALE

@@ -7,9 +7,8 @@
  *
  * The row pass filters with the x taps and reads 8- or 16-bit samples, the
  * column pass with the y taps and writes them; both compute in float. The
- * intermediate is 16-bit fixed point for 8-bit samples and float for 16-bit
- * ones (Mid below), and the kernels that touch samples are templates on
- * their type. Each pass stages its tile and apron in shared memory; loads
+ * intermediate is 16-bit fixed point (Mid below), and the kernels that
+ * touch samples are templates on their type. Each pass stages its tile and apron in shared memory; loads
  * and stores of global memory are coalesced (threads of a warp touch
  * consecutive samples of one row). For radii up to FIXED_RADIUS_MAX (and
  * every 4 radii to WIDE_RADIUS_MAX, taps padded by zeros) the radius is a
@@ -35,29 +34,29 @@ namespace {
 
 constexpr int FIXED_RADIUS_MAX = 16;
 
-/* The intermediate's samples. For 8-bit samples, 8.8 fixed point: 256
- * times the row pass's result, rounded (at most 1/512 of a level off, which
- * the column pass's taps, summing to 1, carry to the output unchanged) and
- * saturated; half the bytes of float, which bound both passes at small
- * radii (a 1080p RGBA frame's intermediate: 16.6 MB instead of 33, within
- * the L2). For 16-bit samples float, whose 24-bit significand keeps their
- * levels. Four neighbouring samples travel as one 8- or 16-byte access. */
-template < typename Sample > struct Mid;
-
-template <> struct Mid < uint8_t >
+/* The intermediate's samples: fixed point in 16 bits, 2^F times the row
+ * pass's float result, rounded to nearest and saturated. Half the bytes of
+ * float, which bound both passes at small radii (a 1080p RGBA frame's
+ * intermediate: 16.6 MB instead of 33, within the L2). For 8-bit samples
+ * F = 8 (8.8): at most 1/512 of a level off. For 16-bit samples F = 0, the
+ * levels themselves: at most half a level off. The column pass's taps sum
+ * to 1, so either error reaches the output's sum unchanged, and the
+ * rounded output is within one level of the float path's (docs/algorithms.md
+ * section 4.3). Four neighbouring samples travel as one 8-byte access. */
+template < int F > struct FixedMid
 {
   typedef uint16_t Type;
   static __device__ __forceinline__ uint32_t pack (float v)
   {
     unsigned short u;           /* float to integer conversions saturate */
-    asm ("cvt.rni.u16.f32 %0, %1;":"=h" (u):"f" (v * 256.0f));
+    asm ("cvt.rni.u16.f32 %0, %1;":"=h" (u):"f" (v * (float) (1 << F)));
     return u;
   }
   static __device__ __forceinline__ float unpack (uint32_t u)
   {
-    /* The float 2^23 + u, times 2^-8, less 2^15: u / 256, exactly. */
-    return fmaf (__uint_as_float (0x4B000000u | u), 1.0f / 256.0f,
-        -32768.0f);
+    /* The float 2^23 + u, times 2^-F, less 2^(23 - F): u / 2^F, exactly. */
+    return fmaf (__uint_as_float (0x4B000000u | u), 1.0f / (float) (1 << F),
+        -(float) (1 << (23 - F)));
   }
   static __device__ __forceinline__ void store4 (Type * p, float4 v)
   {
@@ -72,26 +71,9 @@ template <> struct Mid < uint8_t >
   }
 };
 
-template <> struct Mid < uint16_t >
-{
-  typedef float Type;
-  static __device__ __forceinline__ float pack (float v)
-  {
-    return v;
-  }
-  static __device__ __forceinline__ float unpack (float v)
-  {
-    return v;
-  }
-  static __device__ __forceinline__ void store4 (Type * p, float4 v)
-  {
-    *reinterpret_cast < float4 * >(p) = v;
-  }
-  static __device__ __forceinline__ float4 load4 (const Type * p)
-  {
-    return *reinterpret_cast < const float4 * >(p);
-  }
-};
+template < typename Sample > struct Mid;
+template <> struct Mid < uint8_t >:FixedMid < 8 > { };
+template <> struct Mid < uint16_t >:FixedMid < 0 > { };
 
 /* Row y of the intermediate, whose pitch (bytes) is a multiple of 16. */
 template < typename Sample > __device__ __forceinline__
