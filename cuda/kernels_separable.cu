@@ -280,14 +280,17 @@ row_blocked_outputs (int channels)
   return row_blocked_runs (channels) * ROW_RUN * channels;
 }
 
-template < int R, typename Sample > __global__ void
+/* C: the plane's channels where known at compile time, else 0 (read from
+ * the plane). Known, the window's reads a channel apart take immediate
+ * offsets instead of an address computed for each. */
+template < int R, int C, typename Sample > __global__ void
 __launch_bounds__ (ROW_BLOCKED_THREADS)
 row_pass_blocked_kernel (GbDevicePlane plane, GbBorder border,
     FixedTaps < R > taps)
 {
   extern __shared__ float4 row_tile[];  /* [outputs + 2 apron + slack] */
   float *tile = reinterpret_cast < float *>(row_tile);
-  const int channels = plane.channels;
+  const int channels = C ? C : plane.channels;
   const int outputs = row_blocked_outputs (channels);
   const int apron = R * channels;
   const int s0 = blockIdx.x * outputs;
@@ -817,19 +820,46 @@ fixed_taps (const GbAxisTaps & taps)
   return fixed;
 }
 
-template < int R, typename Sample > cudaError_t
-launch_row_fixed (const GbDevicePlane & plane, const GbAxisTaps & taps,
+/* The row pass of radius R with C channels (0: read from the plane). */
+template < int R, int C, typename Sample > cudaError_t
+launch_row_channels (const GbDevicePlane & plane, const GbAxisTaps & taps,
     GbBorder border, cudaStream_t stream)
 {
   const int outputs = row_blocked_outputs (plane.channels);
   const size_t row_bytes = (STAGE_SLACK + outputs + 2 * R
       * plane.channels) * sizeof (float);
 
-  row_pass_blocked_kernel < R, Sample > <<< dim3 ((plane.width
+  row_pass_blocked_kernel < R, C, Sample > <<< dim3 ((plane.width
               * plane.channels + outputs - 1) / outputs, plane.height),
       ROW_BLOCKED_THREADS, row_bytes, stream >>> (plane, border,
       fixed_taps < R > (taps));
   return cudaGetLastError ();
+}
+
+/* Up to FIXED_RADIUS_MAX, planes of 1, 2 and 4 channels (every 16-bit
+ * layout's) take a row pass compiled for their count; 3 channels and the
+ * wide radii read it at run time, which keeps the instantiations (and the
+ * build's time) down. */
+template < int R, typename Sample > cudaError_t
+launch_row_fixed (const GbDevicePlane & plane, const GbAxisTaps & taps,
+    GbBorder border, cudaStream_t stream)
+{
+  if constexpr (R <= FIXED_RADIUS_MAX) {
+    switch (plane.channels) {
+      case 1:
+        return launch_row_channels < R, 1, Sample > (plane, taps, border,
+            stream);
+      case 2:
+        return launch_row_channels < R, 2, Sample > (plane, taps, border,
+            stream);
+      case 4:
+        return launch_row_channels < R, 4, Sample > (plane, taps, border,
+            stream);
+      default:
+        break;
+    }
+  }
+  return launch_row_channels < R, 0, Sample > (plane, taps, border, stream);
 }
 
 template < int R, typename Sample > cudaError_t
